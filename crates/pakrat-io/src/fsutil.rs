@@ -1,0 +1,253 @@
+//! Safe output: every format that writes files goes through here.
+//!
+//! * [`sanitize_relative`] turns an archive member name into a relative path
+//!   or refuses it: `..`, `.`, empty components, absolute paths, drive letters
+//!   (`C:`), NUL and other control characters, over-long components.
+//!   Both `/` and `\` separate folders (Unreal archives use `\`).
+//! * [`OutputDir`] joins such paths under a root, refuses to pass through a
+//!   symlink that already exists inside the root, refuses to overwrite unless
+//!   `force`, and writes each file atomically (temp file in the same folder,
+//!   then rename), so an interrupted run leaves no half-written file under the
+//!   final name.
+
+use std::fs;
+use std::io::{self, Write};
+use std::path::{Component, Path, PathBuf};
+
+use crate::{Error, Result};
+
+/// Longest accepted path component, in bytes (common file-system limit).
+pub const MAX_COMPONENT: usize = 255;
+/// Longest accepted relative path, in bytes.
+pub const MAX_PATH: usize = 4096;
+
+/// Prefix of temporary files; a leftover one is never a finished output.
+pub const TEMP_PREFIX: &str = ".pakrat-tmp-";
+
+/// Split an archive member name on `/` and `\` and check every component.
+pub fn sanitize_relative(name: &str) -> Result<PathBuf> {
+    let bad = |why: &str| Error::Other(format!("refusing unsafe member name {name:?}: {why}"));
+    if name.is_empty() {
+        return Err(bad("empty name"));
+    }
+    if name.len() > MAX_PATH {
+        return Err(bad("name is too long"));
+    }
+    if name.starts_with('/') || name.starts_with('\\') {
+        return Err(bad("absolute path"));
+    }
+    let mut out = PathBuf::new();
+    for comp in name.split(['/', '\\']) {
+        if comp.is_empty() {
+            return Err(bad("empty path component"));
+        }
+        if comp == "." || comp == ".." {
+            return Err(bad("parent or current folder component"));
+        }
+        if comp.contains(':') {
+            return Err(bad("drive letter or stream name (':')"));
+        }
+        if comp.chars().any(|c| c.is_control()) {
+            return Err(bad("control character or NUL"));
+        }
+        if comp.len() > MAX_COMPONENT {
+            return Err(bad("path component longer than 255 bytes"));
+        }
+        // Belt and braces: the std parser must agree this is one normal component.
+        let mut parts = Path::new(comp).components();
+        match (parts.next(), parts.next()) {
+            (Some(Component::Normal(_)), None) => {}
+            _ => return Err(bad("not a plain file or folder name")),
+        }
+        out.push(comp);
+    }
+    Ok(out)
+}
+
+/// A folder that receives extracted files.
+#[derive(Clone, Debug)]
+pub struct OutputDir {
+    root: PathBuf,
+    force: bool,
+}
+
+impl OutputDir {
+    /// Create (if needed) and open `root`. With `force`, existing files may be
+    /// replaced; otherwise writing over one is an error.
+    pub fn create(root: impl AsRef<Path>, force: bool) -> Result<Self> {
+        let root = root.as_ref();
+        fs::create_dir_all(root).map_err(|e| Error::io(root, e))?;
+        let root = fs::canonicalize(root).map_err(|e| Error::io(root, e))?;
+        Ok(OutputDir { root, force })
+    }
+
+    /// The (canonical) root folder.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Whether existing files may be replaced.
+    pub fn force(&self) -> bool {
+        self.force
+    }
+
+    /// Where `name` would be written, after all checks; creates no folder.
+    pub fn resolve(&self, name: &str) -> Result<PathBuf> {
+        let rel = sanitize_relative(name)?;
+        let mut cur = self.root.clone();
+        for comp in rel.components() {
+            cur.push(comp);
+            if let Ok(meta) = fs::symlink_metadata(&cur) {
+                if meta.file_type().is_symlink() {
+                    return Err(Error::Other(format!(
+                        "refusing to write {name:?}: {} is a symbolic link",
+                        cur.display()
+                    )));
+                }
+            }
+        }
+        Ok(cur)
+    }
+
+    /// Make the parent folders of a resolved path, refusing symlinks.
+    fn make_parents(&self, path: &Path) -> Result<()> {
+        let parent = path.parent().unwrap_or(&self.root);
+        let rel = parent.strip_prefix(&self.root).unwrap_or(Path::new(""));
+        let mut cur = self.root.clone();
+        for comp in rel.components() {
+            cur.push(comp);
+            match fs::create_dir(&cur) {
+                Ok(()) => {}
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                    let meta = fs::symlink_metadata(&cur).map_err(|e| Error::io(&cur, e))?;
+                    if !meta.is_dir() || meta.file_type().is_symlink() {
+                        return Err(Error::Other(format!(
+                            "{} exists and is not a plain folder",
+                            cur.display()
+                        )));
+                    }
+                }
+                Err(e) => return Err(Error::io(&cur, e)),
+            }
+        }
+        Ok(())
+    }
+
+    /// Write `data` to `name` atomically. Returns the final path.
+    pub fn write(&self, name: &str, data: &[u8]) -> Result<PathBuf> {
+        self.write_with(name, |w| w.write_all(data))
+    }
+
+    /// Write `name` atomically with a callback that streams the content.
+    pub fn write_with(
+        &self,
+        name: &str,
+        fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+    ) -> Result<PathBuf> {
+        let path = self.resolve(name)?;
+        self.make_parents(&path)?;
+        write_atomic(&path, self.force, fill)?;
+        Ok(path)
+    }
+}
+
+/// Write `path` through a temporary file in the same folder and rename it
+/// into place. Without `force` an existing file is left alone and reported;
+/// the no-clobber rename is atomic where the file system supports hard links.
+pub fn write_atomic(
+    path: &Path,
+    force: bool,
+    fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> Result<()> {
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    if !force && fs::symlink_metadata(path).is_ok() {
+        return Err(Error::Other(format!(
+            "{} already exists (use --force to replace it)",
+            path.display()
+        )));
+    }
+    let tmp = tempfile::Builder::new()
+        .prefix(TEMP_PREFIX)
+        .tempfile_in(dir)
+        .map_err(|e| Error::io(dir, e))?;
+    {
+        let mut buf = io::BufWriter::with_capacity(1 << 20, tmp.as_file());
+        fill(&mut buf).map_err(|e| Error::io(path, e))?;
+        buf.flush().map_err(|e| Error::io(path, e))?;
+    }
+    let res = if force {
+        tmp.persist(path).map(|_| ())
+    } else {
+        tmp.persist_noclobber(path).map(|_| ())
+    };
+    res.map_err(|e| {
+        if e.error.kind() == io::ErrorKind::AlreadyExists {
+            Error::Other(format!(
+                "{} already exists (use --force to replace it)",
+                path.display()
+            ))
+        } else {
+            Error::io(path, e.error)
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rejects_escapes() {
+        for bad in [
+            "../x",
+            "a/../../x",
+            "..\\x",
+            "/etc/passwd",
+            "\\x",
+            "C:\\x",
+            "c:x",
+            "a\0b",
+            "a//b",
+            "",
+            ".",
+            "a/./b",
+        ] {
+            assert!(sanitize_relative(bad).is_err(), "{bad:?} accepted");
+        }
+        assert!(sanitize_relative(&"a".repeat(300)).is_err());
+        assert_eq!(
+            sanitize_relative("System\\Foo.u").unwrap(),
+            Path::new("System").join("Foo.u")
+        );
+    }
+
+    #[test]
+    fn atomic_no_clobber_and_symlinks() {
+        let t = tempfile::tempdir().unwrap();
+        let out = OutputDir::create(t.path().join("out"), false).unwrap();
+        let p = out.write("A\\b.txt", b"one").unwrap();
+        assert_eq!(fs::read(&p).unwrap(), b"one");
+        assert!(out.write("A/b.txt", b"two").is_err());
+        assert_eq!(fs::read(&p).unwrap(), b"one");
+        let forced = OutputDir::create(t.path().join("out"), true).unwrap();
+        forced.write("A/b.txt", b"two").unwrap();
+        assert_eq!(fs::read(&p).unwrap(), b"two");
+        #[cfg(unix)]
+        {
+            let outside = t.path().join("outside");
+            fs::create_dir(&outside).unwrap();
+            std::os::unix::fs::symlink(&outside, out.root().join("link")).unwrap();
+            assert!(forced.write("link/x", b"x").is_err());
+            assert!(fs::read_dir(&outside).unwrap().next().is_none());
+        }
+        let leftovers: Vec<_> = fs::read_dir(out.root().join("A"))
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_name().to_string_lossy().starts_with(TEMP_PREFIX))
+            .collect();
+        assert!(leftovers.is_empty());
+    }
+}

@@ -1,0 +1,28 @@
+//! Shared byte layer for pakrat.
+//!
+//! * [`Reader`]: a bounds-checked little-endian cursor over a byte slice (or a
+//!   memory map) that never panics and whose every error names the offset and
+//!   what was expected.
+//! * [`Writer`]: the mirror image, appending to a `Vec<u8>`.
+//! * Unreal primitives: compact indices ([`compact`]), length-prefixed strings
+//!   ([`FString`]), [`Guid`]s, and Unreal's `appMemCrc` ([`crc`]).
+//! * Safe output ([`fsutil`]): relative-path sanitising, refusal to escape the
+//!   output folder, no overwrite without `force`, atomic temp-file + rename.
+#![deny(missing_docs)]
+
+pub mod compact;
+pub mod crc;
+mod error;
+pub mod fsutil;
+mod guid;
+mod reader;
+mod source;
+mod string;
+mod writer;
+
+pub use error::{Error, Result};
+pub use guid::Guid;
+pub use reader::Reader;
+pub use source::Source;
+pub use string::FString;
+pub use writer::Writer;

@@ -1,0 +1,2 @@
+//! IoStore containers (.utoc/.ucas): TOC, blocks, compression, encryption, directory index, zen packages
+#![deny(missing_docs)]

@@ -1,0 +1,407 @@
+//! The command-line tree. Handlers live in `cmd/`, one module per format.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+/// pakrat: read, verify, extract and build Unreal Engine files.
+///
+/// The format of every input is detected from its content (UMOD trailer,
+/// package tag, IoStore TOC magic, .uz header), not from its extension.
+#[derive(Parser, Debug)]
+#[command(name = "pakrat", version, about, long_about = None, propagate_version = true)]
+pub struct Cli {
+    /// Worker threads for parallel work (default: all cores).
+    #[arg(long, global = true, value_name = "N")]
+    pub threads: Option<usize>,
+    /// The subcommand.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Every subcommand.
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Summary of a UMOD, package or IoStore container.
+    Info(InfoArgs),
+    /// List the contents: UMOD files, package tables, IoStore paths or chunks.
+    List(ListArgs),
+    /// Check checksums, bounds and internal consistency; explain each failure.
+    Verify(VerifyArgs),
+    /// Extract files (UMOD members, IoStore chunks) into a folder.
+    Extract(ExtractArgs),
+    /// Decoded properties of one object in a package.
+    Props(PropsArgs),
+    /// Export package objects (textures to PNG, sounds, music, script text).
+    Export(ExportArgs),
+    /// Zen packages in an IoStore container: names, imports, exports.
+    Packages(PackagesArgs),
+    /// Transitive dependency tree of a package inside a game folder.
+    Deps(DepsArgs),
+    /// Scan a folder tree of packages: versions, GUIDs, collisions, missing imports.
+    Scan(ScanArgs),
+    /// Show or change a package's flags (AllowDownload, ServerSideOnly, ...).
+    Flags(FlagsArgs),
+    /// Compress files for a redirect server (.uz, .uz2, .uz3).
+    Compress(CompressArgs),
+    /// Decompress .uz/.uz2/.uz3 files back to packages.
+    Decompress(DecompressArgs),
+    /// Build, install and uninstall UMOD installers.
+    #[command(subcommand)]
+    Umod(UmodCommand),
+    /// The GUID-keyed download cache (Cache/*.uxx + cache.ini).
+    #[command(subcommand)]
+    Cache(CacheCommand),
+}
+
+/// Output choice shared by listings.
+#[derive(Args, Debug, Clone, Default)]
+pub struct JsonArg {
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// AES keys for encrypted IoStore containers.
+#[derive(Args, Debug, Clone, Default)]
+pub struct KeyArgs {
+    /// AES-256 key as hex (with or without 0x) or base64; may be repeated.
+    #[arg(long = "aes-key", value_name = "KEY")]
+    pub aes_keys: Vec<String>,
+    /// JSON file mapping key GUIDs to keys.
+    #[arg(long = "keys", value_name = "FILE")]
+    pub keys_file: Option<PathBuf>,
+}
+
+/// `pakrat info`.
+#[derive(Args, Debug)]
+pub struct InfoArgs {
+    /// The file to describe.
+    pub file: PathBuf,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub out: JsonArg,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub keys: KeyArgs,
+}
+
+/// `pakrat list`.
+#[derive(Args, Debug)]
+pub struct ListArgs {
+    /// The file to list.
+    pub file: PathBuf,
+    /// Packages: list the name table.
+    #[arg(long)]
+    pub names: bool,
+    /// Packages: list the import table.
+    #[arg(long)]
+    pub imports: bool,
+    /// Packages: list the export table (the default for packages).
+    #[arg(long)]
+    pub exports: bool,
+    /// IoStore: list every chunk id, not only those with a path.
+    #[arg(long)]
+    pub chunks: bool,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub out: JsonArg,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub keys: KeyArgs,
+}
+
+/// `pakrat verify`.
+#[derive(Args, Debug)]
+pub struct VerifyArgs {
+    /// The file to check.
+    pub file: PathBuf,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub out: JsonArg,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub keys: KeyArgs,
+}
+
+/// `pakrat extract`.
+#[derive(Args, Debug)]
+pub struct ExtractArgs {
+    /// The archive or container.
+    pub file: PathBuf,
+    /// Only members whose path matches one of these globs (case-insensitive).
+    pub globs: Vec<String>,
+    /// Output folder.
+    #[arg(short = 'o', long = "output", value_name = "DIR")]
+    pub output: PathBuf,
+    /// Replace files that already exist.
+    #[arg(long)]
+    pub force: bool,
+    /// UMOD: extract even when the archive CRC does not match.
+    #[arg(long)]
+    pub ignore_crc: bool,
+    /// IoStore: extract every chunk by id, including those without a path.
+    #[arg(long)]
+    pub chunks: bool,
+    /// Print nothing but errors.
+    #[arg(short, long)]
+    pub quiet: bool,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub out: JsonArg,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub keys: KeyArgs,
+}
+
+/// `pakrat props`.
+#[derive(Args, Debug)]
+pub struct PropsArgs {
+    /// The package.
+    pub package: PathBuf,
+    /// Object name or full path (`Group.Name`).
+    pub object: String,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub out: JsonArg,
+}
+
+/// `pakrat export`.
+#[derive(Args, Debug)]
+pub struct ExportArgs {
+    /// The package.
+    pub package: PathBuf,
+    /// Only these objects (name or full path).
+    pub objects: Vec<String>,
+    /// Output folder.
+    #[arg(short = 'o', long = "output", value_name = "DIR")]
+    pub output: PathBuf,
+    /// Only objects of these classes (comma-separated: Texture,Sound,Music,TextBuffer).
+    #[arg(long, value_delimiter = ',')]
+    pub class: Vec<String>,
+    /// Textures: export every mip level, not only the first.
+    #[arg(long)]
+    pub mips: bool,
+    /// Replace files that already exist.
+    #[arg(long)]
+    pub force: bool,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub out: JsonArg,
+}
+
+/// `pakrat packages`.
+#[derive(Args, Debug)]
+pub struct PackagesArgs {
+    /// The container (.utoc).
+    pub file: PathBuf,
+    /// Only this package (name or path).
+    pub package: Option<String>,
+    /// global.utoc whose ScriptObjects chunk resolves class names
+    /// (default: a global.utoc next to the container, if present).
+    #[arg(long, value_name = "GLOBAL.utoc")]
+    pub global: Option<PathBuf>,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub out: JsonArg,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub keys: KeyArgs,
+}
+
+/// Game folder options shared by `deps`, `cache restore` and `umod install`.
+#[derive(Args, Debug, Clone)]
+pub struct GameDirArgs {
+    /// The game's root folder (holding System/).
+    #[arg(long = "game-dir", value_name = "DIR")]
+    pub game_dir: PathBuf,
+    /// The ini file to read Paths from (default: found in System/).
+    #[arg(long, value_name = "FILE")]
+    pub ini: Option<PathBuf>,
+}
+
+/// `pakrat deps`.
+#[derive(Args, Debug)]
+pub struct DepsArgs {
+    /// The package (a file, or a name to resolve in the game folder).
+    pub package: String,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub game: GameDirArgs,
+    /// Print a Graphviz graph.
+    #[arg(long, conflicts_with = "json")]
+    pub dot: bool,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub out: JsonArg,
+}
+
+/// `pakrat scan`.
+#[derive(Args, Debug)]
+pub struct ScanArgs {
+    /// Folder to scan recursively.
+    pub dir: PathBuf,
+    /// Print JSON lines (one object per package, then the findings).
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `pakrat flags`.
+#[derive(Args, Debug)]
+pub struct FlagsArgs {
+    /// The package.
+    pub package: PathBuf,
+    /// Change flags in place, e.g. `AllowDownload=false` (repeatable).
+    #[arg(long = "set", value_name = "FLAG=BOOL")]
+    pub set: Vec<String>,
+    /// Compare with a `.upkg` file's `[Flags]` section.
+    #[arg(long, value_name = "FILE")]
+    pub upkg: Option<PathBuf>,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub out: JsonArg,
+}
+
+/// `pakrat compress`.
+#[derive(Args, Debug)]
+pub struct CompressArgs {
+    /// Files to compress.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Output format (default: uz for UE1 packages, uz2 for UE2, uz3 for UE3).
+    #[arg(long, value_parser = ["uz", "uz2", "uz3"])]
+    pub format: Option<String>,
+    /// Output folder (default: next to each input).
+    #[arg(short = 'o', long = "output", value_name = "DIR")]
+    pub output: Option<PathBuf>,
+    /// Replace files that already exist.
+    #[arg(long)]
+    pub force: bool,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub out: JsonArg,
+}
+
+/// `pakrat decompress`.
+#[derive(Args, Debug)]
+pub struct DecompressArgs {
+    /// .uz/.uz2/.uz3 files.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Output folder (default: next to each input).
+    #[arg(short = 'o', long = "output", value_name = "DIR")]
+    pub output: Option<PathBuf>,
+    /// Replace files that already exist.
+    #[arg(long)]
+    pub force: bool,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub out: JsonArg,
+}
+
+/// `pakrat umod ...`.
+#[derive(Subcommand, Debug)]
+pub enum UmodCommand {
+    /// Build a UMOD from a folder holding System/Manifest.ini, System/Manifest.int
+    /// and the files the manifest names.
+    Create(UmodCreateArgs),
+    /// Install a UMOD into a game folder and record it in System/Manifest.ini.
+    Install(UmodInstallArgs),
+    /// Remove an installed product, keeping files another product still uses.
+    Uninstall(UmodUninstallArgs),
+}
+
+/// `pakrat umod create`.
+#[derive(Args, Debug)]
+pub struct UmodCreateArgs {
+    /// Source folder.
+    pub src: PathBuf,
+    /// Output UMOD.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: PathBuf,
+    /// Align each member to this many bytes (UT2004's `ucc master` uses 16).
+    #[arg(long, value_name = "N")]
+    pub align: Option<u32>,
+    /// Copy member order, flags and layout from an existing UMOD.
+    #[arg(long, value_name = "UMOD")]
+    pub order_from: Option<PathBuf>,
+    /// Replace the output if it exists.
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// `pakrat umod install`.
+#[derive(Args, Debug)]
+pub struct UmodInstallArgs {
+    /// The UMOD.
+    pub file: PathBuf,
+    /// The game's root folder.
+    #[arg(long = "game-dir", value_name = "DIR")]
+    pub game_dir: PathBuf,
+    /// Show what would happen; change nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Replace different existing files (a backup is kept).
+    #[arg(long)]
+    pub force: bool,
+    /// Install even if requirements are not met.
+    #[arg(long)]
+    pub ignore_requirements: bool,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub out: JsonArg,
+}
+
+/// `pakrat umod uninstall`.
+#[derive(Args, Debug)]
+pub struct UmodUninstallArgs {
+    /// The product name recorded at install.
+    pub product: String,
+    /// The game's root folder.
+    #[arg(long = "game-dir", value_name = "DIR")]
+    pub game_dir: PathBuf,
+    /// Show what would happen; change nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub out: JsonArg,
+}
+
+/// `pakrat cache ...`.
+#[derive(Subcommand, Debug)]
+pub enum CacheCommand {
+    /// List cache.ini entries and check every .uxx file.
+    List(CacheListArgs),
+    /// Copy cached packages back under their original names.
+    Restore(CacheRestoreArgs),
+}
+
+/// `pakrat cache list`.
+#[derive(Args, Debug)]
+pub struct CacheListArgs {
+    /// The Cache folder.
+    pub cache_dir: PathBuf,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub out: JsonArg,
+}
+
+/// `pakrat cache restore`.
+#[derive(Args, Debug)]
+pub struct CacheRestoreArgs {
+    /// The Cache folder.
+    pub cache_dir: PathBuf,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub game: GameDirArgs,
+    /// Show what would happen; change nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Replace different existing packages.
+    #[arg(long)]
+    pub force: bool,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub out: JsonArg,
+}

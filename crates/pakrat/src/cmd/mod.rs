@@ -1,0 +1,7 @@
+//! One module of handlers per format.
+
+pub mod iostore;
+pub mod package;
+pub mod system;
+pub mod umod;
+pub mod uz;

@@ -1,0 +1,67 @@
+//! Format detection from content, never from the extension.
+
+use std::path::Path;
+
+/// What a file is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// UMOD installer (trailer magic 0x9FE3C5A3 in the last 20 bytes).
+    Umod,
+    /// Unreal package (tag 0x9E2A83C1, or 0x9E2A83C2 for Killing Floor).
+    Package,
+    /// IoStore table of contents (`-==--==--==--==-`).
+    IoStoreToc,
+    /// IoStore data file; its `.utoc` must sit next to it.
+    IoStoreCas,
+    /// Companion .pak (footer magic 0x5A6F12E1).
+    Pak,
+    /// Redirect-compressed file (.uz, .uz2, .uz3).
+    Uz,
+}
+
+/// UMOD trailer magic.
+pub const UMOD_MAGIC: u32 = 0x9FE3_C5A3;
+/// IoStore TOC magic.
+pub const TOC_MAGIC: &[u8; 16] = b"-==--==--==--==-";
+/// .pak footer magic.
+pub const PAK_MAGIC: u32 = 0x5A6F_12E1;
+
+fn le32(b: &[u8], at: usize) -> Option<u32> {
+    b.get(at..at + 4)
+        .map(|s| u32::from_le_bytes([s[0], s[1], s[2], s[3]]))
+}
+
+/// Decide the format of `data` (the whole file); `path` only helps to find a
+/// `.ucas`'s `.utoc`, which has no magic of its own.
+pub fn detect(path: &Path, data: &[u8]) -> Option<Format> {
+    if data.starts_with(TOC_MAGIC) {
+        return Some(Format::IoStoreToc);
+    }
+    if matches!(le32(data, 0), Some(0x9E2A_83C1 | 0x9E2A_83C2))
+        || data.starts_with(&[0x9E, 0x2A, 0x83, 0xC1])
+    {
+        return Some(Format::Package);
+    }
+    if data.len() >= 20 && le32(data, data.len() - 20) == Some(UMOD_MAGIC) {
+        return Some(Format::Umod);
+    }
+    if pakrat_uz::detect(data).is_some() {
+        return Some(Format::Uz);
+    }
+    // .pak footers vary in size by version; the magic sits 44..=221 bytes from the end.
+    let tail = &data[data.len().saturating_sub(256)..];
+    if tail
+        .windows(4)
+        .any(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]) == PAK_MAGIC)
+    {
+        return Some(Format::Pak);
+    }
+    if path.with_extension("utoc").is_file()
+        && path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("ucas"))
+    {
+        return Some(Format::IoStoreCas);
+    }
+    None
+}

@@ -1,0 +1,94 @@
+//! The `pakrat` command-line tool: a thin layer over the pakrat library crates.
+
+mod args;
+mod cmd;
+mod detect;
+mod output;
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::{bail, Result};
+use clap::Parser;
+
+use args::{Cli, Command};
+use detect::Format;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    if let Some(n) = cli.threads {
+        // Only fails if a pool already exists, which cannot happen this early.
+        let _ = rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build_global();
+    }
+    match run(cli.command) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("pakrat: error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Sniff a file's format from its content.
+pub fn sniff(path: &Path) -> Result<(Format, pakrat_io::Source)> {
+    let src = pakrat_io::Source::open(path)?;
+    match detect::detect(path, &src) {
+        Some(f) => Ok((f, src)),
+        None => bail!(
+            "{}: not a UMOD, package or IoStore container (no known magic at the start or end)",
+            path.display()
+        ),
+    }
+}
+
+fn run(command: Command) -> Result<ExitCode> {
+    match command {
+        Command::Info(a) => match sniff(&a.file)?.0 {
+            Format::Umod => cmd::umod::info(&a),
+            Format::Package => cmd::package::info(&a),
+            Format::IoStoreToc | Format::IoStoreCas => cmd::iostore::info(&a),
+            Format::Pak => cmd::iostore::pak_info(&a),
+            Format::Uz => cmd::uz::info(&a),
+        },
+        Command::List(a) => match sniff(&a.file)?.0 {
+            Format::Umod => cmd::umod::list(&a),
+            Format::Package => cmd::package::list(&a),
+            Format::IoStoreToc | Format::IoStoreCas => cmd::iostore::list(&a),
+            f => bail!("{}: cannot list a {f:?} file", a.file.display()),
+        },
+        Command::Verify(a) => match sniff(&a.file)?.0 {
+            Format::Umod => cmd::umod::verify(&a),
+            Format::Package => cmd::package::verify(&a),
+            Format::IoStoreToc | Format::IoStoreCas => cmd::iostore::verify(&a),
+            f => bail!("{}: cannot verify a {f:?} file", a.file.display()),
+        },
+        Command::Extract(a) => match sniff(&a.file)?.0 {
+            Format::Umod => cmd::umod::extract(&a),
+            Format::IoStoreToc | Format::IoStoreCas => cmd::iostore::extract(&a),
+            Format::Package => bail!(
+                "{}: is a package; use `pakrat export` to export its objects",
+                a.file.display()
+            ),
+            f => bail!("{}: cannot extract a {f:?} file", a.file.display()),
+        },
+        Command::Props(a) => cmd::package::props(&a),
+        Command::Export(a) => cmd::package::export(&a),
+        Command::Packages(a) => cmd::iostore::packages(&a),
+        Command::Deps(a) => cmd::system::deps(&a),
+        Command::Scan(a) => cmd::system::scan(&a),
+        Command::Flags(a) => cmd::system::flags(&a),
+        Command::Compress(a) => cmd::uz::compress(&a),
+        Command::Decompress(a) => cmd::uz::decompress(&a),
+        Command::Umod(c) => match c {
+            args::UmodCommand::Create(a) => cmd::umod::create(&a),
+            args::UmodCommand::Install(a) => cmd::umod::install(&a),
+            args::UmodCommand::Uninstall(a) => cmd::umod::uninstall(&a),
+        },
+        Command::Cache(c) => match c {
+            args::CacheCommand::List(a) => cmd::system::cache_list(&a),
+            args::CacheCommand::Restore(a) => cmd::system::cache_restore(&a),
+        },
+    }
+}
