@@ -5,6 +5,8 @@
 //! test failure; elsewhere corpus tests print a loud SKIP line and pass.
 #![deny(missing_docs)]
 
+pub mod mutate;
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -123,7 +125,9 @@ mod tests {
 
     #[test]
     fn manifest_matches_files() {
-        let Some(rows) = super::manifest() else { return };
+        let Some(rows) = super::manifest() else {
+            return;
+        };
         assert!(rows.len() > 200, "manifest has {} rows", rows.len());
         for r in rows {
             let meta = std::fs::metadata(&r.path).expect("corpus file exists");
