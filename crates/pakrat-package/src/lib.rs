@@ -1,2 +1,42 @@
-//! Unreal packages (UE1/UE2): header, tables, tagged properties and object exporters
+//! Unreal packages (UE1/UE2): header, tables, tagged properties and object exporters.
+//!
+//! Reads packages of versions 60–69 (Unreal, UT99, Unreal 227, UT v469) and
+//! 99–129 (UT2003, UT2004, Killing Floor and other UE2 builds) exactly, and
+//! refuses UE3+ packages and unknown licensee layouts with a message naming
+//! the version and licensee. Format notes: `shared/formats/classic.md` §3.
+//!
+//! # Tables
+//! ```no_run
+//! # fn main() -> pakrat_io::Result<()> {
+//! let src = pakrat_io::Source::open("Engine.u")?;
+//! // Header only (cheap): version, licensee, flags, GUID, generations, table positions.
+//! let s = pakrat_package::Summary::parse(&src)?;
+//! println!("v{} lic{} guid {} flags {:?}", s.version, s.licensee, s.guid, s.package_flag_names());
+//! // Header + names + imports + exports, every reference checked.
+//! let pkg = pakrat_package::Package::parse(&src)?;
+//! for i in 0..pkg.exports.len() {
+//!     println!("{} {}", pkg.export_class_name(i)?, pkg.export_path(i)?);
+//! }
+//! println!("imports from {:?}", pkg.imported_packages());
+//! # Ok(()) }
+//! ```
+//!
+//! Object references ([`ObjRef`]) are resolved with [`Package::object_path`],
+//! [`Package::class_name`], [`Package::import_package`]; every resolver
+//! returns an error (never panics) on an out-of-range reference or an outer
+//! chain that loops. [`Package::parse`] already rejects such packages;
+//! [`Package::parse_lenient`] + [`Package::problems`] list every problem.
+//!
+//! All parsing borrows from the input (ASCII names are not copied) and never
+//! allocates from a count before checking it against the bytes that remain.
 #![deny(missing_docs)]
+
+pub mod flags;
+mod package;
+mod summary;
+
+pub use package::{Export, Import, Name, ObjRef, Package, Problem, Target};
+pub use summary::{
+    unsupported_reason, Generation, Summary, TableRef, TagKind, MAX_VERSION, MIN_VERSION, TAG,
+    TAG_KILLING_FLOOR, UE3_VERSION,
+};
