@@ -1,0 +1,610 @@
+//! The container header chunk (chunk type ContainerHeader, id = ContainerId):
+//! package ids, store entries, name map, localized packages, redirects and
+//! soft package references (`iostore.md` §14; UE `IoContainerHeader.cpp`,
+//! CUE4Parse `FIoContainerHeader.cs`, retoc `container_header.rs`).
+//!
+//! Forms:
+//! * UE5, signature `0x496F436E` + version 0–5.
+//! * UE4 4.26/4.27 (no signature, 32-byte store entries; retoc `Initial`) and
+//!   an older 4.25 form with 16-byte store entries (retoc `PreInitial`). The
+//!   two are told apart by the store-entry blob: only one record size lays
+//!   the imported-package arrays out exactly after the records. When both or
+//!   neither fit, the header is refused rather than guessed.
+
+use pakrat_io::{Error, Reader, Result};
+use serde::Serialize;
+
+use crate::names::{read_fstring32, read_name_batch, read_name_batch_parts, BatchName, MappedName};
+
+/// `0x496F436E` ("nCoI" on disk).
+pub const SIGNATURE: u32 = 0x496F_436E;
+/// Highest UE5 container header version this reader knows.
+pub const LATEST_VERSION: u32 = 5;
+
+/// Which container header layout a chunk uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub enum HeaderForm {
+    /// UE 4.25 form without signature, 16-byte store entries (retoc `PreInitial`).
+    Ue4PreInitial,
+    /// UE 4.26/4.27 form without signature, 32-byte store entries.
+    Ue4,
+    /// UE5 form with signature and this version (0–5).
+    Ue5(u32),
+}
+
+impl HeaderForm {
+    /// The UE5 version number, or `None` for the UE4 forms.
+    pub fn ue5_version(self) -> Option<u32> {
+        match self {
+            HeaderForm::Ue5(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// A short human-readable name.
+    pub fn describe(self) -> String {
+        match self {
+            HeaderForm::Ue4PreInitial => "UE4.25 (no version, 16-byte store entries)".into(),
+            HeaderForm::Ue4 => "UE4.26/4.27 (no version)".into(),
+            HeaderForm::Ue5(v) => format!(
+                "v{v} ({})",
+                match v {
+                    0 => "Initial",
+                    1 => "LocalizedPackages",
+                    2 => "OptionalSegmentPackages",
+                    3 => "NoExportInfo",
+                    4 => "SoftPackageReferences",
+                    _ => "SoftPackageReferencesOffset",
+                }
+            ),
+        }
+    }
+}
+
+/// One package's store entry (`FFilePackageStoreEntry`); which fields exist
+/// depends on the header form.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct StoreEntry {
+    /// UE 4.26/4.27 only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub export_bundles_size: Option<u64>,
+    /// Before v3 (NoExportInfo).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub export_count: Option<i32>,
+    /// Before v3 (NoExportInfo).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub export_bundle_count: Option<i32>,
+    /// UE 4.26/4.27 only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub load_order: Option<u32>,
+    /// Ids of the packages this one imports.
+    pub imported_packages: Vec<u64>,
+    /// SHA-1 shader map hashes (UE5 forms).
+    #[serde(skip)]
+    pub shader_map_hashes: Vec<[u8; 20]>,
+}
+
+/// A localized package (v1+).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct LocalizedPackage {
+    /// Source package id.
+    pub source_id: u64,
+    /// Its name in the header's name map.
+    pub source_name: MappedName,
+}
+
+/// A package redirect.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Redirect {
+    /// Redirected package id.
+    pub source_id: u64,
+    /// Package it points to.
+    pub target_id: u64,
+    /// Source name in the header's name map (UE5 only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source_name: Option<MappedName>,
+}
+
+/// Soft package references (v4+).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct SoftReferences {
+    /// Referenced package ids.
+    pub package_ids: Vec<u64>,
+    /// Index bytes.
+    pub package_indices: Vec<u8>,
+}
+
+/// A parsed container header.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ContainerHeader {
+    /// Layout.
+    pub form: HeaderForm,
+    /// Container id (CityHash64 of the lower-cased `.utoc` stem).
+    pub container_id: u64,
+    /// Package ids, in store-entry order.
+    pub package_ids: Vec<u64>,
+    /// One store entry per package id.
+    pub store_entries: Vec<StoreEntry>,
+    /// Optional-segment package ids (v2+).
+    pub optional_package_ids: Vec<u64>,
+    /// Their store entries.
+    pub optional_store_entries: Vec<StoreEntry>,
+    /// Container-level name map (redirect and localized names).
+    pub names: Vec<BatchName>,
+    /// Localized packages (v1+).
+    pub localized_packages: Vec<LocalizedPackage>,
+    /// UE4 culture map: culture → (source id, localized id) pairs.
+    pub culture_packages: Vec<(String, Vec<(u64, u64)>)>,
+    /// Package redirects.
+    pub redirects: Vec<Redirect>,
+    /// Soft package references (v4+), when present.
+    pub soft_references: Option<SoftReferences>,
+}
+
+impl ContainerHeader {
+    /// The store entry of a package id.
+    pub fn store_entry(&self, id: u64) -> Option<&StoreEntry> {
+        self.package_ids
+            .iter()
+            .position(|&p| p == id)
+            .and_then(|i| self.store_entries.get(i))
+            .or_else(|| {
+                self.optional_package_ids
+                    .iter()
+                    .position(|&p| p == id)
+                    .and_then(|i| self.optional_store_entries.get(i))
+            })
+    }
+}
+
+/// Read an `i32`-counted array of `u64`s.
+fn read_ids(r: &mut Reader<'_>, what: &str) -> Result<Vec<u64>> {
+    let n = i64::from(r.i32(what)?);
+    let n = r.check_count(n, 8, what)?;
+    (0..n).map(|_| r.u64(what)).collect()
+}
+
+/// Read an `i32`-counted byte array, borrowed, as a sub-reader.
+fn read_blob<'a>(r: &mut Reader<'a>, what: &str) -> Result<Reader<'a>> {
+    let n = i64::from(r.i32(what)?);
+    let n = r.check_count(n, 1, what)?;
+    let sub = r.sub(r.pos() as u64, n as u64, what)?;
+    r.skip(n as u64, what)?;
+    Ok(sub)
+}
+
+/// Record size, offset of the imported-packages view within the record, and
+/// whether the record has a shader-map view, by form.
+fn record_layout(form: HeaderForm) -> (usize, usize, bool) {
+    match form {
+        HeaderForm::Ue4PreInitial => (16, 8, false),
+        HeaderForm::Ue4 => (32, 24, false),
+        HeaderForm::Ue5(v) if v < 3 => (24, 8, true),
+        HeaderForm::Ue5(_) => (16, 0, true),
+    }
+}
+
+/// A `{u32 Num, u32 OffsetToDataFromThis}` view, resolved to (start, num)
+/// relative to the blob.
+fn view(blob: &Reader<'_>, field_pos: usize, elem: usize, what: &str) -> Result<(usize, usize)> {
+    let mut r = blob.at(field_pos as u64, what)?;
+    let num = r.u32(what)? as usize;
+    let off = r.u32(what)? as usize;
+    if num == 0 {
+        return Ok((0, 0));
+    }
+    let start = field_pos + off;
+    let end = (num as u128) * (elem as u128) + start as u128;
+    if end > blob.len() as u128 {
+        return Err(Error::invalid(
+            blob.base() + field_pos as u64,
+            format!(
+                "{what}: {num} elements at blob offset {start:#x} run past the store-entry blob ({:#x} bytes)",
+                blob.len()
+            ),
+        ));
+    }
+    Ok((start, num))
+}
+
+fn read_store_entries(blob: &Reader<'_>, n: usize, form: HeaderForm) -> Result<Vec<StoreEntry>> {
+    let (size, views_at, shaders) = record_layout(form);
+    if (n as u128) * (size as u128) > blob.len() as u128 {
+        return Err(Error::invalid(
+            blob.base(),
+            format!(
+                "store entries: {n} records of {size} bytes do not fit in {} bytes",
+                blob.len()
+            ),
+        ));
+    }
+    let mut out = Vec::with_capacity(n);
+    for i in 0..n {
+        let base = i * size;
+        let mut r = blob.at(base as u64, "store entry")?;
+        let mut e = StoreEntry::default();
+        match form {
+            HeaderForm::Ue4 => {
+                e.export_bundles_size = Some(r.u64("export bundles size")?);
+                e.export_count = Some(r.i32("export count")?);
+                e.export_bundle_count = Some(r.i32("export bundle count")?);
+                e.load_order = Some(r.u32("load order")?);
+            }
+            HeaderForm::Ue4PreInitial => {
+                e.export_count = Some(r.i32("export count")?);
+                e.export_bundle_count = Some(r.i32("export bundle count")?);
+            }
+            HeaderForm::Ue5(v) if v < 3 => {
+                e.export_count = Some(r.i32("export count")?);
+                e.export_bundle_count = Some(r.i32("export bundle count")?);
+            }
+            HeaderForm::Ue5(_) => {}
+        }
+        let (start, num) = view(blob, base + views_at, 8, "imported packages")?;
+        let mut a = blob.at(start as u64, "imported packages")?;
+        e.imported_packages = (0..num)
+            .map(|_| a.u64("imported package id"))
+            .collect::<Result<_>>()?;
+        if shaders {
+            let (start, num) = view(blob, base + views_at + 8, 20, "shader map hashes")?;
+            let mut a = blob.at(start as u64, "shader map hashes")?;
+            e.shader_map_hashes = (0..num)
+                .map(|_| a.array::<20>("shader map hash"))
+                .collect::<Result<_>>()?;
+        }
+        out.push(e);
+    }
+    Ok(out)
+}
+
+/// True when records of `size` bytes, with the imported-package view at
+/// `views_at`, lay their arrays out back to back right after the records and
+/// the blob ends with the last array (how UE's writer lays them out).
+fn ue4_layout_fits(blob: &Reader<'_>, n: usize, size: usize, views_at: usize) -> bool {
+    if (n as u128) * (size as u128) > blob.len() as u128 {
+        return false;
+    }
+    let mut next = n * size;
+    for i in 0..n {
+        let field = i * size + views_at;
+        let Ok(mut r) = blob.at(field as u64, "view") else {
+            return false;
+        };
+        let (Ok(num), Ok(off)) = (r.u32("num"), r.u32("offset")) else {
+            return false;
+        };
+        if num == 0 {
+            continue;
+        }
+        if field + off as usize != next {
+            return false;
+        }
+        next += num as usize * 8;
+        if next > blob.len() {
+            return false;
+        }
+    }
+    next == blob.len()
+}
+
+/// Parse a container header chunk.
+pub fn parse(data: &[u8]) -> Result<ContainerHeader> {
+    let mut r = Reader::new(data);
+    let sig = r.u32("container header signature or container id")?;
+    if sig == SIGNATURE {
+        let at = r.offset();
+        let version = r.u32("container header version")?;
+        if version > LATEST_VERSION {
+            return Err(Error::unsupported(
+                at,
+                format!("container header version {version} (this build reads 0–{LATEST_VERSION})"),
+            ));
+        }
+        parse_ue5(r, version)
+    } else {
+        parse_ue4(Reader::new(data))
+    }
+}
+
+fn parse_ue5(mut r: Reader<'_>, version: u32) -> Result<ContainerHeader> {
+    let form = HeaderForm::Ue5(version);
+    let container_id = r.u64("container id")?;
+    let count_at = r.offset();
+    let package_count = if version < 2 {
+        Some(r.u32("package count")?)
+    } else {
+        None
+    };
+    let package_ids = read_ids(&mut r, "package ids")?;
+    if let Some(c) = package_count {
+        if c as usize != package_ids.len() {
+            return Err(Error::invalid(
+                count_at,
+                format!("package count {c} but {} package ids", package_ids.len()),
+            ));
+        }
+    }
+    let blob = read_blob(&mut r, "store entries")?;
+    let store_entries = read_store_entries(&blob, package_ids.len(), form)?;
+    let (mut optional_package_ids, mut optional_store_entries) = (Vec::new(), Vec::new());
+    if version >= 2 {
+        optional_package_ids = read_ids(&mut r, "optional segment package ids")?;
+        let blob = read_blob(&mut r, "optional segment store entries")?;
+        optional_store_entries = read_store_entries(&blob, optional_package_ids.len(), form)?;
+    }
+    let names = read_name_batch(&mut r)?;
+    let mut localized_packages = Vec::new();
+    if version >= 1 {
+        let n = i64::from(r.i32("localized package count")?);
+        let n = r.check_count(n, 16, "localized package count")?;
+        for _ in 0..n {
+            localized_packages.push(LocalizedPackage {
+                source_id: r.u64("localized source package id")?,
+                source_name: MappedName::read(&mut r)?,
+            });
+        }
+    }
+    let n = i64::from(r.i32("package redirect count")?);
+    let n = r.check_count(n, 24, "package redirect count")?;
+    let mut redirects = Vec::with_capacity(n);
+    for _ in 0..n {
+        redirects.push(Redirect {
+            source_id: r.u64("redirect source id")?,
+            target_id: r.u64("redirect target id")?,
+            source_name: Some(MappedName::read(&mut r)?),
+        });
+    }
+    let mut soft_references = None;
+    if version == 4 {
+        soft_references = read_soft_refs(&mut r)?;
+    } else if version >= 5 {
+        // {i64 Offset, i64 Size} of the soft-reference block, then the block.
+        let at = r.offset();
+        let off = r.i64("soft references offset")?;
+        let size = r.i64("soft references size")?;
+        if size > 0 {
+            if off != r.pos() as i64 || size as u128 > r.remaining() as u128 {
+                return Err(Error::invalid(
+                    at,
+                    format!(
+                        "soft references at {off:#x}+{size:#x}, expected them at {:#x} within {} remaining bytes",
+                        r.pos(),
+                        r.remaining()
+                    ),
+                ));
+            }
+            let mut block = r.sub(off as u64, size as u64, "soft references")?;
+            soft_references = read_soft_refs(&mut block)?;
+            if block.remaining() != 0 {
+                return Err(Error::invalid(
+                    block.offset(),
+                    format!(
+                        "soft references: {} unused bytes at the end of the block",
+                        block.remaining()
+                    ),
+                ));
+            }
+            r.skip(size as u64, "soft references")?;
+        }
+    }
+    trailing(&r)?;
+    Ok(ContainerHeader {
+        form,
+        container_id,
+        package_ids,
+        store_entries,
+        optional_package_ids,
+        optional_store_entries,
+        names,
+        localized_packages,
+        culture_packages: Vec::new(),
+        redirects,
+        soft_references,
+    })
+}
+
+fn read_soft_refs(r: &mut Reader<'_>) -> Result<Option<SoftReferences>> {
+    let at = r.offset();
+    let flag = r.u32("soft references flag")?;
+    match flag {
+        0 => Ok(None),
+        1 => {
+            let package_ids = read_ids(r, "soft package ids")?;
+            let blob = read_blob(r, "soft package indices")?;
+            Ok(Some(SoftReferences {
+                package_ids,
+                package_indices: blob.data().to_vec(),
+            }))
+        }
+        _ => Err(Error::invalid(
+            at,
+            format!("soft references flag {flag}, expected 0 or 1"),
+        )),
+    }
+}
+
+fn trailing(r: &Reader<'_>) -> Result<()> {
+    if r.remaining() != 0 {
+        return Err(Error::invalid(
+            r.offset(),
+            format!(
+                "container header: {} unexpected bytes after its last field",
+                r.remaining()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn parse_ue4(mut r: Reader<'_>) -> Result<ContainerHeader> {
+    let container_id = r.u64("container id")?;
+    let count_at = r.offset();
+    let package_count = r.u32("package count")?;
+    let names_blob = read_blob(&mut r, "container names")?;
+    let hashes_blob = read_blob(&mut r, "container name hashes")?;
+    let names = read_name_batch_parts(names_blob, Some(hashes_blob))?;
+    let package_ids = read_ids(&mut r, "package ids")?;
+    if package_count as usize != package_ids.len() {
+        return Err(Error::invalid(
+            count_at,
+            format!(
+                "package count {package_count} but {} package ids",
+                package_ids.len()
+            ),
+        ));
+    }
+    let blob_at = r.offset();
+    let blob = read_blob(&mut r, "store entries")?;
+    let n = package_ids.len();
+    let fits32 = ue4_layout_fits(&blob, n, 32, 24);
+    let fits16 = ue4_layout_fits(&blob, n, 16, 8);
+    let form = match (fits32, fits16) {
+        (true, false) => HeaderForm::Ue4,
+        (false, true) => HeaderForm::Ue4PreInitial,
+        (true, true) if n == 0 => HeaderForm::Ue4,
+        (true, true) => {
+            return Err(Error::unsupported(
+                blob_at,
+                "UE4 container header whose store entries fit both the 4.25 (16-byte) and 4.26/4.27 (32-byte) layouts",
+            ))
+        }
+        (false, false) => {
+            return Err(Error::unsupported(
+                blob_at,
+                format!(
+                    "UE4 container header: {} store-entry bytes for {n} packages match neither the 4.25 (16-byte) nor the 4.26/4.27 (32-byte) layout",
+                    blob.len()
+                ),
+            ))
+        }
+    };
+    let store_entries = read_store_entries(&blob, n, form)?;
+    // Culture map: u32 count, {FString culture; u32 count; (u64 source, u64 localized)[]}.
+    let cultures = r.u32("culture count")?;
+    let cultures = r.check_count(i64::from(cultures), 8, "culture count")?;
+    let mut culture_packages = Vec::with_capacity(cultures);
+    for _ in 0..cultures {
+        let culture = read_fstring32(&mut r, "culture name")?;
+        let k = r.u32("localized package count")?;
+        let k = r.check_count(i64::from(k), 16, "localized package count")?;
+        let pairs = (0..k)
+            .map(|_| Ok((r.u64("source package id")?, r.u64("localized package id")?)))
+            .collect::<Result<Vec<_>>>()?;
+        culture_packages.push((culture, pairs));
+    }
+    let n = i64::from(r.i32("package redirect count")?);
+    let n = r.check_count(n, 16, "package redirect count")?;
+    let mut redirects = Vec::with_capacity(n);
+    for _ in 0..n {
+        redirects.push(Redirect {
+            source_id: r.u64("redirect source id")?,
+            target_id: r.u64("redirect target id")?,
+            source_name: None,
+        });
+    }
+    trailing(&r)?;
+    Ok(ContainerHeader {
+        form,
+        container_id,
+        package_ids,
+        store_entries,
+        optional_package_ids: Vec::new(),
+        optional_store_entries: Vec::new(),
+        names,
+        localized_packages: Vec::new(),
+        culture_packages,
+        redirects,
+        soft_references: None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pakrat_io::Writer;
+
+    /// A v5 header with two packages, the first importing the second.
+    fn v5() -> Vec<u8> {
+        let mut w = Writer::new();
+        w.u32(SIGNATURE).u32(5).u64(0x1122);
+        w.i32(2).u64(0xA).u64(0xB);
+        // store entries: 2 × 16 bytes, then one imported id for entry 0.
+        let mut b = Writer::new();
+        b.u32(1).u32(32); // imported packages: at 0 + 32
+        b.u32(0).u32(0); // shader maps
+        b.u32(0).u32(0);
+        b.u32(0).u32(0);
+        b.u64(0xB);
+        let blob = b.into_inner();
+        w.i32(blob.len() as i32).bytes(&blob);
+        w.i32(0).i32(0); // optional segment ids + entries
+        w.u32(0); // empty name batch
+        w.i32(0); // localized
+        w.i32(0); // redirects
+        let off = w.len() as i64 + 16;
+        w.i64(off).i64(4).u32(0); // soft refs: flag false
+        w.into_inner()
+    }
+
+    #[test]
+    fn reads_v5() {
+        let h = parse(&v5()).unwrap();
+        assert_eq!(h.form, HeaderForm::Ue5(5));
+        assert_eq!(h.container_id, 0x1122);
+        assert_eq!(h.package_ids, vec![0xA, 0xB]);
+        assert_eq!(h.store_entries[0].imported_packages, vec![0xB]);
+        assert!(h.store_entries[1].imported_packages.is_empty());
+        assert!(h.soft_references.is_none());
+        assert_eq!(h.store_entry(0xB).unwrap().imported_packages.len(), 0);
+    }
+
+    #[test]
+    fn truncations_and_garbage_are_errors() {
+        let d = v5();
+        for n in 0..d.len() {
+            assert!(parse(&d[..n]).is_err(), "{n}");
+        }
+        let mut more = d.clone();
+        more.push(0);
+        assert!(parse(&more).is_err());
+        let mut bad = d.clone();
+        bad[4] = 9; // version 9
+        let e = parse(&bad).unwrap_err().to_string();
+        assert!(e.contains("version 9"), "{e}");
+    }
+
+    fn ue4(entry_size: usize) -> Vec<u8> {
+        let mut w = Writer::new();
+        w.u64(0x77).u32(1);
+        w.i32(0).i32(0); // names, hashes
+        w.i32(1).u64(0xA);
+        let mut b = Writer::new();
+        if entry_size == 32 {
+            b.u64(100).i32(3).i32(1).u32(0).u32(0);
+            b.u32(1).u32(8);
+        } else {
+            b.i32(3).i32(1);
+            b.u32(1).u32(8);
+        }
+        b.u64(0xC);
+        let blob = b.into_inner();
+        w.i32(blob.len() as i32).bytes(&blob);
+        w.u32(0); // cultures
+        w.i32(1).u64(1).u64(2); // one redirect
+        w.into_inner()
+    }
+
+    #[test]
+    fn reads_both_ue4_forms() {
+        let h = parse(&ue4(32)).unwrap();
+        assert_eq!(h.form, HeaderForm::Ue4);
+        assert_eq!(h.store_entries[0].export_count, Some(3));
+        assert_eq!(h.store_entries[0].export_bundles_size, Some(100));
+        assert_eq!(h.store_entries[0].imported_packages, vec![0xC]);
+        assert_eq!(h.redirects.len(), 1);
+        let h = parse(&ue4(16)).unwrap();
+        assert_eq!(h.form, HeaderForm::Ue4PreInitial);
+        assert_eq!(h.store_entries[0].export_bundle_count, Some(1));
+        assert_eq!(h.store_entries[0].imported_packages, vec![0xC]);
+    }
+}
