@@ -1,4 +1,21 @@
-//! IoStore containers (.utoc/.ucas): TOC, blocks, compression, encryption, directory index, zen packages
+//! IoStore containers (.utoc/.ucas): TOC, blocks, compression, encryption,
+//! directory index, zen packages.
+//!
+//! Start with [`Container::open`]: it parses the `.utoc` ([`toc::Toc`]),
+//! maps the `.ucas` partitions, picks the AES key by the header's key GUID
+//! and decodes the directory index. Then [`Container::read_chunk`] (or
+//! [`Container::stream_chunk`] for bounded memory) returns a chunk's bytes,
+//! [`Container::find_chunk`] looks a [`toc::ChunkId`] up through the perfect
+//! hash, and [`verify::verify`] checks everything.
 #![deny(missing_docs)]
-pub mod names;
-pub mod container_header;
+
+pub mod compress;
+pub mod container;
+pub mod dirindex;
+pub mod keys;
+pub mod perfect_hash;
+pub mod toc;
+
+pub use container::{ChunkInfo, Container};
+pub use keys::{AesKey, KeyRing};
+pub use toc::{ChunkId, ChunkType, Numbering, Toc};

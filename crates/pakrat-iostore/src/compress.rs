@@ -1,0 +1,210 @@
+//! Block decompression: None, Zlib, Gzip, LZ4, Zstd, Oodle.
+//!
+//! Method names are FName strings compared case-insensitively (UE
+//! `FCompression`); Zlib blocks are RFC 1950 streams, LZ4 blocks raw LZ4
+//! block format, Oodle blocks raw Oodle streams (`8C 06` Kraken, ...).
+
+use std::io::Read;
+
+use pakrat_io::{Error, Result};
+
+/// A compression method named in the TOC.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Method {
+    /// Stored.
+    None,
+    /// zlib (RFC 1950).
+    Zlib,
+    /// gzip (RFC 1952).
+    Gzip,
+    /// LZ4 block format.
+    Lz4,
+    /// Zstandard frame.
+    Zstd,
+    /// Oodle (Kraken, Mermaid, Selkie, Leviathan...).
+    Oodle,
+    /// A name this reader cannot decode.
+    Unknown(String),
+}
+
+impl Method {
+    /// Map a TOC method name.
+    pub fn from_name(name: &str) -> Method {
+        match name.to_ascii_lowercase().as_str() {
+            "" | "none" => Method::None,
+            "zlib" => Method::Zlib,
+            "gzip" => Method::Gzip,
+            "lz4" => Method::Lz4,
+            "zstd" => Method::Zstd,
+            "oodle" => Method::Oodle,
+            _ => Method::Unknown(name.to_string()),
+        }
+    }
+
+    /// Whether this build can decode the method.
+    pub fn supported(&self) -> bool {
+        match self {
+            Method::Unknown(_) => false,
+            Method::Oodle => cfg!(feature = "oodle"),
+            _ => true,
+        }
+    }
+}
+
+/// Decompress `input` into exactly `out.len()` bytes.
+pub fn decompress(method: &Method, input: &[u8], out: &mut [u8]) -> Result<()> {
+    let bad = |what: String| Error::Other(what);
+    match method {
+        Method::None => {
+            if input.len() != out.len() {
+                return Err(bad(format!(
+                    "stored block of {} bytes should hold {} bytes",
+                    input.len(),
+                    out.len()
+                )));
+            }
+            out.copy_from_slice(input);
+            Ok(())
+        }
+        Method::Zlib => {
+            let want = out.len();
+            let (got, rc) =
+                zlib_rs::decompress_slice(out, input, zlib_rs::InflateConfig::default());
+            if rc != zlib_rs::ReturnCode::Ok {
+                return Err(bad(format!("zlib stream does not decode ({rc:?})")));
+            }
+            if got.len() != want {
+                return Err(bad(format!(
+                    "zlib stream decodes to {} bytes, expected {want}",
+                    got.len()
+                )));
+            }
+            Ok(())
+        }
+        Method::Gzip => {
+            let mut d = flate2::read::GzDecoder::new(input);
+            d.read_exact(out)
+                .map_err(|e| bad(format!("gzip stream does not decode: {e}")))?;
+            let mut extra = [0u8; 1];
+            match d.read(&mut extra) {
+                Ok(0) => Ok(()),
+                Ok(_) => Err(bad(format!(
+                    "gzip stream holds more than {} bytes",
+                    out.len()
+                ))),
+                Err(e) => Err(bad(format!("gzip stream does not decode: {e}"))),
+            }
+        }
+        Method::Lz4 => {
+            let n = lz4_flex::block::decompress_into(input, out)
+                .map_err(|e| bad(format!("LZ4 block does not decode: {e}")))?;
+            if n != out.len() {
+                return Err(bad(format!(
+                    "LZ4 block decodes to {n} bytes, expected {}",
+                    out.len()
+                )));
+            }
+            Ok(())
+        }
+        Method::Zstd => {
+            let n = zstd::bulk::decompress_to_buffer(input, out)
+                .map_err(|e| bad(format!("Zstd frame does not decode: {e}")))?;
+            if n != out.len() {
+                return Err(bad(format!(
+                    "Zstd frame decodes to {n} bytes, expected {}",
+                    out.len()
+                )));
+            }
+            Ok(())
+        }
+        Method::Oodle => oodle(input, out),
+        Method::Unknown(name) => Err(bad(format!(
+            "compression method {name:?} is not supported (known: Zlib, Gzip, LZ4, Zstd, Oodle)"
+        ))),
+    }
+}
+
+#[cfg(feature = "oodle")]
+fn oodle(input: &[u8], out: &mut [u8]) -> Result<()> {
+    use std::cell::RefCell;
+    thread_local! {
+        // The extractor owns ~0.5 MiB of scratch space: make one per thread.
+        static EX: RefCell<Option<oozextract::Extractor>> = const { RefCell::new(None) };
+    }
+    EX.with(|cell| {
+        let mut slot = cell.borrow_mut();
+        let ex = slot.get_or_insert_with(oozextract::Extractor::new);
+        let n = ex
+            .read_from_slice(input, out)
+            .map_err(|e| Error::Other(format!("Oodle block does not decode: {e}")));
+        if n.is_err() {
+            // Do not reuse an extractor whose state a bad block may have left behind.
+            *slot = None;
+        }
+        let n = n?;
+        if n != out.len() {
+            return Err(Error::Other(format!(
+                "Oodle block decodes to {n} bytes, expected {}",
+                out.len()
+            )));
+        }
+        Ok(())
+    })
+}
+
+#[cfg(not(feature = "oodle"))]
+fn oodle(_input: &[u8], _out: &mut [u8]) -> Result<()> {
+    Err(Error::Other(
+        "this build has no Oodle decoder (built without the `oodle` feature)".into(),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names() {
+        assert_eq!(Method::from_name("ZLIB"), Method::Zlib);
+        assert_eq!(Method::from_name("oodle"), Method::Oodle);
+        assert_eq!(Method::from_name("LZO"), Method::Unknown("LZO".into()));
+        let e = decompress(&Method::from_name("LZO"), b"x", &mut [0u8; 1]).unwrap_err();
+        assert!(e.to_string().contains("\"LZO\""), "{e}");
+    }
+
+    #[test]
+    fn codecs_round_trip() {
+        let data: Vec<u8> = (0..5000u32).map(|i| (i % 251) as u8).collect();
+        let mut out = vec![0u8; data.len()];
+        let z = {
+            use std::io::Write;
+            let mut e = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+            e.write_all(&data).unwrap();
+            e.finish().unwrap()
+        };
+        decompress(&Method::Zlib, &z, &mut out).unwrap();
+        assert_eq!(out, data);
+        let g = {
+            use std::io::Write;
+            let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+            e.write_all(&data).unwrap();
+            e.finish().unwrap()
+        };
+        out.fill(0);
+        decompress(&Method::Gzip, &g, &mut out).unwrap();
+        assert_eq!(out, data);
+        let l = lz4_flex::block::compress(&data);
+        out.fill(0);
+        decompress(&Method::Lz4, &l, &mut out).unwrap();
+        assert_eq!(out, data);
+        let s = zstd::bulk::compress(&data, 3).unwrap();
+        out.fill(0);
+        decompress(&Method::Zstd, &s, &mut out).unwrap();
+        assert_eq!(out, data);
+        // wrong sizes are errors, not garbage
+        let mut short = vec![0u8; 10];
+        assert!(decompress(&Method::Zlib, &z, &mut short).is_err());
+        assert!(decompress(&Method::Zlib, &z[..z.len() / 2], &mut out).is_err());
+        assert!(decompress(&Method::None, &data[..10], &mut out).is_err());
+    }
+}
