@@ -1,2 +1,24 @@
-//! The Unreal package system: game folders, search paths, dependencies, download cache
+//! The Unreal package system: game folders, search paths, dependencies, download cache.
+//!
+//! * [`ini`]: Unreal `.ini` files (`Paths[n]=` and repeated `Paths=`).
+//! * [`game`]: a game folder's `[Core.System]` settings and package lookup in
+//!   the engine's order.
+//! * [`cache`]: the GUID download cache (`cache.ini`, `<GUID>.uxx`), checking
+//!   and restoring.
+//! * [`flags`]: package flags, changed in place, compared with `.upkg`.
+//! * [`deps`]: the transitive dependency graph of one package.
+//! * [`scan`]: a parallel scan of a folder tree with collision, duplicate,
+//!   missing-import and cycle findings.
 #![deny(missing_docs)]
+
+pub mod cache;
+pub mod deps;
+pub mod flags;
+pub mod game;
+pub mod graph;
+pub mod ini;
+pub mod scan;
+
+pub use cache::{check_cache, restore, CacheIni, CacheReport, RestoreReport};
+pub use game::{Found, GameDir, SearchPath, Via};
+pub use ini::Ini;
