@@ -11,8 +11,10 @@
 
 pub mod compress;
 pub mod container;
+pub mod container_header;
 pub mod dirindex;
 pub mod keys;
+pub mod names;
 pub mod perfect_hash;
 pub mod toc;
 
