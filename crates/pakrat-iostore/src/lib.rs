@@ -21,3 +21,4 @@ pub mod toc;
 pub use container::{ChunkInfo, Container};
 pub use keys::{AesKey, KeyRing};
 pub use toc::{ChunkId, ChunkType, Numbering, Toc};
+pub mod zen;

@@ -273,18 +273,19 @@ impl MappedName {
         let at = r.offset();
         let v = r.u32("mapped name index")?;
         let number = r.u32("mapped name number")?;
-        let kind =
-            match v >> 30 {
-                0 => NameMapKind::Package,
-                1 => NameMapKind::Container,
-                2 => NameMapKind::Global,
-                _ => return Err(Error::invalid(
+        let kind = match v >> 30 {
+            0 => NameMapKind::Package,
+            1 => NameMapKind::Container,
+            2 => NameMapKind::Global,
+            _ => {
+                return Err(Error::invalid(
                     at,
                     format!(
                         "mapped name {v:#010x} has type 3, expected Package, Container or Global"
                     ),
-                )),
-            };
+                ))
+            }
+        };
         Ok(MappedName {
             index: v & 0x3FFF_FFFF,
             kind,
