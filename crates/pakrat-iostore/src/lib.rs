@@ -17,6 +17,7 @@ pub mod keys;
 pub mod names;
 pub mod perfect_hash;
 pub mod toc;
+pub mod verify;
 
 pub use container::{ChunkInfo, Container};
 pub use keys::{AesKey, KeyRing};

@@ -1,0 +1,483 @@
+//! `verify`: every structural rule of the TOC, then (when the `.ucas` files
+//! are present) every block's bounds, padding and signature hash, and every
+//! chunk's hash.
+//!
+//! Chunk hashes: from v8 the meta holds `FIoHash` = the first 20 bytes of
+//! BLAKE3-256 of the uncompressed chunk (UE `IoHash.h`); v5–v7 metas hold the
+//! same 20 bytes followed by 12 zero bytes (checked on real files). For v1–v4
+//! nothing is in the corpus; UnrealReZen writes SHA-1 there, so both forms
+//! are accepted and the report says which one matched.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+
+use rayon::prelude::*;
+use sha1::Digest;
+
+use crate::container::Container;
+use crate::perfect_hash;
+use crate::toc::{flags, EncryptionMethod, TocVersion};
+
+/// What went wrong, by area.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Finding {
+    /// Area: `toc`, `block`, `chunk-hash`, `perfect-hash`, `directory`, `signature`, `data`.
+    pub area: &'static str,
+    /// What was found, naming the block or chunk.
+    pub message: String,
+}
+
+/// Summary of a verification.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct Report {
+    /// Entries in the TOC.
+    pub chunks: usize,
+    /// Chunk hashes that matched.
+    pub chunk_hashes_ok: u64,
+    /// Blocks whose bounds were checked against the `.ucas` files.
+    pub blocks_checked: u64,
+    /// Block SHA-1s that matched the signature table.
+    pub block_signatures_ok: u64,
+    /// Entries resolved through the perfect hash.
+    pub perfect_hash_ok: u64,
+    /// Directory index files checked.
+    pub directory_files: u64,
+    /// Which hash the chunk metas hold (`blake3-160`, `sha1`...).
+    pub hash_kind: String,
+    /// Whether the data (`.ucas`) could be checked.
+    pub data_checked: bool,
+    /// Failures.
+    pub failures: Vec<Finding>,
+    /// Things that are unusual but valid.
+    pub warnings: Vec<Finding>,
+}
+
+impl Report {
+    /// True when nothing failed.
+    pub fn ok(&self) -> bool {
+        self.failures.is_empty()
+    }
+}
+
+struct Sink {
+    failures: Mutex<Vec<Finding>>,
+    warnings: Mutex<Vec<Finding>>,
+}
+
+impl Sink {
+    fn fail(&self, area: &'static str, message: String) {
+        if let Ok(mut f) = self.failures.lock() {
+            f.push(Finding { area, message });
+        }
+    }
+    fn warn(&self, area: &'static str, message: String) {
+        if let Ok(mut f) = self.warnings.lock() {
+            f.push(Finding { area, message });
+        }
+    }
+}
+
+/// Check a container. `on_progress` is called with uncompressed bytes done.
+pub fn verify(c: &Container, on_progress: &(dyn Fn(u64) + Sync)) -> Report {
+    let toc = c.toc();
+    let h = &toc.header;
+    let sink = Sink {
+        failures: Mutex::new(Vec::new()),
+        warnings: Mutex::new(Vec::new()),
+    };
+    let mut report = Report {
+        chunks: toc.len(),
+        ..Report::default()
+    };
+    let bs = u64::from(h.block_size);
+
+    if h.flags & !flags::KNOWN != 0 {
+        sink.warn(
+            "toc",
+            format!("unknown container flag bits {:#x}", h.flags & !flags::KNOWN),
+        );
+    }
+
+    // Blocks: method index, sizes, partitions.
+    let psize = h.effective_partition_size();
+    for (i, b) in toc.blocks.iter().enumerate() {
+        if usize::from(b.method_index) > toc.method_names.len() {
+            sink.fail(
+                "block",
+                format!(
+                    "block {i}: method index {} but the TOC names {} methods",
+                    b.method_index,
+                    toc.method_names.len()
+                ),
+            );
+        } else if let Some(m) = c.methods().get(usize::from(b.method_index)) {
+            if !m.supported() {
+                sink.fail(
+                    "block",
+                    format!(
+                        "block {i}: compression method {:?} cannot be decoded by this build",
+                        toc.method_name(b.method_index).unwrap_or("?")
+                    ),
+                );
+            }
+        }
+        if u64::from(b.uncompressed_size) > bs {
+            sink.fail(
+                "block",
+                format!(
+                    "block {i}: uncompressed size {} exceeds the block size {bs}",
+                    b.uncompressed_size
+                ),
+            );
+        }
+        if b.method_index == 0 && b.compressed_size != b.uncompressed_size {
+            sink.fail(
+                "block",
+                format!(
+                    "block {i}: stored block with compressed size {} != uncompressed size {}",
+                    b.compressed_size, b.uncompressed_size
+                ),
+            );
+        }
+        let p = b.offset / psize;
+        if p >= u64::from(h.effective_partition_count()) {
+            sink.fail(
+                "block",
+                format!(
+                    "block {i}: offset {:#x} lies in partition {p} of {}",
+                    b.offset,
+                    h.effective_partition_count()
+                ),
+            );
+        } else if psize != u64::MAX && b.offset % psize + b.disk_size() > psize {
+            sink.fail(
+                "block",
+                format!("block {i}: crosses the end of partition {p}"),
+            );
+        }
+    }
+    if h.encryption() == EncryptionMethod::AesCtr {
+        let need = toc.blocks.len() + usize::from(!toc.directory_index.is_empty());
+        if toc.encryption_ivs.len() < need {
+            sink.fail(
+                "toc",
+                format!(
+                    "AES-CTR container has {} IVs but needs {need}",
+                    toc.encryption_ivs.len()
+                ),
+            );
+        }
+    }
+
+    // Chunks: block ranges, full middle blocks, sizes.
+    let mut covered = vec![false; toc.blocks.len()];
+    for i in 0..toc.len() {
+        let r = match toc.block_range(i) {
+            Ok(r) => r,
+            Err(e) => {
+                sink.fail("toc", e.to_string());
+                continue;
+            }
+        };
+        let ol = toc.offsets[i];
+        let mut total = 0u64;
+        for bi in r.clone() {
+            covered[bi] = true;
+            let b = toc.blocks[bi];
+            total += u64::from(b.uncompressed_size);
+            if bi + 1 < r.end && u64::from(b.uncompressed_size) != bs {
+                sink.fail(
+                    "block",
+                    format!("chunk {i} ({}): block {bi} in the middle of the chunk holds {} bytes, not the block size {bs}", toc.chunk_ids[i], b.uncompressed_size),
+                );
+            }
+        }
+        if ol.length > 0 && total < ol.offset % bs + ol.length {
+            sink.fail(
+                "block",
+                format!(
+                    "chunk {i} ({}): its blocks hold {total} bytes, fewer than the {} it needs",
+                    toc.chunk_ids[i],
+                    ol.offset % bs + ol.length
+                ),
+            );
+        }
+    }
+    let uncovered = covered.iter().filter(|c| !**c).count();
+    if uncovered > 0 {
+        sink.warn("block", format!("{uncovered} blocks belong to no chunk"));
+    }
+
+    // Chunk ids: unique; perfect hash resolves every id to its own slot.
+    {
+        let mut seen = std::collections::HashMap::with_capacity(toc.len());
+        for (i, id) in toc.chunk_ids.iter().enumerate() {
+            if let Some(j) = seen.insert(*id, i) {
+                sink.fail(
+                    "toc",
+                    format!("chunk id {id} appears twice (entries {j} and {i})"),
+                );
+            }
+        }
+    }
+    if !toc.perfect_hash_seeds.is_empty() {
+        let expect = toc.len().div_ceil(2).max(1);
+        if toc.perfect_hash_seeds.len() != expect {
+            sink.warn(
+                "perfect-hash",
+                format!(
+                    "{} seeds for {} entries (the UE writer makes {expect})",
+                    toc.perfect_hash_seeds.len(),
+                    toc.len()
+                ),
+            );
+        }
+        for &o in &toc.chunks_without_perfect_hash {
+            if o < 0 || o as usize >= toc.len() {
+                sink.fail(
+                    "perfect-hash",
+                    format!("overflow entry {o} is outside the {} entries", toc.len()),
+                );
+            }
+        }
+        let mut ok = 0u64;
+        for (i, id) in toc.chunk_ids.iter().enumerate() {
+            match perfect_hash::lookup(
+                &toc.perfect_hash_seeds,
+                &toc.chunks_without_perfect_hash,
+                &toc.chunk_ids,
+                id,
+            ) {
+                Some(s) if s == i => ok += 1,
+                Some(s) => sink.fail(
+                    "perfect-hash",
+                    format!("chunk {i} ({id}) resolves to slot {s}"),
+                ),
+                None => sink.fail(
+                    "perfect-hash",
+                    format!("chunk {i} ({id}) is not found through the perfect hash"),
+                ),
+            }
+        }
+        report.perfect_hash_ok = ok;
+    } else if h.version >= TocVersion::PerfectHash as u8 && !toc.is_empty() {
+        sink.warn(
+            "perfect-hash",
+            "no perfect-hash seeds: the engine falls back to an imperfect hash map".into(),
+        );
+    }
+
+    // Directory index.
+    if h.has(flags::INDEXED) {
+        match c.directory() {
+            Err(e) => sink.fail("directory", e.to_string()),
+            Ok(None) => {}
+            Ok(Some(_)) => {
+                let mut owner = vec![None; toc.len()];
+                for f in c.indexed_files() {
+                    report.directory_files += 1;
+                    match owner.get_mut(f.toc_index as usize) {
+                        None => sink.fail(
+                            "directory",
+                            format!(
+                                "{}: points at TOC entry {} but there are {}",
+                                f.path,
+                                f.toc_index,
+                                toc.len()
+                            ),
+                        ),
+                        Some(Some(prev)) => sink.fail(
+                            "directory",
+                            format!(
+                                "{} and {prev} both point at TOC entry {}",
+                                f.path, f.toc_index
+                            ),
+                        ),
+                        Some(slot) => *slot = Some(f.path.clone()),
+                    }
+                }
+            }
+        }
+    }
+
+    // Data.
+    let hash_kind = if h.version >= TocVersion::ReplaceIoChunkHashWithIoHash as u8 {
+        "blake3-160"
+    } else if h.version >= TocVersion::PerfectHashWithOverflow as u8 {
+        "blake3-160 (zero-extended to 32 bytes)"
+    } else {
+        "blake3-160 or sha1 (zero-extended)"
+    };
+    report.hash_kind = hash_kind.to_string();
+    let missing: Vec<String> = c
+        .partitions()
+        .iter()
+        .filter(|p| p.source.is_none())
+        .map(|p| p.path.display().to_string())
+        .collect();
+    let encrypted_no_key = h.encryption() != EncryptionMethod::None && c.key().is_none();
+    if !missing.is_empty() {
+        sink.fail(
+            "data",
+            format!(
+                "data file(s) missing, blocks and chunk hashes not checked: {}",
+                missing.join(", ")
+            ),
+        );
+    } else if encrypted_no_key {
+        sink.fail(
+            "data",
+            "the container is encrypted and no key was given: blocks and chunk hashes not checked"
+                .into(),
+        );
+    } else {
+        report.data_checked = true;
+        let blocks_checked = AtomicU64::new(0);
+        let sig_ok = AtomicU64::new(0);
+        let bad_padding = AtomicU64::new(0);
+        let short_padding = AtomicU64::new(0);
+        let sigs = toc.signatures.as_ref();
+        (0..toc.blocks.len()).into_par_iter().for_each(|i| {
+            let b = toc.blocks[i];
+            let raw = match c.block_bytes(i, &b, true) {
+                Ok(r) => r,
+                Err(_) => match c.block_bytes(i, &b, false) {
+                    Ok(r) => {
+                        short_padding.fetch_add(1, Ordering::Relaxed);
+                        r
+                    }
+                    Err(e) => {
+                        sink.fail("block", e.to_string());
+                        return;
+                    }
+                },
+            };
+            blocks_checked.fetch_add(1, Ordering::Relaxed);
+            if let Some(s) = sigs {
+                if let Some(want) = s.block_hashes.get(i) {
+                    let got = sha1::Sha1::digest(raw);
+                    if got.as_slice() == want {
+                        sig_ok.fetch_add(1, Ordering::Relaxed);
+                    } else {
+                        sink.fail("signature", format!("block {i}: SHA-1 of its on-disk bytes does not match the signature table"));
+                    }
+                }
+            }
+            // Padding: the UE writer repeats the block's own bytes cyclically
+            // (UE `IoStoreWriter.cpp`); other writers differ, so this is a warning.
+            let n = b.compressed_size as usize;
+            if n > 0 && raw.len() > n {
+                let plain: std::borrow::Cow<[u8]> = match (h.encryption(), c.key()) {
+                    (EncryptionMethod::None, _) => raw.into(),
+                    (EncryptionMethod::AesEcb, Some(k)) => {
+                        let mut v = raw.to_vec();
+                        if k.decrypt_ecb(&mut v).is_err() {
+                            return;
+                        }
+                        v.into()
+                    }
+                    (EncryptionMethod::AesCtr, Some(k)) => {
+                        let Some(iv) = toc.encryption_ivs.get(i) else { return };
+                        let mut v = raw.to_vec();
+                        k.apply_ctr(iv, &mut v);
+                        v.into()
+                    }
+                    _ => return,
+                };
+                let cyclic = plain[n..].iter().enumerate().all(|(j, &x)| x == plain[j % n]);
+                if !cyclic {
+                    bad_padding.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+        });
+        report.blocks_checked = blocks_checked.into_inner();
+        report.block_signatures_ok = sig_ok.into_inner();
+        let bp = bad_padding.into_inner();
+        if bp > 0 {
+            sink.warn("block", format!("{bp} blocks are not padded with the UE writer's cyclic rule (valid, but not byte-identical to UE output)"));
+        }
+        let sp = short_padding.into_inner();
+        if sp > 0 {
+            sink.warn(
+                "block",
+                format!("{sp} blocks are not padded to 16 bytes at the end of their file"),
+            );
+        }
+        if sigs.is_some() {
+            sink.warn("signature", "the RSA TOC and block signatures are not checked (they need the game's public key)".into());
+        }
+
+        let hashes_ok = AtomicU64::new(0);
+        let version = h.version;
+        (0..toc.len()).into_par_iter().for_each(|i| {
+            let meta = toc.metas[i];
+            let mut b3 = blake3::Hasher::new();
+            let mut s1 =
+                (version < TocVersion::PerfectHashWithOverflow as u8).then(sha1::Sha1::new);
+            let res = c.stream_chunk(i, |d| {
+                b3.update(d);
+                if let Some(s) = s1.as_mut() {
+                    s.update(d);
+                }
+                on_progress(d.len() as u64);
+                Ok(())
+            });
+            if let Err(e) = res {
+                sink.fail("chunk", format!("chunk {i} ({}): {e}", toc.chunk_ids[i]));
+                return;
+            }
+            let stored = meta.hash_bytes();
+            if stored.iter().all(|&x| x == 0) {
+                sink.warn(
+                    "chunk-hash",
+                    format!(
+                        "chunk {i} ({}): no hash stored (all zero)",
+                        toc.chunk_ids[i]
+                    ),
+                );
+                return;
+            }
+            let mut want_b3 = [0u8; 32];
+            want_b3[..20].copy_from_slice(&b3.finalize().as_bytes()[..20]);
+            let matches = |cand: &[u8; 32]| stored == &cand[..stored.len()];
+            let mut ok = matches(&want_b3);
+            if !ok {
+                if let Some(s) = s1 {
+                    let mut want = [0u8; 32];
+                    want[..20].copy_from_slice(&s.finalize());
+                    ok = matches(&want);
+                }
+            }
+            if ok {
+                hashes_ok.fetch_add(1, Ordering::Relaxed);
+            } else {
+                sink.fail(
+                    "chunk-hash",
+                    format!(
+                        "chunk {i} ({}{}): hash mismatch: stored {}, computed BLAKE3-160 {}",
+                        toc.chunk_ids[i],
+                        c.path_of(i).map(|p| format!(", {p}")).unwrap_or_default(),
+                        hex(&stored[..20.min(stored.len())]),
+                        hex(&want_b3[..20])
+                    ),
+                );
+            }
+        });
+        report.chunk_hashes_ok = hashes_ok.into_inner();
+    }
+
+    report.failures = sink.failures.into_inner().unwrap_or_default();
+    report.warnings = sink.warnings.into_inner().unwrap_or_default();
+    // Parallel checks finish in any order; report in a stable one.
+    report
+        .failures
+        .sort_by(|a, b| (a.area, &a.message).cmp(&(b.area, &b.message)));
+    report
+        .warnings
+        .sort_by(|a, b| (a.area, &a.message).cmp(&(b.area, &b.message)));
+    report
+}
+
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
