@@ -33,6 +33,7 @@
 
 pub mod flags;
 mod package;
+pub mod props;
 mod summary;
 
 pub use package::{Export, Import, Name, ObjRef, Package, Problem, Target};

@@ -159,3 +159,52 @@ fn known_paths_and_classes() {
         "{imported:?}"
     );
 }
+
+#[test]
+fn all_exports_decode_properties() {
+    let mut objects = 0usize;
+    let mut props = 0usize;
+    let mut failures = Vec::new();
+    let mut stripped = 0;
+    for kind in ["ue1", "ue2"] {
+        let Some(entries) = pakrat_testkit::entries(kind) else {
+            return;
+        };
+        for e in entries.iter().filter(|e| !e.is_negative()) {
+            let data = std::fs::read(&e.path).unwrap();
+            let p = Package::parse(&data).unwrap();
+            for i in 0..p.exports.len() {
+                match pakrat_package::props::read_object(&p, i) {
+                    Ok(o) => {
+                        objects += 1;
+                        props += o.properties.len();
+                    }
+                    // Known real exception: script-text strippers (ACE,
+                    // NPLoader) replace ScriptText with 10 filler bytes and
+                    // flag it NotForClient|NotForServer so no game loads it.
+                    Err(_)
+                        if p.export_class_name(i).unwrap() == "TextBuffer"
+                            && p.export_data(i).unwrap() == b"        \x01\x00"
+                            && p.exports[i].flags & 0x30_0000 == 0x30_0000 =>
+                    {
+                        stripped += 1;
+                    }
+                    Err(err) => failures.push(format!(
+                        "{} export {i} {} ({}): {err}",
+                        e.local_path,
+                        p.export_path(i).unwrap(),
+                        p.export_class_name(i).unwrap()
+                    )),
+                }
+            }
+        }
+    }
+    eprintln!("{objects} objects, {props} properties decoded, {stripped} stripped script texts");
+    assert_eq!(stripped, 21);
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures[..failures.len().min(40)].join("\n")
+    );
+}

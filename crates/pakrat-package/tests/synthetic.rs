@@ -1,15 +1,14 @@
 //! Hand-built packages: reference resolution, cycles, out-of-range references.
 
 use pakrat_io::Writer;
+/// (class, super, outer, name, flags, data) of one export.
+type Exp = (i32, i32, i32, i32, u32, &'static [u8]);
+
 use pakrat_package::{ObjRef, Package};
 
 /// A v69 package with the given names, imports (cpkg, cname, outer, name)
 /// and exports (class, super, outer, name, flags, data).
-fn build(
-    names: &[&str],
-    imports: &[(i32, i32, i32, i32)],
-    exports: &[(i32, i32, i32, i32, u32, &[u8])],
-) -> Vec<u8> {
+fn build(names: &[&str], imports: &[(i32, i32, i32, i32)], exports: &[Exp]) -> Vec<u8> {
     let mut w = Writer::new();
     w.u32(0x9E2A_83C1).u16(69).u16(0).u32(1);
     let fields = w.len();
@@ -63,8 +62,7 @@ fn resolves_paths_classes_and_packages() {
     let imports = [(1, 3, 0, 2), (1, 5, -1, 4)];
     // export 0: group MyGroup (class Package import? use 0 = none-class -> "Class");
     // export 1: Tex1 of class Texture inside MyGroup
-    let exports: [(i32, i32, i32, i32, u32, &[u8]); 2] =
-        [(0, 0, 0, 6, 0, b""), (-2, 0, 1, 7, 0x0007_0004, b"\x00")];
+    let exports: [Exp; 2] = [(0, 0, 0, 6, 0, b""), (-2, 0, 1, 7, 0x0007_0004, b"\x00")];
     let data = build(NAMES, &imports, &exports);
     let p = Package::parse(&data).unwrap();
     assert_eq!(p.summary.version, 69);
@@ -85,8 +83,7 @@ fn resolves_paths_classes_and_packages() {
 #[test]
 fn outer_cycle_is_rejected() {
     // exports 0 and 1 are each other's outer.
-    let exports: [(i32, i32, i32, i32, u32, &[u8]); 2] =
-        [(0, 0, 2, 6, 0, b""), (0, 0, 1, 7, 0, b"")];
+    let exports: [Exp; 2] = [(0, 0, 2, 6, 0, b""), (0, 0, 1, 7, 0, b"")];
     let data = build(NAMES, &[], &exports);
     let err = Package::parse(&data).unwrap_err().to_string();
     assert!(err.contains("loops"), "{err}");
@@ -97,13 +94,13 @@ fn outer_cycle_is_rejected() {
 
 #[test]
 fn self_outer_and_out_of_range_are_rejected() {
-    let exports: [(i32, i32, i32, i32, u32, &[u8]); 1] = [(0, 0, 1, 6, 0, b"")];
+    let exports: [Exp; 1] = [(0, 0, 1, 6, 0, b"")];
     let err = Package::parse(&build(NAMES, &[], &exports))
         .unwrap_err()
         .to_string();
     assert!(err.contains("loops"), "{err}");
 
-    let exports: [(i32, i32, i32, i32, u32, &[u8]); 1] = [(-5, 0, 0, 6, 0, b"")];
+    let exports: [Exp; 1] = [(-5, 0, 0, 6, 0, b"")];
     let err = Package::parse(&build(NAMES, &[], &exports))
         .unwrap_err()
         .to_string();
@@ -131,7 +128,7 @@ fn self_outer_and_out_of_range_are_rejected() {
 
 #[test]
 fn truncated_and_huge_counts_fail_cleanly() {
-    let exports: [(i32, i32, i32, i32, u32, &[u8]); 1] = [(0, 0, 0, 6, 0, b"abc")];
+    let exports: [Exp; 1] = [(0, 0, 0, 6, 0, b"abc")];
     let data = build(NAMES, &[], &exports);
     for cut in 0..data.len() {
         // never panics; most cuts fail
