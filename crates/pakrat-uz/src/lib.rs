@@ -1,8 +1,40 @@
-//! Redirect compression: .uz (UE1), .uz2 (UE2), .uz3 (UE3)
+//! Redirect compression: `.uz` (UE1), `.uz2` (UE2), `.uz3` (UE3).
+//!
+//! * [`decompress`] decodes any of the three from bytes (format found from
+//!   the content) and returns the data with the stored original name (`.uz`
+//!   only); [`decompress_to`] streams `.uz2`/`.uz3` into a writer.
+//! * [`compress`] writes any of the three; `.uz` output is byte-identical to
+//!   `ucc compress` (same BWT order, same Huffman tree builder).
+//! * [`safe_file_name`] turns a stored original name (hostile input) into a
+//!   plain file name or refuses it.
+//!
+//! Decoders never trust a size: every count is checked against the bytes that
+//! remain, output is capped by [`Limits`], and corrupt input gives an
+//! [`Error`] naming the offset (in the file, or in the named intermediate
+//! stream for the later `.uz` stages) and what was expected.
 #![deny(missing_docs)]
 
+mod bwt;
+mod huffman;
+mod mtf;
+mod rle;
+mod sais;
+pub mod uz1;
+pub mod uz2;
+pub mod uz3;
+
+use std::io::Write;
+
+pub use pakrat_io::{Error, FString, Result};
+pub use uz1::{UzHeader, UzSignature};
+pub use uz2::Chunk;
+
+/// The package tag every Unreal package starts with.
+pub const PACKAGE_TAG: u32 = 0x9E2A_83C1;
+
 /// The three redirect formats.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum UzFormat {
     /// UE1 `ucc compress`: signature 1234 or 5678, original name, codec chain.
     Uz,
@@ -12,15 +44,457 @@ pub enum UzFormat {
     Uz3,
 }
 
-/// Recognise a redirect-compressed file from its first bytes.
+impl UzFormat {
+    /// The usual file extension, without the dot.
+    pub fn extension(self) -> &'static str {
+        match self {
+            UzFormat::Uz => "uz",
+            UzFormat::Uz2 => "uz2",
+            UzFormat::Uz3 => "uz3",
+        }
+    }
+
+    /// Parse `uz`, `uz2` or `uz3` (any case, leading dot allowed).
+    pub fn from_name(s: &str) -> Option<Self> {
+        match s.trim_start_matches('.').to_ascii_lowercase().as_str() {
+            "uz" => Some(UzFormat::Uz),
+            "uz2" => Some(UzFormat::Uz2),
+            "uz3" => Some(UzFormat::Uz3),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Display for UzFormat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.extension())
+    }
+}
+
+/// Caps applied while decoding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Largest decoded file accepted, in bytes.
+    pub max_output: usize,
+}
+
+impl Limits {
+    /// The default cap: 1 GiB, far above any UE1/UE2 package.
+    pub const DEFAULT_MAX_OUTPUT: usize = 1 << 30;
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_output: Self::DEFAULT_MAX_OUTPUT,
+        }
+    }
+}
+
+fn le32(data: &[u8], at: usize) -> Option<u32> {
+    data.get(at..at + 4)
+        .map(|s| u32::from_le_bytes([s[0], s[1], s[2], s[3]]))
+}
+
+/// A zlib (RFC 1950) stream header as `compress()` writes it: deflate,
+/// window ≤ 32 KiB, no preset dictionary, check bits valid.
+fn zlib_header_at(data: &[u8], at: usize) -> bool {
+    match (data.get(at), data.get(at + 1)) {
+        (Some(&cmf), Some(&flg)) => {
+            cmf & 0x0F == 8
+                && cmf >> 4 <= 7
+                && flg & 0x20 == 0
+                && (u16::from(cmf) << 8 | u16::from(flg)) % 31 == 0
+        }
+        _ => false,
+    }
+}
+
+/// A `.uz` header whose name looks like a file name (used only to tell
+/// `.uz` 5678 from `.uz3`, which share their first four bytes).
+fn plausible_uz_header(data: &[u8]) -> Option<UzHeader> {
+    let h = uz1::read_header(data).ok()?;
+    Some(h)
+}
+
+fn plausible_name(name: &str) -> bool {
+    !name.is_empty() && name.len() <= 255 && !name.chars().any(char::is_control)
+}
+
+/// A `.uz2` chunk header at `at` with both sizes in range.
+fn uz2_chunk_at(data: &[u8], at: usize) -> Option<usize> {
+    let comp = le32(data, at)? as usize;
+    let uncomp = le32(data, at + 4)? as usize;
+    ((1..=uz2::MAX_COMPRESSED_CHUNK).contains(&comp)
+        && (1..=uz2::MAX_CHUNK).contains(&uncomp)
+        && zlib_header_at(data, at + 8))
+    .then_some(at + 8 + comp)
+}
+
+/// Recognise a redirect-compressed file from its content (`data` is the
+/// whole file).
+///
+/// * `.uz`: signature 1234 or 5678 followed by a well-formed `FString`.
+/// * `.uz3`: 0x162E (= 5678) followed by a size and a zlib header at offset 8,
+///   where the bytes after the signature are not a plausible file name.
+/// * `.uz2`: a first chunk header with both sizes in range, a zlib header at
+///   offset 8, the chunk inside the file and, if more follows, a second valid
+///   chunk header.
 pub fn detect(data: &[u8]) -> Option<UzFormat> {
-    let le = |at: usize| {
-        data.get(at..at + 4)
-            .map(|s| u32::from_le_bytes([s[0], s[1], s[2], s[3]]))
+    match le32(data, 0)? {
+        1234 => return plausible_uz_header(data).map(|_| UzFormat::Uz),
+        5678 => {
+            let uz = plausible_uz_header(data);
+            if uz
+                .as_ref()
+                .is_some_and(|h| plausible_name(&h.original_name.text))
+            {
+                return Some(UzFormat::Uz);
+            }
+            if zlib_header_at(data, uz3::HEADER_LEN) && uz3::read_header(data).is_ok() {
+                return Some(UzFormat::Uz3);
+            }
+            return uz.map(|_| UzFormat::Uz);
+        }
+        _ => {}
+    }
+    let end = uz2_chunk_at(data, 0)?;
+    if end == data.len() || (end < data.len() && uz2_chunk_at(data, end).is_some()) {
+        Some(UzFormat::Uz2)
+    } else {
+        None
+    }
+}
+
+/// What the headers of a redirect file say (no decoding).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Info {
+    /// Which format.
+    pub format: UzFormat,
+    /// `.uz` signature.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub signature: Option<UzSignature>,
+    /// `.uz` stored original file name, exactly as stored (unsanitised).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub original_name: Option<String>,
+    /// Bytes before the compressed data (`.uz` header, `.uz3` header; 0 for `.uz2`).
+    pub header_len: usize,
+    /// Decoded size as declared by the headers (`.uz2` chunk sizes summed,
+    /// `.uz3` size field); `.uz` stores none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub declared_size: Option<u64>,
+    /// `.uz2` chunk count.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chunks: Option<usize>,
+}
+
+fn not_redirect(data: &[u8]) -> Error {
+    match le32(data, 0) {
+        None => Error::Truncated {
+            offset: 0,
+            what: ".uz signature or .uz2 chunk header".into(),
+            needed: 4,
+            available: data.len() as u64,
+        },
+        Some(v) => Error::invalid(
+            0,
+            format!(
+                "not a .uz/.uz2/.uz3 file: first u32 is {v} ({v:#x}); expected signature 1234 (.uz), \
+                 5678 (.uz or .uz3) or a .uz2 chunk header (sizes ≤ 33096 and ≤ 32768, then a zlib header)"
+            ),
+        ),
+    }
+}
+
+/// Read the headers of a `.uz`, `.uz2` or `.uz3` file.
+pub fn inspect(data: &[u8]) -> Result<Info> {
+    let format = detect(data).ok_or_else(|| detect_error(data))?;
+    inspect_as(format, data)
+}
+
+/// The most useful error for data that [`detect`] rejected.
+fn detect_error(data: &[u8]) -> Error {
+    match le32(data, 0) {
+        Some(1234) | Some(5678) => match uz1::read_header(data) {
+            Err(e) => e,
+            Ok(_) => not_redirect(data),
+        },
+        Some(_) => match uz2::chunks(data) {
+            Err(e) if uz2_chunk_at(data, 0).is_some() => e,
+            _ => not_redirect(data),
+        },
+        None => not_redirect(data),
+    }
+}
+
+/// Read the headers, the format being known.
+pub fn inspect_as(format: UzFormat, data: &[u8]) -> Result<Info> {
+    Ok(match format {
+        UzFormat::Uz => {
+            let h = uz1::read_header(data)?;
+            Info {
+                format,
+                signature: Some(h.signature),
+                original_name: Some(h.original_name.text),
+                header_len: h.len,
+                declared_size: None,
+                chunks: None,
+            }
+        }
+        UzFormat::Uz2 => {
+            let c = uz2::chunks(data)?;
+            Info {
+                format,
+                signature: None,
+                original_name: None,
+                header_len: 0,
+                declared_size: Some(c.iter().map(|c| u64::from(c.uncompressed)).sum()),
+                chunks: Some(c.len()),
+            }
+        }
+        UzFormat::Uz3 => Info {
+            format,
+            signature: None,
+            original_name: None,
+            header_len: uz3::HEADER_LEN,
+            declared_size: Some(u64::from(uz3::read_header(data)?)),
+            chunks: None,
+        },
+    })
+}
+
+/// A decoded redirect file.
+#[derive(Clone, Debug)]
+pub struct Decompressed {
+    /// Its headers.
+    pub info: Info,
+    /// The original file.
+    pub data: Vec<u8>,
+}
+
+impl Decompressed {
+    /// The stored original name (`.uz` only), unsanitised.
+    pub fn original_name(&self) -> Option<&str> {
+        self.info.original_name.as_deref()
+    }
+
+    /// Whether the data starts with the Unreal package tag (0x9E2A83C1, or
+    /// Killing Floor's 0x9E2A83C2).
+    pub fn is_package(&self) -> bool {
+        matches!(le32(&self.data, 0), Some(0x9E2A_83C1 | 0x9E2A_83C2))
+    }
+}
+
+/// Decode a `.uz`, `.uz2` or `.uz3` file (format found from the content)
+/// with the default [`Limits`].
+pub fn decompress(data: &[u8]) -> Result<Decompressed> {
+    decompress_with(data, &Limits::default())
+}
+
+/// Decode with explicit limits.
+pub fn decompress_with(data: &[u8], limits: &Limits) -> Result<Decompressed> {
+    let format = detect(data).ok_or_else(|| detect_error(data))?;
+    decompress_as(format, data, limits)
+}
+
+/// Decode, the format being known.
+pub fn decompress_as(format: UzFormat, data: &[u8], limits: &Limits) -> Result<Decompressed> {
+    let info = inspect_as(format, data)?;
+    let data = match format {
+        UzFormat::Uz => uz1::decompress(data, limits)?.1,
+        UzFormat::Uz2 => uz2::decompress(data, limits)?,
+        UzFormat::Uz3 => uz3::decompress(data, limits)?,
     };
-    match le(0)? {
-        1234 | 5678 => Some(UzFormat::Uz),
-        c if c <= 33096 && le(4)? <= 32768 && data.get(8) == Some(&0x78) => Some(UzFormat::Uz2),
-        _ => None,
+    Ok(Decompressed { info, data })
+}
+
+/// Decode into a writer. `.uz2` and `.uz3` stream in constant memory; `.uz`
+/// (whose Huffman stage covers the whole file) is decoded in memory first.
+/// On error `out` may hold a prefix of the data: write to a temporary file
+/// (e.g. [`pakrat_io::fsutil::write_atomic`]) so that nothing half-done
+/// lands under the final name.
+pub fn decompress_to(data: &[u8], out: &mut dyn Write, limits: &Limits) -> Result<(Info, u64)> {
+    let format = detect(data).ok_or_else(|| detect_error(data))?;
+    let info = inspect_as(format, data)?;
+    let n = match format {
+        UzFormat::Uz => {
+            let (_, bytes) = uz1::decompress(data, limits)?;
+            out.write_all(&bytes)
+                .map_err(|e| Error::Other(format!("writing decoded data: {e}")))?;
+            bytes.len() as u64
+        }
+        UzFormat::Uz2 => {
+            if info.declared_size.unwrap_or(0) > limits.max_output as u64 {
+                return Err(Error::invalid(
+                    0,
+                    "uz2 chunks declare more than the output limit",
+                ));
+            }
+            uz2::decompress_to(data, out)?
+        }
+        UzFormat::Uz3 => {
+            if info.declared_size.unwrap_or(0) > limits.max_output as u64 {
+                return Err(Error::invalid(4, "uz3 size is over the output limit"));
+            }
+            uz3::decompress_to(data, out)?
+        }
+    };
+    Ok((info, n))
+}
+
+/// How to compress.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CompressOptions {
+    /// Output format.
+    pub format: UzFormat,
+    /// `.uz` signature (default 5678).
+    pub signature: UzSignature,
+    /// `.uz` stored original file name (the input's file name, no folders).
+    pub original_name: String,
+}
+
+impl CompressOptions {
+    /// Options for `format` storing `original_name`, signature 5678.
+    pub fn new(format: UzFormat, original_name: impl Into<String>) -> Self {
+        CompressOptions {
+            format,
+            signature: UzSignature::S5678,
+            original_name: original_name.into(),
+        }
+    }
+}
+
+/// Compress `data`.
+pub fn compress(data: &[u8], opts: &CompressOptions) -> Result<Vec<u8>> {
+    match opts.format {
+        UzFormat::Uz => {
+            if opts.original_name.contains('\0') {
+                return Err(Error::Other(
+                    "a .uz original name cannot contain NUL".into(),
+                ));
+            }
+            uz1::compress(data, &opts.original_name, opts.signature)
+        }
+        UzFormat::Uz2 => uz2::compress(data),
+        UzFormat::Uz3 => uz3::compress(data),
+    }
+}
+
+/// Turn a stored original name into a plain file name for writing, or
+/// refuse it: no folders (`/`, `\`), no `.`/`..`, no drive or stream
+/// separator (`:`), no control characters, not empty, at most 255 bytes, no
+/// trailing dot or space (Windows drops them). A `.uz` header is hostile
+/// input: never join an unchecked name to an output folder.
+pub fn safe_file_name(stored: &str) -> Result<String> {
+    let bad = |why: &str| Error::Other(format!("stored original name {stored:?} is unsafe: {why}"));
+    if stored.is_empty() {
+        return Err(bad("empty"));
+    }
+    if stored.contains(['/', '\\']) {
+        return Err(bad("contains a folder separator"));
+    }
+    if stored.contains(':') {
+        return Err(bad("contains ':' (drive letter or stream name)"));
+    }
+    if stored.chars().any(char::is_control) {
+        return Err(bad("contains a control character"));
+    }
+    if stored == "." || stored == ".." {
+        return Err(bad("is a folder reference"));
+    }
+    if stored.ends_with(['.', ' ']) {
+        return Err(bad("ends with a dot or space"));
+    }
+    if stored.len() > pakrat_io::fsutil::MAX_COMPONENT {
+        return Err(bad("longer than 255 bytes"));
+    }
+    pakrat_io::fsutil::sanitize_relative(stored)?;
+    Ok(stored.to_string())
+}
+
+/// The output name for decoding `input_name` when no (safe) stored name
+/// exists: the name without its `.uz`/`.uz2`/`.uz3` extension, or with
+/// `.out` appended when it has none of those.
+pub fn derived_name(input_name: &str) -> String {
+    if let Some((stem, ext)) = input_name.rsplit_once('.') {
+        if !stem.is_empty() && UzFormat::from_name(ext).is_some() {
+            return stem.to_string();
+        }
+    }
+    format!("{input_name}.out")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn detects_each_format_and_nothing_else() {
+        let data = b"\xC1\x83\x2A\x9E some package bytes".repeat(50);
+        let uz = compress(&data, &CompressOptions::new(UzFormat::Uz, "A.u")).unwrap();
+        let mut o = CompressOptions::new(UzFormat::Uz, "A.u");
+        o.signature = UzSignature::S1234;
+        let uz1234 = compress(&data, &o).unwrap();
+        let uz2 = compress(&data, &CompressOptions::new(UzFormat::Uz2, "")).unwrap();
+        let uz3 = compress(&data, &CompressOptions::new(UzFormat::Uz3, "")).unwrap();
+        assert_eq!(detect(&uz), Some(UzFormat::Uz));
+        assert_eq!(detect(&uz1234), Some(UzFormat::Uz));
+        assert_eq!(detect(&uz2), Some(UzFormat::Uz2));
+        assert_eq!(detect(&uz3), Some(UzFormat::Uz3));
+        assert_eq!(detect(&data), None);
+        assert_eq!(detect(b""), None);
+        assert_eq!(detect(&[0x2E, 0x16, 0, 0]), None);
+        assert_eq!(detect(&[0xD2, 0x04, 0, 0, 0x7F]), None);
+        // A uz2 whose first chunk runs past the end is not detected.
+        assert_eq!(detect(&uz2[..uz2.len() - 1]), None);
+        for (f, bytes) in [
+            (UzFormat::Uz, &uz),
+            (UzFormat::Uz2, &uz2),
+            (UzFormat::Uz3, &uz3),
+        ] {
+            let d = decompress(bytes).unwrap();
+            assert_eq!(d.info.format, f);
+            assert_eq!(d.data, data);
+            assert!(d.is_package());
+            let mut v = Vec::new();
+            let (_, n) = decompress_to(bytes, &mut v, &Limits::default()).unwrap();
+            assert_eq!((n as usize, &v), (data.len(), &data));
+        }
+        assert_eq!(decompress(&uz).unwrap().original_name(), Some("A.u"));
+    }
+
+    #[test]
+    fn names() {
+        assert_eq!(safe_file_name("Foo.u").unwrap(), "Foo.u");
+        for bad in [
+            "",
+            ".",
+            "..",
+            "../x.u",
+            "a\\b.u",
+            "/etc/passwd",
+            "C:x",
+            "a\0b",
+            "x.",
+            "x ",
+            &"a".repeat(256),
+        ] {
+            assert!(safe_file_name(bad).is_err(), "{bad:?}");
+        }
+        assert_eq!(derived_name("Foo.u.uz"), "Foo.u");
+        assert_eq!(derived_name("Foo.u.UZ2"), "Foo.u");
+        assert_eq!(derived_name("x.bin"), "x.bin.out");
+        assert_eq!(derived_name(".uz"), ".uz.out");
+    }
+
+    #[test]
+    fn limits_are_enforced() {
+        let data = vec![7u8; 100_000];
+        let small = Limits { max_output: 1000 };
+        for f in [UzFormat::Uz, UzFormat::Uz2, UzFormat::Uz3] {
+            let c = compress(&data, &CompressOptions::new(f, "x")).unwrap();
+            assert!(decompress_with(&c, &small).is_err(), "{f}");
+            assert_eq!(decompress(&c).unwrap().data, data);
+        }
     }
 }

@@ -1,0 +1,49 @@
+//! The `.uz` move-to-front stage (`FCodecMTF`, UT432 `Core/Inc/FCodec.h`):
+//! a 256-entry list starting as `0..=255`; each byte is coded as its index in
+//! the list, which then moves to the front. Every byte is a valid index, so
+//! decoding cannot fail.
+
+fn identity() -> [u8; 256] {
+    let mut list = [0u8; 256];
+    for (i, v) in list.iter_mut().enumerate() {
+        *v = i as u8;
+    }
+    list
+}
+
+/// MTF-encode `data`.
+pub fn encode(data: &[u8]) -> Vec<u8> {
+    let mut list = identity();
+    data.iter()
+        .map(|&b| {
+            let i = list.iter().position(|&x| x == b).unwrap_or(0);
+            list.copy_within(0..i, 1);
+            list[0] = b;
+            i as u8
+        })
+        .collect()
+}
+
+/// MTF-decode `data`.
+pub fn decode(data: &[u8]) -> Vec<u8> {
+    let mut list = identity();
+    data.iter()
+        .map(|&i| {
+            let i = i as usize;
+            let c = list[i];
+            list.copy_within(0..i, 1);
+            list[0] = c;
+            c
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn round_trip() {
+        let data: Vec<u8> = (0..2000u32).map(|i| (i * i % 251) as u8).collect();
+        assert_eq!(super::decode(&super::encode(&data)), data);
+        assert_eq!(super::encode(&[5, 5, 0, 5]), vec![5, 0, 1, 1]);
+    }
+}

@@ -1,0 +1,191 @@
+//! `.uz2` (UE2): no header; repeated chunks of `u32 CompressedSize`
+//! (≤ 33 096), `u32 UncompressedSize` (≤ 32 768) and an independent zlib
+//! stream (RFC 1950, as written by zlib's `compress()`) of that chunk
+//! (`classic.md` §4; uzLib `uzLib.cpp`, KFRedirectTool `constants.rs`).
+
+use std::io::Write;
+
+use flate2::write::ZlibEncoder;
+use flate2::{Compression, Decompress, FlushDecompress, Status};
+use pakrat_io::{Error, Result};
+use rayon::prelude::*;
+
+use crate::Limits;
+
+/// Largest uncompressed chunk.
+pub const MAX_CHUNK: usize = 32_768;
+/// Largest compressed chunk the engine accepts (`32768 * 1.01 + 12`, rounded up).
+pub const MAX_COMPRESSED_CHUNK: usize = 33_096;
+
+/// One chunk's place in the file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Chunk {
+    /// Offset of the chunk header.
+    pub offset: u64,
+    /// Bytes of zlib data.
+    pub compressed: u32,
+    /// Bytes it decodes to.
+    pub uncompressed: u32,
+}
+
+/// Walk the chunk headers (no decoding).
+pub fn chunks(data: &[u8]) -> Result<Vec<Chunk>> {
+    let mut out = Vec::new();
+    let mut pos = 0usize;
+    while pos < data.len() {
+        let hdr = data.get(pos..pos + 8).ok_or_else(|| Error::Truncated {
+            offset: pos as u64,
+            what: "uz2 chunk header (u32 compressed size, u32 uncompressed size)".into(),
+            needed: 8,
+            available: (data.len() - pos) as u64,
+        })?;
+        let comp = u32::from_le_bytes([hdr[0], hdr[1], hdr[2], hdr[3]]);
+        let uncomp = u32::from_le_bytes([hdr[4], hdr[5], hdr[6], hdr[7]]);
+        if comp == 0 || comp as usize > MAX_COMPRESSED_CHUNK {
+            return Err(Error::invalid(
+                pos as u64,
+                format!("uz2 chunk compressed size {comp} is outside 1..={MAX_COMPRESSED_CHUNK}"),
+            ));
+        }
+        if uncomp == 0 || uncomp as usize > MAX_CHUNK {
+            return Err(Error::invalid(
+                pos as u64 + 4,
+                format!("uz2 chunk uncompressed size {uncomp} is outside 1..={MAX_CHUNK}"),
+            ));
+        }
+        let end = pos + 8 + comp as usize;
+        if end > data.len() {
+            return Err(Error::Truncated {
+                offset: pos as u64 + 8,
+                what: "uz2 chunk zlib data".into(),
+                needed: u64::from(comp),
+                available: (data.len() - pos - 8) as u64,
+            });
+        }
+        out.push(Chunk {
+            offset: pos as u64,
+            compressed: comp,
+            uncompressed: uncomp,
+        });
+        pos = end;
+    }
+    Ok(out)
+}
+
+/// Inflate one zlib stream of `src` into exactly `dst.len()` bytes.
+/// `at` is the stream's file offset, `what` names it.
+pub(crate) fn inflate_exact(src: &[u8], dst: &mut [u8], at: u64, what: &str) -> Result<()> {
+    let mut z = Decompress::new(true);
+    let status = z
+        .decompress(src, dst, FlushDecompress::Finish)
+        .map_err(|e| Error::invalid(at, format!("{what}: zlib error: {e}")))?;
+    let got = z.total_out() as usize;
+    match status {
+        Status::StreamEnd if got == dst.len() => Ok(()),
+        Status::StreamEnd => Err(Error::invalid(
+            at,
+            format!("{what}: zlib stream decodes to {got} bytes, header says {}", dst.len()),
+        )),
+        _ if got == dst.len() => {
+            // Output full but the stream has not ended: more data than declared?
+            let mut probe = [0u8; 1];
+            match z.decompress(&src[z.total_in() as usize..], &mut probe, FlushDecompress::Finish) {
+                Ok(Status::StreamEnd) if z.total_out() as usize == dst.len() => Ok(()),
+                _ => Err(Error::invalid(
+                    at,
+                    format!("{what}: zlib stream holds more than the {} bytes the header declares", dst.len()),
+                )),
+            }
+        }
+        _ => Err(Error::invalid(
+            at,
+            format!(
+                "{what}: zlib stream is cut short after {got} of {} bytes ({} of {} input bytes used)",
+                dst.len(),
+                z.total_in(),
+                src.len()
+            ),
+        )),
+    }
+}
+
+/// Deflate `src` as one zlib stream at `level` (zlib's `compress()` uses
+/// the default level).
+pub(crate) fn deflate(src: &[u8], level: Compression) -> Result<Vec<u8>> {
+    let mut z = ZlibEncoder::new(Vec::with_capacity(src.len() / 2 + 64), level);
+    z.write_all(src)
+        .and_then(|_| z.finish())
+        .map_err(|e| Error::Other(format!("zlib compression failed: {e}")))
+}
+
+fn compress_chunk(chunk: &[u8]) -> Result<Vec<u8>> {
+    let z = deflate(chunk, Compression::default())?;
+    if z.len() <= MAX_COMPRESSED_CHUNK {
+        Ok(z)
+    } else {
+        // Stored blocks never exceed 32768 + 11 bytes.
+        deflate(chunk, Compression::none())
+    }
+}
+
+/// Encode `data` as `.uz2` (chunks compressed in parallel).
+pub fn compress(data: &[u8]) -> Result<Vec<u8>> {
+    let parts: Vec<Vec<u8>> = data
+        .par_chunks(MAX_CHUNK)
+        .map(compress_chunk)
+        .collect::<Result<_>>()?;
+    let mut out = Vec::with_capacity(parts.iter().map(|p| p.len() + 8).sum());
+    for (raw, z) in data.chunks(MAX_CHUNK).zip(parts) {
+        out.extend_from_slice(&(z.len() as u32).to_le_bytes());
+        out.extend_from_slice(&(raw.len() as u32).to_le_bytes());
+        out.extend_from_slice(&z);
+    }
+    Ok(out)
+}
+
+/// Decode a whole `.uz2` file (chunks inflated in parallel).
+pub fn decompress(data: &[u8], limits: &Limits) -> Result<Vec<u8>> {
+    let list = chunks(data)?;
+    let total: u64 = list.iter().map(|c| u64::from(c.uncompressed)).sum();
+    if total > limits.max_output as u64 {
+        return Err(Error::invalid(
+            0,
+            format!(
+                "uz2 chunks declare {total} bytes, over the limit of {} bytes",
+                limits.max_output
+            ),
+        ));
+    }
+    let mut out = vec![0u8; total as usize];
+    let mut jobs = Vec::with_capacity(list.len());
+    let mut rest: &mut [u8] = &mut out;
+    for c in &list {
+        let (head, tail) = rest.split_at_mut(c.uncompressed as usize);
+        jobs.push((c, head));
+        rest = tail;
+    }
+    jobs.into_par_iter().try_for_each(|(c, dst)| {
+        let start = c.offset as usize + 8;
+        let src = &data[start..start + c.compressed as usize];
+        inflate_exact(src, dst, start as u64, "uz2 chunk")
+    })?;
+    Ok(out)
+}
+
+/// Decode a `.uz2` file chunk by chunk into `out` (constant memory);
+/// returns the number of bytes written. Stops at the first bad chunk, so
+/// `out` may hold a prefix of the data on error.
+pub fn decompress_to(data: &[u8], out: &mut dyn Write) -> Result<u64> {
+    let mut buf = vec![0u8; MAX_CHUNK];
+    let mut written = 0u64;
+    for c in chunks(data)? {
+        let start = c.offset as usize + 8;
+        let src = &data[start..start + c.compressed as usize];
+        let dst = &mut buf[..c.uncompressed as usize];
+        inflate_exact(src, dst, start as u64, "uz2 chunk")?;
+        out.write_all(dst)
+            .map_err(|e| Error::Other(format!("writing decoded uz2 data: {e}")))?;
+        written += u64::from(c.uncompressed);
+    }
+    Ok(written)
+}
