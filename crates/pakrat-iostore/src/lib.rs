@@ -23,3 +23,4 @@ pub use container::{ChunkInfo, Container};
 pub use keys::{AesKey, KeyRing};
 pub use toc::{ChunkId, ChunkType, Numbering, Toc};
 pub mod zen;
+pub mod pak;

@@ -561,7 +561,8 @@ fn parse_ue5(data: &[u8], layout: ZenLayout, store: Option<&StoreEntry>) -> Resu
                 .flatten()
                 .map(|&c| u64::from(c))
                 .sum();
-            if hdr.first_entry < 0 || hdr.first_entry as u64 + total > ne as u64 {
+            // An empty bundle may say INDEX_NONE (-1) (seen on the UE 5.8 fixtures).
+            if total > 0 && (hdr.first_entry < 0 || hdr.first_entry as u64 + total > ne as u64) {
                 return Err(Error::invalid(
                     dep_h as u64 + (i * DEPENDENCY_BUNDLE_HEADER_SIZE) as u64,
                     format!(
