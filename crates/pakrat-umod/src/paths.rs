@@ -1,0 +1,112 @@
+//! Case-insensitive placement of archive paths on a case-sensitive disk.
+//!
+//! Unreal treats `System\Foo.u`, `system/foo.u` and `SYSTEM\FOO.U` as the same
+//! file (`appToNormal`). On Linux, game folders mix case (`System`, `Maps`,
+//! `textures`), so writing `Textures\X.utx` into a folder that holds
+//! `textures/` must reuse that folder, not create a twin. [`CaseMap`] picks,
+//! for each path component, the spelling that already exists on disk (exact
+//! match preferred), else the first spelling seen in this run.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use pakrat_io::{fsutil, Result};
+
+/// Maps archive names to the relative paths to use under a root.
+pub struct CaseMap {
+    root: PathBuf,
+    /// folded relative path → chosen relative path (with `/`).
+    chosen: HashMap<String, String>,
+    /// chosen relative folder → names on disk.
+    listings: HashMap<String, Vec<String>>,
+}
+
+impl CaseMap {
+    /// Map paths under `root` (which may not exist yet).
+    pub fn new(root: impl Into<PathBuf>) -> Self {
+        CaseMap {
+            root: root.into(),
+            chosen: HashMap::new(),
+            listings: HashMap::new(),
+        }
+    }
+
+    fn listing(&mut self, dir: &str) -> &Vec<String> {
+        let root = &self.root;
+        self.listings.entry(dir.to_string()).or_insert_with(|| {
+            let p = if dir.is_empty() {
+                root.clone()
+            } else {
+                root.join(dir)
+            };
+            std::fs::read_dir(p)
+                .map(|rd| {
+                    rd.filter_map(|e| e.ok())
+                        .filter_map(|e| e.file_name().into_string().ok())
+                        .collect()
+                })
+                .unwrap_or_default()
+        })
+    }
+
+    /// The relative path (with `/`) to use for archive name `name`; refuses
+    /// unsafe names (`..`, absolute, drive letters...).
+    pub fn map(&mut self, name: &str) -> Result<String> {
+        let rel = fsutil::sanitize_relative(name)?;
+        let comps: Vec<String> = rel
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        let mut actual = String::new();
+        let mut folded = String::new();
+        for comp in comps {
+            if !folded.is_empty() {
+                folded.push('/');
+            }
+            folded.push_str(&comp.to_lowercase());
+            if let Some(c) = self.chosen.get(&folded) {
+                actual = c.clone();
+                continue;
+            }
+            let want = comp.to_lowercase();
+            let list = self.listing(&actual);
+            let pick = if list.iter().any(|n| *n == comp) {
+                comp.clone()
+            } else {
+                let mut m: Vec<&String> =
+                    list.iter().filter(|n| n.to_lowercase() == want).collect();
+                m.sort();
+                m.first().map_or(comp.clone(), |s| (*s).clone())
+            };
+            if !actual.is_empty() {
+                actual.push('/');
+            }
+            actual.push_str(&pick);
+            self.chosen.insert(folded.clone(), actual.clone());
+        }
+        Ok(actual)
+    }
+
+    /// The root.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reuses_existing_and_first_spelling() {
+        let t = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(t.path().join("system")).unwrap();
+        std::fs::write(t.path().join("system/Foo.U"), b"x").unwrap();
+        let mut m = CaseMap::new(t.path());
+        assert_eq!(m.map("System\\foo.u").unwrap(), "system/Foo.U");
+        assert_eq!(m.map("Maps\\A.unr").unwrap(), "Maps/A.unr");
+        assert_eq!(m.map("MAPS/b.unr").unwrap(), "Maps/b.unr");
+        assert!(m.map("..\\x").is_err());
+        assert!(m.map("C:\\x").is_err());
+    }
+}
