@@ -324,8 +324,8 @@ impl ScanReport {
             .filter(|p| p.ext.eq_ignore_ascii_case("u"))
         {
             let key = p.name.to_ascii_lowercase();
-            if !u_index.contains_key(&key) {
-                u_index.insert(key, u_names.len());
+            if let std::collections::hash_map::Entry::Vacant(e) = u_index.entry(key) {
+                e.insert(u_names.len());
                 u_names.push(p.name.clone());
             }
         }

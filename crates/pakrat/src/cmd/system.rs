@@ -1,32 +1,443 @@
-//! Handlers for system commands.
+//! Handlers for the package-system commands: `deps`, `scan`, `flags`,
+//! `cache list`, `cache restore`.
+//!
+//! Exit codes: 0 = nothing to report, 1 = the command ran and found problems
+//! (missing packages, collisions, cache entries that do not check out,
+//! flags that differ from the `.upkg`...), 2 = error (from `main`).
 
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
+use pakrat_system::cache::{self, Action, Status};
+use pakrat_system::{deps, flags, scan, GameDir, Via};
+use serde::Serialize;
 
 use crate::args::*;
+use crate::output::{human_size, print_json};
 
-/// `deps` for this format.
-pub fn deps(_a: &DepsArgs) -> Result<ExitCode> {
-    bail!("deps: not implemented yet")
+fn code(problems: bool) -> ExitCode {
+    if problems {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
 }
 
-/// `scan` for this format.
-pub fn scan(_a: &ScanArgs) -> Result<ExitCode> {
-    bail!("scan: not implemented yet")
+fn open_game(g: &GameDirArgs) -> Result<GameDir> {
+    Ok(GameDir::open(&g.game_dir, g.ini.as_deref())?)
 }
 
-/// `flags` for this format.
-pub fn flags(_a: &FlagsArgs) -> Result<ExitCode> {
-    bail!("flags: not implemented yet")
+fn describe_game(game: &GameDir) -> String {
+    match &game.ini_path {
+        Some(p) => format!(
+            "game {}  ini {}  ({} Paths)",
+            game.root.display(),
+            p.display(),
+            game.paths.len()
+        ),
+        None => format!(
+            "game {}  (no ini with [Core.System] Paths found: using built-in UT99/UT2004 Paths)",
+            game.root.display()
+        ),
+    }
 }
 
-/// `cache_list` for this format.
-pub fn cache_list(_a: &CacheListArgs) -> Result<ExitCode> {
-    bail!("cache_list: not implemented yet")
+#[derive(Serialize)]
+struct GameJson<'a> {
+    root: &'a std::path::Path,
+    system_dir: &'a std::path::Path,
+    ini: Option<&'a std::path::Path>,
+    paths: &'a [pakrat_system::SearchPath],
+    cache_dir: &'a std::path::Path,
+    cache_ext: &'a str,
 }
 
-/// `cache_restore` for this format.
-pub fn cache_restore(_a: &CacheRestoreArgs) -> Result<ExitCode> {
-    bail!("cache_restore: not implemented yet")
+fn game_json(game: &GameDir) -> GameJson<'_> {
+    GameJson {
+        root: &game.root,
+        system_dir: &game.system_dir,
+        ini: game.ini_path.as_deref(),
+        paths: &game.paths,
+        cache_dir: &game.cache_dir,
+        cache_ext: &game.cache_ext,
+    }
+}
+
+/// `deps`: the transitive dependency tree of a package in a game folder.
+pub fn deps(a: &DepsArgs) -> Result<ExitCode> {
+    let game = open_game(&a.game)?;
+    let g = deps::walk(&game, &a.package)?;
+    if g.nodes.first().is_some_and(|n| n.file.is_none()) {
+        bail!(
+            "{}: not a file, and no package of that name in {} (searched {} Paths entries and the cache)",
+            a.package,
+            game.root.display(),
+            game.paths.len()
+        );
+    }
+    let problems = !g.missing.is_empty() || !g.unreadable.is_empty();
+    if a.dot {
+        print!("{}", g.to_dot());
+        return Ok(code(problems));
+    }
+    if a.out.json {
+        #[derive(Serialize)]
+        struct Out<'a> {
+            game: GameJson<'a>,
+            #[serde(flatten)]
+            graph: &'a deps::DepGraph,
+        }
+        print_json(&Out {
+            game: game_json(&game),
+            graph: &g,
+        })?;
+        return Ok(code(problems));
+    }
+    println!("{}", describe_game(&game));
+    print!("{}", g.to_tree(&game.root));
+    let found = g.nodes.iter().filter(|n| n.file.is_some()).count();
+    println!(
+        "\n{} packages: {found} found, {} missing, {} unreadable",
+        g.nodes.len(),
+        g.missing.len(),
+        g.unreadable.len()
+    );
+    for m in &g.missing {
+        println!("MISSING {}  needed by {}", m.name, m.needed_by.join(", "));
+    }
+    for (n, e) in &g.unreadable {
+        println!("UNREADABLE {n}: {e}");
+    }
+    for c in &g.cycles {
+        println!("CYCLE {}", c.join(" -> "));
+    }
+    let from_cache: Vec<&str> = g
+        .nodes
+        .iter()
+        .filter(|n| matches!(n.via, Some(Via::CacheGuid | Via::CacheIni)))
+        .map(|n| n.name.as_str())
+        .collect();
+    if !from_cache.is_empty() {
+        println!("from the download cache: {}", from_cache.join(", "));
+    }
+    Ok(code(problems))
+}
+
+/// `scan`: every package of a folder tree, with findings.
+pub fn scan(a: &ScanArgs) -> Result<ExitCode> {
+    let files = scan::list_files(&a.dir)?;
+    let total: u64 = files
+        .iter()
+        .filter_map(|f| std::fs::metadata(f).ok())
+        .map(|m| m.len())
+        .sum();
+    let bar = if std::io::stderr().is_terminal() {
+        let pb = indicatif::ProgressBar::new(total);
+        if let Ok(style) = indicatif::ProgressStyle::with_template(
+            "{spinner} scanning [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec} {eta}",
+        ) {
+            pb.set_style(style.progress_chars("=> "));
+        }
+        Some(pb)
+    } else {
+        None
+    };
+    let tick = |n: u64| {
+        if let Some(pb) = &bar {
+            pb.inc(n);
+        }
+    };
+    let start = std::time::Instant::now();
+    let r = scan::scan_files(&a.dir, &files, &tick)?;
+    let secs = start.elapsed().as_secs_f64();
+    if let Some(pb) = &bar {
+        pb.finish_and_clear();
+    }
+    let problems = !r.errors.is_empty()
+        || !r.collisions.is_empty()
+        || !r.duplicates.is_empty()
+        || !r.missing.is_empty()
+        || !r.cycles.is_empty();
+    if a.json {
+        // JSON lines: one object per package, then one per finding, then a summary.
+        fn line<T: Serialize>(kind: &str, v: &T) -> Result<()> {
+            let mut obj = serde_json::to_value(v)?;
+            if let Some(m) = obj.as_object_mut() {
+                m.insert("type".into(), kind.into());
+            }
+            println!("{}", serde_json::to_string(&obj)?);
+            Ok(())
+        }
+        for p in &r.packages {
+            line("package", p)?;
+        }
+        for e in &r.errors {
+            line("error", e)?;
+        }
+        for c in &r.collisions {
+            line("collision", c)?;
+        }
+        for d in &r.duplicates {
+            line("duplicate", d)?;
+        }
+        for m in &r.missing {
+            line("missing", m)?;
+        }
+        for c in &r.cycles {
+            line("cycle", &serde_json::json!({ "packages": c }))?;
+        }
+        line(
+            "summary",
+            &serde_json::json!({
+                "files": r.files_seen,
+                "packages": r.packages.len(),
+                "bytes": r.bytes,
+                "errors": r.errors.len(),
+                "collisions": r.collisions.len(),
+                "duplicates": r.duplicates.len(),
+                "missing": r.missing.len(),
+                "cycles": r.cycles.len(),
+                "seconds": secs,
+            }),
+        )?;
+        return Ok(code(problems));
+    }
+    for p in &r.packages {
+        println!(
+            "{}  v{}/{}  {}  flags {:#x}  imports: {}",
+            p.path.display(),
+            p.version,
+            p.licensee,
+            p.guid,
+            p.flags,
+            if p.imports.is_empty() {
+                "-".to_string()
+            } else {
+                p.imports.join(", ")
+            }
+        );
+    }
+    for e in &r.errors {
+        println!("ERROR {}: {}", e.path.display(), e.error);
+    }
+    for c in &r.collisions {
+        let files: Vec<String> = c.files.iter().map(|f| f.display().to_string()).collect();
+        println!(
+            "COLLISION {}: {} (the engine loads packages by name; only one can load)",
+            c.name,
+            files.join(", ")
+        );
+    }
+    for d in &r.duplicates {
+        let copies: Vec<String> = d
+            .copies
+            .iter()
+            .map(|(f, g)| format!("{} ({g})", f.display()))
+            .collect();
+        println!(
+            "DUPLICATE {} with different GUIDs: {}",
+            d.name,
+            copies.join(", ")
+        );
+    }
+    for m in &r.missing {
+        println!("MISSING {}  needed by {}", m.name, m.needed_by.join(", "));
+    }
+    for c in &r.cycles {
+        println!("CYCLE {}", c.join(" -> "));
+    }
+    println!(
+        "{} packages ({}) in {} files, {} unreadable; {} collisions, {} duplicates, {} missing, {} cycles",
+        r.packages.len(),
+        human_size(r.bytes),
+        r.files_seen,
+        r.errors.len(),
+        r.collisions.len(),
+        r.duplicates.len(),
+        r.missing.len(),
+        r.cycles.len()
+    );
+    Ok(code(problems))
+}
+
+/// `flags`: show or change package flags, compare with a `.upkg`.
+pub fn flags(a: &FlagsArgs) -> Result<ExitCode> {
+    let changes = a
+        .set
+        .iter()
+        .map(|s| flags::parse_set(s))
+        .collect::<pakrat_io::Result<Vec<_>>>()?;
+    let (before, after) = if changes.is_empty() {
+        let f = flags::read_flags(&a.package)?;
+        (f.clone(), f)
+    } else {
+        flags::set_flags(&a.package, &changes)
+            .with_context(|| format!("changing the flags of {}", a.package.display()))?
+    };
+    let upkg = match &a.upkg {
+        Some(p) => Some(flags::compare_upkg(after.flags, p)?),
+        None => None,
+    };
+    let mismatch = upkg
+        .as_ref()
+        .is_some_and(|rows| rows.iter().any(|r| !r.matches));
+    if a.out.json {
+        #[derive(Serialize)]
+        struct Out<'a> {
+            file: &'a std::path::Path,
+            changed: bool,
+            before: &'a flags::FlagsInfo,
+            after: &'a flags::FlagsInfo,
+            upkg: Option<&'a [flags::UpkgRow]>,
+        }
+        print_json(&Out {
+            file: &a.package,
+            changed: before.flags != after.flags,
+            before: &before,
+            after: &after,
+            upkg: upkg.as_deref(),
+        })?;
+        return Ok(code(mismatch));
+    }
+    let show = |f: &flags::FlagsInfo| format!("{:#010x} [{}]", f.flags, f.names.join(" "));
+    if changes.is_empty() {
+        println!(
+            "{}: v{}/{} flags {}",
+            a.package.display(),
+            after.version,
+            after.licensee,
+            show(&after)
+        );
+        for (bit, name) in pakrat_package::flags::PACKAGE_FLAGS {
+            println!("  {name:<15} {}", after.flags & bit != 0);
+        }
+    } else if before.flags == after.flags {
+        println!(
+            "{}: flags already {} (file not changed)",
+            a.package.display(),
+            show(&after)
+        );
+    } else {
+        println!(
+            "{}: flags {} -> {}",
+            a.package.display(),
+            show(&before),
+            show(&after)
+        );
+    }
+    if let Some(rows) = &upkg {
+        for r in rows {
+            let v = |b: Option<bool>| b.map_or("?".to_string(), |b| b.to_string());
+            println!(
+                "  upkg {:<15} upkg={} package={} {}",
+                r.flag,
+                v(r.upkg),
+                v(r.package),
+                if r.matches { "ok" } else { "DIFFERS" }
+            );
+        }
+    }
+    Ok(code(mismatch))
+}
+
+/// `cache list`: check `cache.ini` and every cache file.
+pub fn cache_list(a: &CacheListArgs) -> Result<ExitCode> {
+    let r = cache::check_cache(&a.cache_dir, ".uxx")?;
+    let problems = r.problems().count();
+    if a.out.json {
+        print_json(&r)?;
+        return Ok(code(problems > 0));
+    }
+    match &r.ini {
+        Some(p) => println!(
+            "{}: {} items ({})",
+            r.dir.display(),
+            r.items.len(),
+            p.display()
+        ),
+        None => println!("{}: no cache.ini; {} files", r.dir.display(), r.items.len()),
+    }
+    for it in &r.items {
+        let g = it
+            .guid
+            .map_or_else(|| it.key.clone().unwrap_or_default(), |g| g.to_string());
+        println!(
+            "{:<13} {g}  {}  {}{}",
+            status_word(it.status),
+            it.name.as_deref().unwrap_or("-"),
+            it.size.map_or("-".to_string(), human_size),
+            it.detail
+                .as_ref()
+                .map_or(String::new(), |d| format!("  ({d})"))
+        );
+    }
+    println!("{} ok, {problems} with problems", r.items.len() - problems);
+    Ok(code(problems > 0))
+}
+
+fn status_word(s: Status) -> &'static str {
+    match s {
+        Status::Ok => "ok",
+        Status::NoFile => "NO-FILE",
+        Status::Orphan => "ORPHAN",
+        Status::GuidMismatch => "GUID-MISMATCH",
+        Status::BadPackage => "BAD-PACKAGE",
+        Status::BadKey => "BAD-KEY",
+        Status::UnsafeName => "UNSAFE-NAME",
+    }
+}
+
+/// `cache restore`: copy cached packages back under their original names.
+pub fn cache_restore(a: &CacheRestoreArgs) -> Result<ExitCode> {
+    let game = open_game(&a.game)?;
+    let r = cache::check_cache(&a.cache_dir, &game.cache_ext)?;
+    let out = cache::restore(&r, &game, a.dry_run, a.force);
+    let skipped = out
+        .items
+        .iter()
+        .filter(|i| i.action == Action::Skip)
+        .count();
+    if a.out.json {
+        print_json(&out)?;
+        return Ok(code(skipped > 0));
+    }
+    println!("{}", describe_game(&game));
+    for it in &out.items {
+        let word = match (it.action, a.dry_run) {
+            (Action::Copy, true) => "would copy",
+            (Action::Copy, false) => "copied",
+            (Action::Replace, true) => "would replace",
+            (Action::Replace, false) => "replaced",
+            (Action::AlreadyThere, _) => "already there",
+            (Action::Skip, _) => "SKIPPED",
+        };
+        let g = it.guid.map(|g| g.to_string()).unwrap_or_default();
+        let dest = it
+            .dest
+            .as_ref()
+            .map(|d| {
+                d.strip_prefix(&game.root)
+                    .unwrap_or(d)
+                    .display()
+                    .to_string()
+            })
+            .unwrap_or_else(|| "-".into());
+        println!(
+            "{word:<13} {g} {} -> {dest}{}",
+            it.name.as_deref().unwrap_or("-"),
+            it.detail
+                .as_ref()
+                .map_or(String::new(), |d| format!("  ({d})"))
+        );
+    }
+    let n = |x: Action| out.items.iter().filter(|i| i.action == x).count();
+    println!(
+        "{}{} copied, {} replaced, {} already there, {skipped} skipped",
+        if a.dry_run { "dry run: " } else { "" },
+        n(Action::Copy),
+        n(Action::Replace),
+        n(Action::AlreadyThere)
+    );
+    Ok(code(skipped > 0))
 }
