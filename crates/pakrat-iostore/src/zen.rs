@@ -24,8 +24,12 @@ use std::collections::HashMap;
 use pakrat_io::{Error, Guid, Reader, Result};
 use serde::Serialize;
 
-use crate::container_header::{HeaderForm, StoreEntry};
+use rayon::prelude::*;
+
+use crate::container::Container;
+use crate::container_header::{ContainerHeader, HeaderForm, StoreEntry};
 use crate::names::{read_name_batch, read_name_batch_parts, with_number, BatchName, MappedName};
+use crate::toc::ChunkType;
 
 /// `EUnrealEngineObjectUE5Version::VERSE_CELLS` (UE 5.6).
 pub const UE5_VERSE_CELLS: i32 = 1015;
@@ -934,6 +938,218 @@ impl ScriptObjects {
             cur = o.outer;
         }
         None
+    }
+}
+
+/// One package of a container: where it is and its parsed header (or why it
+/// could not be read).
+#[derive(Debug)]
+pub struct PackageEntry {
+    /// TOC entry index of its ExportBundleData chunk.
+    pub chunk_index: usize,
+    /// Package id (the chunk id's `Id`).
+    pub id: u64,
+    /// Path from the directory index, if indexed.
+    pub path: Option<String>,
+    /// The parsed header, or the error.
+    pub header: Result<ZenPackage>,
+}
+
+/// The packages of a container: the container header and every zen package.
+#[derive(Debug)]
+pub struct ContainerPackages {
+    /// The container header.
+    pub header: ContainerHeader,
+    /// Layout of its packages.
+    pub layout: ZenLayout,
+    /// Every ExportBundleData chunk with index 0, in TOC order.
+    pub packages: Vec<PackageEntry>,
+}
+
+impl ContainerPackages {
+    /// Read the container header and parse every package header (in parallel).
+    /// A container without a container header chunk (e.g. `global.utoc`) has
+    /// no packages to list and is an error naming that.
+    pub fn read(c: &Container) -> Result<Self> {
+        let hi = c.find_by_type(ChunkType::ContainerHeader).ok_or_else(|| {
+            Error::Other(format!(
+                "{}: no container header chunk: not a container of zen packages",
+                c.path().display()
+            ))
+        })?;
+        let hdata = c.read_chunk(hi)?;
+        let header = crate::container_header::parse(&hdata)
+            .map_err(|e| Error::Other(format!("container header chunk: {e}")).in_file(c.path()))?;
+        let layout = ZenLayout::for_header(header.form).map_err(|e| e.in_file(c.path()))?;
+        let toc = c.toc();
+        let idx: Vec<usize> = (0..toc.len())
+            .filter(|&i| {
+                let id = toc.chunk_ids[i];
+                toc.chunk_type(i) == ChunkType::ExportBundleData
+                    && id.index() == 0
+                    && id.byte10() == 0
+            })
+            .collect();
+        let packages = idx
+            .par_iter()
+            .map(|&i| {
+                let id = toc.chunk_ids[i].id();
+                let header = c
+                    .read_chunk(i)
+                    .and_then(|d| parse(&d, layout, header.store_entry(id)));
+                PackageEntry {
+                    chunk_index: i,
+                    id,
+                    path: c.path_of(i),
+                    header,
+                }
+            })
+            .collect();
+        Ok(ContainerPackages {
+            header,
+            layout,
+            packages,
+        })
+    }
+
+    /// Find a package by name (case-insensitive), directory path, or id
+    /// (16 hex digits, with or without `0x`).
+    pub fn find(&self, query: &str) -> Option<&PackageEntry> {
+        let q = query.trim();
+        let hex = q
+            .strip_prefix("0x")
+            .or_else(|| q.strip_prefix("0X"))
+            .unwrap_or(q);
+        let as_id = if hex.len() == 16 {
+            u64::from_str_radix(hex, 16).ok()
+        } else {
+            None
+        };
+        let as_name = crate::names::package_id(q);
+        self.packages.iter().find(|p| {
+            Some(p.id) == as_id
+                || p.id == as_name
+                || p.path.as_deref().is_some_and(|path| {
+                    path.eq_ignore_ascii_case(q)
+                        || path
+                            .rsplit_once('.')
+                            .is_some_and(|(stem, _)| stem.eq_ignore_ascii_case(q))
+                })
+        })
+    }
+
+    /// Index of public exports across the container: public export hash (UE4:
+    /// global import index) → (package position, export index).
+    pub fn public_exports(&self) -> HashMap<(u64, u64), (usize, usize)> {
+        let mut m = HashMap::new();
+        for (pi, p) in self.packages.iter().enumerate() {
+            if let Ok(h) = &p.header {
+                for (ei, e) in h.exports.iter().enumerate() {
+                    if e.public_export_hash != 0 {
+                        m.entry((p.id, e.public_export_hash)).or_insert((pi, ei));
+                    }
+                }
+            }
+        }
+        m
+    }
+}
+
+/// Load the script objects of a global container (UE5 ScriptObjects chunk,
+/// or the UE4 LoaderInitialLoadMeta + LoaderGlobalNames + hashes chunks).
+pub fn load_script_objects(global: &Container) -> Result<ScriptObjects> {
+    let path = global.path().to_path_buf();
+    if let Some(i) = global.find_by_type(ChunkType::ScriptObjects) {
+        return ScriptObjects::parse(&global.read_chunk(i)?).map_err(|e| e.in_file(&path));
+    }
+    let find = |t: ChunkType| {
+        global.find_by_type(t).ok_or_else(|| {
+            Error::Other(format!(
+                "{}: no ScriptObjects chunk (UE5) nor {t} chunk (UE4): not a global container",
+                path.display()
+            ))
+        })
+    };
+    let meta = global.read_chunk(find(ChunkType::LoaderInitialLoadMeta)?)?;
+    let names = global.read_chunk(find(ChunkType::LoaderGlobalNames)?)?;
+    let hashes = global.read_chunk(find(ChunkType::LoaderGlobalNameHashes)?)?;
+    ScriptObjects::parse_ue4(&meta, &names, &hashes).map_err(|e| e.in_file(&path))
+}
+
+/// Resolves object indices of one package to readable names.
+pub struct Resolver<'a> {
+    /// All packages of the container.
+    pub all: &'a ContainerPackages,
+    /// Script objects, when a global container was loaded.
+    pub script: Option<&'a ScriptObjects>,
+    /// Public export index of the container.
+    pub public: &'a HashMap<(u64, u64), (usize, usize)>,
+}
+
+impl Resolver<'_> {
+    /// Readable name of `index` as seen from package `pkg` (id `pkg_id`).
+    pub fn name(&self, pkg: &ZenPackage, pkg_id: u64, index: ObjectIndex) -> String {
+        match index.get() {
+            ObjectRef::Null => String::new(),
+            ObjectRef::Export(i) => pkg
+                .exports
+                .get(i as usize)
+                .map(|e| pkg.name_of(e.name))
+                .unwrap_or_else(|| format!("<export {i} out of range>")),
+            ObjectRef::Script(v) => self
+                .script
+                .and_then(|s| s.path(index))
+                .unwrap_or_else(|| format!("<script {v:#018x}>")),
+            ObjectRef::Package { package, hash, raw } => {
+                if pkg.layout == ZenLayout::Ue4 {
+                    // UE4: a global import index shared by all packages.
+                    for p in &self.all.packages {
+                        if let Some(&(pi, ei)) = self.public.get(&(p.id, raw)) {
+                            return self.export_path(pi, ei);
+                        }
+                    }
+                    return format!("<import {raw:#018x}>");
+                }
+                let pid = self
+                    .all
+                    .header
+                    .store_entry(pkg_id)
+                    .and_then(|s| s.imported_packages.get(package as usize).copied())
+                    .or_else(|| {
+                        pkg.imported_package_names
+                            .get(package as usize)
+                            .map(|n| crate::names::package_id(n))
+                    });
+                let h = pkg
+                    .imported_public_export_hashes
+                    .get(hash as usize)
+                    .copied();
+                match (pid, h) {
+                    (Some(pid), Some(h)) => match self.public.get(&(pid, h)) {
+                        Some(&(pi, ei)) => self.export_path(pi, ei),
+                        None => {
+                            let pname = pkg
+                                .imported_package_names
+                                .get(package as usize)
+                                .cloned()
+                                .unwrap_or_else(|| format!("{pid:016X}"));
+                            format!("{pname}.<{h:016x}>")
+                        }
+                    },
+                    _ => format!("<import {raw:#018x} out of range>"),
+                }
+            }
+        }
+    }
+
+    fn export_path(&self, pi: usize, ei: usize) -> String {
+        match self.all.packages.get(pi).map(|p| &p.header) {
+            Some(Ok(h)) => match h.exports.get(ei) {
+                Some(e) => format!("{}.{}", h.name, h.name_of(e.name)),
+                None => h.name.clone(),
+            },
+            _ => "<unreadable package>".into(),
+        }
     }
 }
 
