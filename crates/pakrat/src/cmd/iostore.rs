@@ -3,14 +3,11 @@
 use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
 
 use anyhow::{bail, Context, Result};
 use pakrat_iostore::container::{guid_text, ChunkInfo};
 use pakrat_iostore::toc::{flags, EncryptionMethod};
-use pakrat_iostore::{verify as iverify, AesKey, Container, KeyRing};
-use rayon::prelude::*;
+use pakrat_iostore::{extract, verify as iverify, AesKey, Container, KeyRing};
 use serde_json::json;
 
 use crate::args::*;
@@ -188,14 +185,87 @@ pub fn info(a: &InfoArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `pak_info` for this format.
-pub fn pak_info(_a: &InfoArgs) -> Result<ExitCode> {
-    bail!("pak_info: not implemented yet")
-}
-
-/// File name of a chunk written by id (`--chunks`).
-fn chunk_file_name(x: &ChunkInfo) -> String {
-    format!("_chunks/{}.{}", x.id, x.chunk_type.name())
+/// `pak_info` for this format: the `.pak` footer (the contents are not read).
+pub fn pak_info(a: &InfoArgs) -> Result<ExitCode> {
+    use pakrat_iostore::pak;
+    let src = pakrat_io::Source::open(&a.file)?;
+    let f = pak::parse(&src, src.len() as u64).map_err(|e| e.in_file(&a.file))?;
+    let companion = a.file.with_extension("utoc");
+    let companion = companion.is_file().then_some(companion);
+    if a.out.json {
+        let mut v = serde_json::to_value(&f)?;
+        if let Some(o) = v.as_object_mut() {
+            o.insert(
+                "file".into(),
+                serde_json::json!(a.file.display().to_string()),
+            );
+            o.insert(
+                "companion_utoc".into(),
+                serde_json::json!(companion.as_ref().map(|p| p.display().to_string())),
+            );
+        }
+        print_json(&v)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!("{}: pak file", a.file.display());
+    println!("  version:        {} ({})", f.version, f.version_name);
+    println!(
+        "  footer:         {} bytes at {:#x}",
+        f.footer_size, f.footer_offset
+    );
+    println!(
+        "  index:          offset {:#x}, {} bytes, SHA-1 {}",
+        f.index_offset, f.index_size, f.index_hash
+    );
+    println!(
+        "  index encrypted: {}",
+        if f.encrypted_index { "yes" } else { "no" }
+    );
+    if f.version >= 7 {
+        println!(
+            "  key GUID:       {}{}",
+            f.encryption_key_guid,
+            if f.encryption_key_guid.is_zero() {
+                " (default key)"
+            } else {
+                ""
+            }
+        );
+    }
+    if f.version == 9 {
+        println!(
+            "  frozen index:   {}",
+            if f.frozen_index { "yes" } else { "no" }
+        );
+    }
+    if f.version >= 8 {
+        println!(
+            "  compression:    {} ({} name slots)",
+            if f.compression_methods.is_empty() {
+                "none".to_string()
+            } else {
+                f.compression_methods.join(", ")
+            },
+            f.compression_slots
+        );
+    } else {
+        println!("  compression:    fixed by version (Zlib, Gzip, Oodle)");
+    }
+    if let Some(p) = f.pakchunk_index {
+        println!("  pakchunk index: {p}");
+    }
+    if let Some(m) = f.encryption_method {
+        println!(
+            "  encryption method: {m}; index IVs {}",
+            f.index_ivs.join(" ")
+        );
+    }
+    match &companion {
+        Some(p) => println!("  companion IoStore container: {}", p.display()),
+        None => println!("  no IoStore container (.utoc) next to it"),
+    }
+    println!("  (pak contents are not read by this version of pakrat)");
+    Ok(ExitCode::SUCCESS)
 }
 
 fn chunk_json(x: &ChunkInfo) -> serde_json::Value {
@@ -363,57 +433,41 @@ pub fn extract(a: &ExtractArgs) -> Result<ExitCode> {
         }
         Some(b.build()?)
     };
-    let jobs: Vec<(String, ChunkInfo)> = c
+    let jobs: Vec<extract::Job> = c
         .chunks()
         .into_iter()
         .filter_map(|x| {
             let name = match &x.path {
                 Some(p) => p.clone(),
-                None if a.chunks => chunk_file_name(&x),
+                None if a.chunks => extract::chunk_file_name(&x),
                 None => return None,
             };
             match &globs {
                 Some(g) if !g.is_match(&name) => None,
-                _ => Some((name, x)),
+                _ => Some(extract::Job {
+                    name,
+                    index: x.index,
+                    size: x.size,
+                }),
             }
         })
         .collect();
     let out = pakrat_io::fsutil::OutputDir::create(&a.output, a.force)?;
-    let total: u64 = jobs.iter().map(|(_, x)| x.size).sum();
+    let total: u64 = jobs.iter().map(|j| j.size).sum();
     let bar = progress(total, a.quiet || a.out.json, "extracting");
-    let done = AtomicU64::new(0);
-    let errors = Mutex::new(Vec::new());
-    let start = std::time::Instant::now();
-    jobs.par_iter().for_each(|(name, x)| {
-        let res = out.write_with(name, |w| {
-            c.stream_chunk(x.index, |b| {
-                w.write_all(b)
-                    .map_err(|e| pakrat_io::Error::Other(e.to_string()))?;
-                if let Some(pb) = &bar {
-                    pb.inc(b.len() as u64);
-                }
-                Ok(())
-            })
-            .map_err(std::io::Error::other)
-        });
-        match res {
-            Ok(_) => {
-                done.fetch_add(1, Ordering::Relaxed);
-            }
-            Err(e) => {
-                if let Ok(mut v) = errors.lock() {
-                    v.push(format!("{name}: {e}"));
-                }
-            }
+    let tick = |n: u64| {
+        if let Some(pb) = &bar {
+            pb.inc(n);
         }
-    });
+    };
+    let start = std::time::Instant::now();
+    let summary = extract::extract(&c, &jobs, &out, &tick);
     if let Some(pb) = &bar {
         pb.finish_and_clear();
     }
     let secs = start.elapsed().as_secs_f64();
-    let mut errors = errors.into_inner().unwrap_or_default();
-    errors.sort();
-    let done = done.into_inner();
+    let errors = summary.errors;
+    let done = summary.files;
     if a.out.json {
         print_json(&json!({
             "file": a.file.display().to_string(),
@@ -444,7 +498,342 @@ pub fn extract(a: &ExtractArgs) -> Result<ExitCode> {
     })
 }
 
-/// `packages` for this format.
-pub fn packages(_a: &PackagesArgs) -> Result<ExitCode> {
-    bail!("packages: not implemented yet")
+/// `packages` for this format: the zen packages of a container, or one
+/// package in detail, with class names resolved through a global container.
+pub fn packages(a: &PackagesArgs) -> Result<ExitCode> {
+    use pakrat_iostore::names::{hex_id, package_id};
+    use pakrat_iostore::zen::{self, ContainerPackages, ObjectIndex, Resolver, ZenPackage};
+    use serde_json::json;
+
+    let c = open(&a.file, &a.keys)?;
+    // The global container: --global, else a global.utoc next to the file.
+    let global_path = a.global.clone().or_else(|| {
+        let g = a.file.with_file_name("global.utoc");
+        (g.is_file() && g.file_name() != a.file.file_name()).then_some(g)
+    });
+    let mut notes = Vec::new();
+    let script = match &global_path {
+        Some(g) => match Container::open(g, &keyring(&a.keys)?)
+            .and_then(|gc| zen::load_script_objects(&gc))
+        {
+            Ok(s) => Some(s),
+            Err(e) if a.global.is_some() => return Err(e.into()),
+            Err(e) => {
+                notes.push(format!("class names not resolved: {e}"));
+                None
+            }
+        },
+        None => {
+            notes.push("no global.utoc next to the container: script class names not resolved (use --global)".into());
+            None
+        }
+    };
+    let all = match ContainerPackages::read(&c) {
+        Ok(p) => p,
+        Err(e) => {
+            // A global container has script objects but no packages.
+            if let Ok(s) = zen::load_script_objects(&c) {
+                bail!(
+                    "{}: a global container ({} script objects); it holds no packages",
+                    a.file.display(),
+                    s.objects.len()
+                );
+            }
+            return Err(e.into());
+        }
+    };
+    let public = all.public_exports();
+    let res = Resolver {
+        all: &all,
+        script: script.as_ref(),
+        public: &public,
+    };
+    let short = |s: String| -> String {
+        match s.rfind(['.', ':']) {
+            Some(i) if !s.starts_with('<') => s[i + 1..].to_string(),
+            _ => s,
+        }
+    };
+    // The "main" export: the one named like the package, else the first.
+    let main_class = |p: &ZenPackage, id: u64| -> String {
+        let leaf = p.name.rsplit('/').next().unwrap_or("");
+        p.exports
+            .iter()
+            .find(|e| p.name_of(e.name) == leaf)
+            .or(p.exports.first())
+            .map(|e| short(res.name(p, id, e.class)))
+            .unwrap_or_default()
+    };
+
+    if let Some(q) = &a.package {
+        let Some(entry) = all.find(q) else {
+            bail!("{}: no package {q:?} in this container", a.file.display());
+        };
+        let p = entry
+            .header
+            .as_ref()
+            .map_err(|e| anyhow::anyhow!("package {}: {e}", hex_id(entry.id)))?;
+        let id = entry.id;
+        let obj = |i: ObjectIndex| res.name(p, id, i);
+        let store = all.header.store_entry(id);
+        let imported: Vec<String> = store
+            .map(|s| {
+                s.imported_packages
+                    .iter()
+                    .enumerate()
+                    .map(|(k, pid)| {
+                        p.imported_package_names.get(k).cloned().unwrap_or_else(|| {
+                            all.packages
+                                .iter()
+                                .find(|x| x.id == *pid)
+                                .and_then(|x| x.header.as_ref().ok())
+                                .map(|h| h.name.clone())
+                                .unwrap_or_else(|| hex_id(*pid))
+                        })
+                    })
+                    .collect()
+            })
+            .unwrap_or_else(|| p.imported_package_names.clone());
+        if a.out.json {
+            let exports: Vec<_> = p
+                .exports
+                .iter()
+                .enumerate()
+                .map(|(i, e)| {
+                    json!({
+                        "index": i,
+                        "name": p.name_of(e.name),
+                        "class": obj(e.class),
+                        "outer": obj(e.outer),
+                        "super": obj(e.super_index),
+                        "template": obj(e.template),
+                        "serial_offset": e.serial_offset,
+                        "serial_size": e.serial_size,
+                        "object_flags": e.object_flags,
+                        "filter_flags": e.filter_flags,
+                        "public_export_hash": format!("{:016X}", e.public_export_hash),
+                    })
+                })
+                .collect();
+            let imports: Vec<_> = p.imports.iter().map(|&i| obj(i)).collect();
+            print_json(&json!({
+                "name": p.name,
+                "id": hex_id(id),
+                "id_matches_name": package_id(&p.name) == id,
+                "path": entry.path,
+                "layout": p.layout.describe(),
+                "versioning": p.versioning,
+                "package_flags": p.package_flags,
+                "header_size": p.header_size,
+                "cooked_header_size": p.cooked_header_size,
+                "names": p.names.iter().map(|n| n.text.clone()).collect::<Vec<_>>(),
+                "name_hash_mismatches": p.name_hash_mismatches(),
+                "imported_packages": imported,
+                "imports": imports,
+                "exports": exports,
+                "export_bundle_entries": p.export_bundle_entries.len(),
+                "export_bundles": p.export_bundle_headers.len(),
+                "dependency_bundles": p.dependency_bundle_headers.len(),
+                "dependency_bundle_entries": p.dependency_bundle_entries.len(),
+            }))?;
+            return Ok(ExitCode::SUCCESS);
+        }
+        println!("{}", p.name);
+        println!(
+            "  id:          {}{}",
+            hex_id(id),
+            if package_id(&p.name) == id {
+                ""
+            } else {
+                "  (DOES NOT MATCH the name's CityHash64)"
+            }
+        );
+        if let Some(path) = &entry.path {
+            println!("  path:        {path}");
+        }
+        println!("  layout:      {}", p.layout.describe());
+        match &p.versioning {
+            Some(v) => println!(
+                "  versioned:   zen {}, UE4 {}, UE5 {}, licensee {}, {} custom versions",
+                v.zen_version,
+                v.file_version_ue4,
+                v.file_version_ue5,
+                v.licensee,
+                v.custom_versions.len()
+            ),
+            None => println!("  versioned:   no (unversioned)"),
+        }
+        println!(
+            "  flags:       {:#010x}, header {} bytes, cooked header {} bytes",
+            p.package_flags, p.header_size, p.cooked_header_size
+        );
+        if let Some(s) = &p.source_name {
+            println!("  source name: {s}");
+        }
+        println!(
+            "  names ({}{}):",
+            p.names.len(),
+            match p.name_hash_mismatches() {
+                0 => String::new(),
+                n => format!(", {n} with a wrong stored hash"),
+            }
+        );
+        for (i, n) in p.names.iter().enumerate() {
+            println!("    {i:4}  {}", n.text);
+        }
+        println!("  imported packages ({}):", imported.len());
+        for n in &imported {
+            println!("          {n}");
+        }
+        println!("  imports ({}):", p.imports.len());
+        for (i, &imp) in p.imports.iter().enumerate() {
+            println!("    {i:4}  {}", obj(imp));
+        }
+        println!("  exports ({}):", p.exports.len());
+        for (i, e) in p.exports.iter().enumerate() {
+            let outer = obj(e.outer);
+            println!(
+                "    {i:4}  {}  class {}{}  size {}  flags {:#x}",
+                p.name_of(e.name),
+                obj(e.class),
+                if outer.is_empty() {
+                    String::new()
+                } else {
+                    format!("  outer {outer}")
+                },
+                e.serial_size,
+                e.object_flags
+            );
+        }
+        if !p.export_bundle_headers.is_empty() {
+            println!("  export bundles: {}", p.export_bundle_headers.len());
+        }
+        if !p.dependency_bundle_headers.is_empty() {
+            println!(
+                "  dependency bundles: {} ({} entries)",
+                p.dependency_bundle_headers.len(),
+                p.dependency_bundle_entries.len()
+            );
+        }
+        for n in &notes {
+            eprintln!("pakrat: note: {n}");
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+
+    let mut failed = 0usize;
+    let mut rows = Vec::new();
+    for e in &all.packages {
+        match &e.header {
+            Ok(p) => {
+                let ok_id = package_id(&p.name) == e.id;
+                if !ok_id {
+                    failed += 1;
+                }
+                rows.push(json!({
+                    "id": hex_id(e.id),
+                    "name": p.name,
+                    "path": e.path,
+                    "class": main_class(p, e.id),
+                    "exports": p.exports.len(),
+                    "imports": p.imports.len(),
+                    "imported_packages": all.header.store_entry(e.id).map(|s| s.imported_packages.len()),
+                    "id_matches_name": ok_id,
+                }));
+            }
+            Err(err) => {
+                failed += 1;
+                rows.push(json!({
+                    "id": hex_id(e.id),
+                    "path": e.path,
+                    "error": err.to_string(),
+                }));
+            }
+        }
+    }
+    // Packages named in the container header but without a chunk, and back.
+    let missing: Vec<String> = all
+        .header
+        .package_ids
+        .iter()
+        .filter(|id| !all.packages.iter().any(|p| p.id == **id))
+        .map(|id| hex_id(*id))
+        .collect();
+    if a.out.json {
+        print_json(&json!({
+            "file": a.file.display().to_string(),
+            "container_id": hex_id(all.header.container_id),
+            "container_header": all.header.form.describe(),
+            "layout": all.layout.describe(),
+            "script_objects": script.as_ref().map(|s| s.objects.len()),
+            "packages": rows,
+            "header_packages_without_chunk": missing,
+            "redirects": all.header.redirects.len(),
+            "localized_packages": all.header.localized_packages.len(),
+            "failed": failed,
+        }))?;
+    } else {
+        println!(
+            "{}: {} packages (container header {}, package layout {}){}",
+            a.file.display(),
+            all.packages.len(),
+            all.header.form.describe(),
+            all.layout.describe(),
+            match &script {
+                Some(s) => format!(
+                    ", {} script objects from the global container",
+                    s.objects.len()
+                ),
+                None => String::new(),
+            }
+        );
+        println!("{:>7} {:>7}  {:<24} PACKAGE", "EXPORTS", "IMPORTS", "CLASS");
+        for r in &rows {
+            if let Some(err) = r["error"].as_str() {
+                println!(
+                    "  ERROR {} {}: {err}",
+                    r["id"].as_str().unwrap_or(""),
+                    r["path"].as_str().unwrap_or("")
+                );
+                continue;
+            }
+            println!(
+                "{:>7} {:>7}  {:<24} {}{}",
+                r["exports"],
+                r["imports"],
+                r["class"].as_str().unwrap_or(""),
+                r["name"].as_str().unwrap_or(""),
+                if r["id_matches_name"] == json!(false) {
+                    format!(
+                        "  (id {} does not match the name)",
+                        r["id"].as_str().unwrap_or("")
+                    )
+                } else {
+                    String::new()
+                }
+            );
+        }
+        if !missing.is_empty() {
+            println!(
+                "{} package ids in the container header have no package chunk: {}",
+                missing.len(),
+                missing.join(" ")
+            );
+        }
+        if !all.header.redirects.is_empty() || !all.header.localized_packages.is_empty() {
+            println!(
+                "{} redirects, {} localized packages",
+                all.header.redirects.len(),
+                all.header.localized_packages.len()
+            );
+        }
+        for n in &notes {
+            eprintln!("pakrat: note: {n}");
+        }
+    }
+    if failed > 0 {
+        eprintln!("pakrat: {failed} package(s) could not be read or have a wrong id");
+        return Ok(ExitCode::from(1));
+    }
+    Ok(ExitCode::SUCCESS)
 }
