@@ -98,7 +98,7 @@ fn le32(data: &[u8], at: usize) -> Option<u32> {
 
 /// A zlib (RFC 1950) stream header as `compress()` writes it: deflate,
 /// window ≤ 32 KiB, no preset dictionary, check bits valid.
-fn zlib_header_at(data: &[u8], at: usize) -> bool {
+pub(crate) fn zlib_header_at(data: &[u8], at: usize) -> bool {
     match (data.get(at), data.get(at + 1)) {
         (Some(&cmf), Some(&flg)) => {
             cmf & 0x0F == 8
@@ -110,18 +110,12 @@ fn zlib_header_at(data: &[u8], at: usize) -> bool {
     }
 }
 
-/// A `.uz` header whose name looks like a file name (used only to tell
-/// `.uz` 5678 from `.uz3`, which share their first four bytes).
-fn plausible_uz_header(data: &[u8]) -> Option<UzHeader> {
-    let h = uz1::read_header(data).ok()?;
-    Some(h)
-}
-
 fn plausible_name(name: &str) -> bool {
     !name.is_empty() && name.len() <= 255 && !name.chars().any(char::is_control)
 }
 
-/// A `.uz2` chunk header at `at` with both sizes in range.
+/// A `.uz2` chunk header at `at` with both sizes in range and a zlib header
+/// after it; returns where the chunk ends (perhaps past the end of `data`).
 fn uz2_chunk_at(data: &[u8], at: usize) -> Option<usize> {
     let comp = le32(data, at)? as usize;
     let uncomp = le32(data, at + 4)? as usize;
@@ -131,39 +125,54 @@ fn uz2_chunk_at(data: &[u8], at: usize) -> Option<usize> {
     .then_some(at + 8 + comp)
 }
 
-/// Recognise a redirect-compressed file from its content (`data` is the
-/// whole file).
+/// The formats `data` (the whole file) could be, most likely first;
+/// usually one, none for other files.
 ///
-/// * `.uz`: signature 1234 or 5678 followed by a well-formed `FString`.
-/// * `.uz3`: 0x162E (= 5678) followed by a size and a zlib header at offset 8,
-///   where the bytes after the signature are not a plausible file name.
-/// * `.uz2`: a first chunk header with both sizes in range, a zlib header at
-///   offset 8, the chunk inside the file and, if more follows, a second valid
-///   chunk header.
-pub fn detect(data: &[u8]) -> Option<UzFormat> {
-    match le32(data, 0)? {
-        1234 => return plausible_uz_header(data).map(|_| UzFormat::Uz),
-        5678 => {
-            let uz = plausible_uz_header(data);
-            if uz
-                .as_ref()
-                .is_some_and(|h| plausible_name(&h.original_name.text))
-            {
-                return Some(UzFormat::Uz);
-            }
-            if zlib_header_at(data, uz3::HEADER_LEN) && uz3::read_header(data).is_ok() {
-                return Some(UzFormat::Uz3);
-            }
-            return uz.map(|_| UzFormat::Uz);
-        }
-        _ => {}
-    }
-    let end = uz2_chunk_at(data, 0)?;
-    if end == data.len() || (end < data.len() && uz2_chunk_at(data, end).is_some()) {
-        Some(UzFormat::Uz2)
+/// The first four bytes do not settle it: `.uz` signature 5678 is also the
+/// `.uz3` magic, and a `.uz2` whose first chunk is 1234 or 5678 bytes long
+/// starts like a `.uz`. So:
+/// * `.uz`: signature 1234/5678 and a well-formed `FString` (ranked first
+///   when it looks like a file name, last otherwise);
+/// * `.uz2`: chunk headers with sizes in range, each followed by a zlib
+///   header, tiling the whole file (or, when the first four bytes are no
+///   `.uz` signature, just a valid first chunk header, so that a damaged
+///   `.uz2` is still recognised and its damage reported);
+/// * `.uz3`: 0x162E, a size the stream could hold, a zlib header at offset 8.
+pub fn candidates(data: &[u8]) -> Vec<UzFormat> {
+    let mut out = Vec::with_capacity(3);
+    let sig = le32(data, 0);
+    let signed = matches!(sig, Some(1234 | 5678));
+    let uz = if signed {
+        uz1::read_header(data).ok()
     } else {
         None
+    };
+    let named = uz
+        .as_ref()
+        .is_some_and(|h| plausible_name(&h.original_name.text));
+    if named {
+        out.push(UzFormat::Uz);
     }
+    let whole_uz2 = !data.is_empty() && uz2::chunks(data).is_ok();
+    if whole_uz2 || (!signed && uz2_chunk_at(data, 0).is_some()) {
+        out.push(UzFormat::Uz2);
+    }
+    if sig == Some(uz3::MAGIC)
+        && zlib_header_at(data, uz3::HEADER_LEN)
+        && uz3::read_header(data).is_ok()
+    {
+        out.push(UzFormat::Uz3);
+    }
+    if uz.is_some() && !named {
+        out.push(UzFormat::Uz);
+    }
+    out
+}
+
+/// Recognise a redirect-compressed file from its content (`data` is the
+/// whole file): the most likely of [`candidates`].
+pub fn detect(data: &[u8]) -> Option<UzFormat> {
+    candidates(data).first().copied()
 }
 
 /// What the headers of a redirect file say (no decoding).
@@ -208,8 +217,16 @@ fn not_redirect(data: &[u8]) -> Error {
 
 /// Read the headers of a `.uz`, `.uz2` or `.uz3` file.
 pub fn inspect(data: &[u8]) -> Result<Info> {
-    let format = detect(data).ok_or_else(|| detect_error(data))?;
-    inspect_as(format, data)
+    let mut first_err = None;
+    for format in candidates(data) {
+        match inspect_as(format, data) {
+            Ok(i) => return Ok(i),
+            Err(e) => {
+                first_err.get_or_insert(e);
+            }
+        }
+    }
+    Err(first_err.unwrap_or_else(|| detect_error(data)))
 }
 
 /// The most useful error for data that [`detect`] rejected.
@@ -291,10 +308,20 @@ pub fn decompress(data: &[u8]) -> Result<Decompressed> {
     decompress_with(data, &Limits::default())
 }
 
-/// Decode with explicit limits.
+/// Decode with explicit limits. When the content fits more than one format
+/// (see [`candidates`]) each is tried in turn; the error is the most likely
+/// format's.
 pub fn decompress_with(data: &[u8], limits: &Limits) -> Result<Decompressed> {
-    let format = detect(data).ok_or_else(|| detect_error(data))?;
-    decompress_as(format, data, limits)
+    let mut first_err = None;
+    for format in candidates(data) {
+        match decompress_as(format, data, limits) {
+            Ok(d) => return Ok(d),
+            Err(e) => {
+                first_err.get_or_insert(e);
+            }
+        }
+    }
+    Err(first_err.unwrap_or_else(|| detect_error(data)))
 }
 
 /// Decode, the format being known.
@@ -314,32 +341,49 @@ pub fn decompress_as(format: UzFormat, data: &[u8], limits: &Limits) -> Result<D
 /// (e.g. [`pakrat_io::fsutil::write_atomic`]) so that nothing half-done
 /// lands under the final name.
 pub fn decompress_to(data: &[u8], out: &mut dyn Write, limits: &Limits) -> Result<(Info, u64)> {
-    let format = detect(data).ok_or_else(|| detect_error(data))?;
-    let info = inspect_as(format, data)?;
-    let n = match format {
-        UzFormat::Uz => {
-            let (_, bytes) = uz1::decompress(data, limits)?;
-            out.write_all(&bytes)
-                .map_err(|e| Error::Other(format!("writing decoded data: {e}")))?;
-            bytes.len() as u64
-        }
-        UzFormat::Uz2 => {
-            if info.declared_size.unwrap_or(0) > limits.max_output as u64 {
-                return Err(Error::invalid(
-                    0,
-                    "uz2 chunks declare more than the output limit",
-                ));
+    let mut first_err = None;
+    for format in candidates(data) {
+        let info = match inspect_as(format, data) {
+            Ok(i) => i,
+            Err(e) => {
+                first_err.get_or_insert(e);
+                continue;
             }
-            uz2::decompress_to(data, out)?
-        }
-        UzFormat::Uz3 => {
-            if info.declared_size.unwrap_or(0) > limits.max_output as u64 {
-                return Err(Error::invalid(4, "uz3 size is over the output limit"));
+        };
+        let n = match format {
+            UzFormat::Uz => match uz1::decompress(data, limits) {
+                Ok((_, bytes)) => {
+                    out.write_all(&bytes)
+                        .map_err(|e| Error::Other(format!("writing decoded data: {e}")))?;
+                    bytes.len() as u64
+                }
+                Err(e) => {
+                    first_err.get_or_insert(e);
+                    continue;
+                }
+            },
+            // Streaming formats: once writing has begun there is no retry.
+            UzFormat::Uz2 | UzFormat::Uz3 => {
+                if info.declared_size.unwrap_or(0) > limits.max_output as u64 {
+                    return Err(Error::invalid(
+                        0,
+                        format!(
+                            "{format} declares {} bytes, over the limit of {} bytes",
+                            info.declared_size.unwrap_or(0),
+                            limits.max_output
+                        ),
+                    ));
+                }
+                if format == UzFormat::Uz2 {
+                    uz2::decompress_to(data, out)?
+                } else {
+                    uz3::decompress_to(data, out)?
+                }
             }
-            uz3::decompress_to(data, out)?
-        }
-    };
-    Ok((info, n))
+        };
+        return Ok((info, n));
+    }
+    Err(first_err.unwrap_or_else(|| detect_error(data)))
 }
 
 /// How to compress.
@@ -445,8 +489,11 @@ mod tests {
         assert_eq!(detect(b""), None);
         assert_eq!(detect(&[0x2E, 0x16, 0, 0]), None);
         assert_eq!(detect(&[0xD2, 0x04, 0, 0, 0x7F]), None);
-        // A uz2 whose first chunk runs past the end is not detected.
-        assert_eq!(detect(&uz2[..uz2.len() - 1]), None);
+        // A damaged uz2 is still recognised, and the damage reported.
+        let cut = &uz2[..uz2.len() - 1];
+        assert_eq!(detect(cut), Some(UzFormat::Uz2));
+        let e = decompress(cut).unwrap_err().to_string();
+        assert!(e.contains("uz2 chunk zlib data"), "{e}");
         for (f, bytes) in [
             (UzFormat::Uz, &uz),
             (UzFormat::Uz2, &uz2),
@@ -461,6 +508,28 @@ mod tests {
             assert_eq!((n as usize, &v), (data.len(), &data));
         }
         assert_eq!(decompress(&uz).unwrap().original_name(), Some("A.u"));
+    }
+
+    #[test]
+    fn uz2_chunk_that_looks_like_a_uz_signature() {
+        // 1223 incompressible bytes deflate to exactly 1234 (stored block),
+        // so the file starts with the .uz signature 1234.
+        let mut x = 99u32;
+        for len in 1200..1300 {
+            let noise: Vec<u8> = (0..len)
+                .map(|_| {
+                    x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+                    (x >> 16) as u8
+                })
+                .collect();
+            let c = compress(&noise, &CompressOptions::new(UzFormat::Uz2, "")).unwrap();
+            assert_eq!(decompress(&c).unwrap().data, noise, "{len}");
+            if le32(&c, 0) == Some(1234) {
+                assert!(candidates(&c).contains(&UzFormat::Uz2));
+                return;
+            }
+        }
+        panic!("no 1234-byte chunk produced");
     }
 
     #[test]

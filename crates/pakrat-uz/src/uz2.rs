@@ -62,6 +62,12 @@ pub fn chunks(data: &[u8]) -> Result<Vec<Chunk>> {
                 available: (data.len() - pos - 8) as u64,
             });
         }
+        if !crate::zlib_header_at(data, pos + 8) {
+            return Err(Error::invalid(
+                pos as u64 + 8,
+                "uz2 chunk data does not start with a zlib header (0x78 ..)",
+            ));
+        }
         out.push(Chunk {
             offset: pos as u64,
             compressed: comp,
