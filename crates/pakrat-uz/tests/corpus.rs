@@ -120,10 +120,10 @@ fn round_trip(path: &Path, data: &[u8]) -> Result<usize, String> {
                 o.format, o.signature
             ));
         }
-        if o.format == UzFormat::Uz {
-            if d.original_name() != Some(name.as_str()) || d.info.signature != Some(o.signature) {
-                return Err(format!("{name}: header not kept"));
-            }
+        if o.format == UzFormat::Uz
+            && (d.original_name() != Some(name.as_str()) || d.info.signature != Some(o.signature))
+        {
+            return Err(format!("{name}: header not kept"));
         }
     }
     Ok(variants.len())
