@@ -187,7 +187,8 @@ pub struct GameDir {
 
 impl GameDir {
     /// Open a game folder; `ini` overrides the ini search. The System folder
-    /// is `root/System` (any case), or `root` itself when that has none.
+    /// is `root/System` (any case), or `root` itself when it is named
+    /// `System`.
     pub fn open(root: &Path, ini: Option<&Path>) -> Result<GameDir> {
         let index = DirIndex::default();
         if !root.is_dir() {
@@ -196,9 +197,15 @@ impl GameDir {
                 root.display()
             )));
         }
+        let named_system = root
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().eq_ignore_ascii_case("System"));
         let system_dir = match index.find(root, "System") {
             Some(p) if p.is_dir() => p,
-            _ => root.to_path_buf(),
+            // The user pointed at the System folder itself.
+            _ if named_system => root.to_path_buf(),
+            // No System folder yet: Paths (`../Maps/...`) still start from where it would be.
+            _ => root.join("System"),
         };
         let ini_path = match ini {
             Some(p) => Some(p.to_path_buf()),
@@ -257,7 +264,7 @@ impl GameDir {
     /// Find package `name` (with or without extension) the way the engine
     /// does; see the module documentation for the order.
     pub fn resolve(&self, name: &str, guid: Option<Guid>) -> Option<Found> {
-        if name.is_empty() || is_library(name) {
+        if !is_plain_name(name) || is_library(name) {
             return None;
         }
         // Pass 1: exact spelling, as appFindPackageFile's first loop.
@@ -342,6 +349,19 @@ impl GameDir {
                     .is_some_and(|tail| tail.eq_ignore_ascii_case(&want))
         })
     }
+}
+
+/// Package names come from import tables, i.e. from untrusted files: only a
+/// plain file name is ever looked up (no folder separators, no `..`, no
+/// drive letter, no control characters), so a hostile import cannot make
+/// pakrat open a file outside the `Paths` folders.
+pub fn is_plain_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= pakrat_io::fsutil::MAX_COMPONENT
+        && name != "."
+        && name != ".."
+        && !name.contains(['/', '\\', ':'])
+        && !name.chars().any(|c| c.is_control())
 }
 
 /// True for names the engine refuses to treat as packages (native libraries).

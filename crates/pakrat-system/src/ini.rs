@@ -245,4 +245,18 @@ mod tests {
         assert_eq!(parse_bool(" TRUE "), Some(true));
         assert_eq!(parse_bool("maybe"), None);
     }
+
+    proptest::proptest! {
+        #[test]
+        fn never_panics(data in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..512)) {
+            let ini = Ini::parse(&data);
+            let _ = ini.array("Core.System", "Paths");
+            let _ = ini.get("Cache", "x");
+            let c = crate::cache::CacheIni::from_ini(&ini);
+            for e in &c.entries {
+                let _ = crate::cache::safe_file_name(&e.name);
+                let _ = e.package_name();
+            }
+        }
+    }
 }
