@@ -1,42 +1,431 @@
-//! Handlers for umod commands.
+//! Handlers for UMOD installers: info, list, verify, extract, and
+//! `umod create|install|uninstall`.
 
+use std::path::Path;
 use std::process::ExitCode;
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
+use pakrat_io::fsutil::OutputDir;
+use pakrat_umod::create::{CreateOptions, OrderTemplate};
+use pakrat_umod::install::{FileAction, InstallOptions, UninstallAction};
+use pakrat_umod::{Container, ExtractOptions, Manifest, RecordKind, Severity, Umod, UmodFile};
+use serde::Serialize;
 
 use crate::args::*;
+use crate::output::{human_size, print_json};
+
+fn open(path: &Path) -> Result<UmodFile> {
+    Ok(UmodFile::open(path)?)
+}
+
+fn parse<'a>(file: &'a UmodFile) -> Result<Umod<'a>> {
+    Ok(Umod::parse_file(file)?)
+}
+
+/// Where each member goes when installed.
+fn destination(m: Option<&Manifest>, name: &str) -> String {
+    let Some(m) = m else {
+        return "(no manifest)".into();
+    };
+    let want = name.replace('/', "\\").to_lowercase();
+    match m
+        .records()
+        .find(|r| r.member_name().replace('/', "\\").to_lowercase() == want)
+    {
+        Some(r) if r.kind == RecordKind::Copy => "(setup file, not installed)".into(),
+        Some(r) => {
+            let mut d = r.install_dest().to_string();
+            if let Some(l) = &r.lang {
+                d.push_str(&format!(" (Lang={l})"));
+            }
+            if r.decodes_uz() {
+                d.push_str(" (decoded from .uz)");
+            }
+            d
+        }
+        None => "(not named by the manifest)".into(),
+    }
+}
+
+#[derive(Serialize)]
+struct InfoFile<'a> {
+    name: &'a str,
+    offset: u32,
+    size: u32,
+    flags: u32,
+    destination: String,
+}
+
+#[derive(Serialize)]
+struct InfoJson<'a> {
+    file: String,
+    trailer: &'a pakrat_umod::Trailer,
+    files: Vec<InfoFile<'a>>,
+    manifest: Option<&'a Manifest>,
+    problems: &'a [pakrat_umod::Problem],
+}
 
 /// `info` for this format.
-pub fn info(_a: &InfoArgs) -> Result<ExitCode> {
-    bail!("info: not implemented yet")
+pub fn info(a: &InfoArgs) -> Result<ExitCode> {
+    let file = open(&a.file)?;
+    let u = parse(&file)?;
+    let m = Manifest::from_umod(&u).ok().flatten();
+    let files: Vec<InfoFile> = u
+        .entries
+        .iter()
+        .map(|e| InfoFile {
+            name: &e.name,
+            offset: e.offset,
+            size: e.size,
+            flags: e.flags,
+            destination: destination(m.as_ref(), &e.name),
+        })
+        .collect();
+    if a.out.json {
+        print_json(&InfoJson {
+            file: a.file.display().to_string(),
+            trailer: &u.trailer,
+            files,
+            manifest: m.as_ref(),
+            problems: u.problems(),
+        })?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let t = &u.trailer;
+    let kind = match t.container {
+        Container::Plain => "UMOD".to_string(),
+        Container::SignedExe { .. } => "UMOD inside a signed self-extracting .exe".to_string(),
+    };
+    println!(
+        "{}: {kind}, version {}, {} members, {} ({} bytes), CRC {:#010x}",
+        a.file.display(),
+        t.version,
+        u.entries.len(),
+        human_size(u64::from(t.file_size)),
+        t.file_size,
+        t.crc
+    );
+    match &m {
+        None => println!("no System\\Manifest.ini: not installable by Setup"),
+        Some(m) => {
+            let val = |v: Option<&str>| v.filter(|s| !s.is_empty()).unwrap_or("-").to_string();
+            println!(
+                "product:      {} (Product={}, Version={})",
+                val(m.display_name()),
+                val(m.product.as_deref()),
+                val(m.version.as_deref())
+            );
+            let dev = val(m.local("Developer"));
+            match m.local("DeveloperURL").filter(|s| !s.is_empty()) {
+                Some(url) => println!("developer:    {dev} <{url}>"),
+                None => println!("developer:    {dev}"),
+            }
+            if let Some(u) = m.local("ProductURL").filter(|s| !s.is_empty()) {
+                println!("product URL:  {u}");
+            }
+            if let Some(r) = m.local("ReadMe").filter(|s| !s.is_empty()) {
+                println!("readme:       {r}");
+            }
+            for r in &m.requirements {
+                let v = match r.version.as_deref() {
+                    None | Some("") => "any version".to_string(),
+                    Some(v) => format!("version {v} or later"),
+                };
+                println!(
+                    "requires:     {} {v} [{}]",
+                    r.product.as_deref().unwrap_or("?"),
+                    r.section
+                );
+            }
+            let groups: Vec<String> = m
+                .groups
+                .iter()
+                .map(|g| match &g.parent {
+                    Some(p) => format!("{p}/{}", g.name),
+                    None => g.name.clone(),
+                })
+                .collect();
+            println!("groups:       {}", groups.join(", "));
+            for g in &m.groups {
+                for (k, v) in &g.other {
+                    println!("              [{}] {k}={v}", g.name);
+                }
+            }
+        }
+    }
+    println!(
+        "{:>10}  {:>5}  {:<32}  installs to",
+        "size", "flags", "member"
+    );
+    for f in &files {
+        println!(
+            "{:>10}  {:>5}  {:<32}  {}",
+            f.size, f.flags, f.name, f.destination
+        );
+    }
+    let errors = u.problems().iter().filter(|p| p.is_error()).count();
+    if errors > 0 {
+        println!("{errors} structural problem(s); run `pakrat verify` for details");
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// `list` for this format.
-pub fn list(_a: &ListArgs) -> Result<ExitCode> {
-    bail!("list: not implemented yet")
+pub fn list(a: &ListArgs) -> Result<ExitCode> {
+    let file = open(&a.file)?;
+    let u = parse(&file)?;
+    if a.out.json {
+        print_json(&u.entries)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!("{:>10}  {:>10}  {:>5}  name", "offset", "size", "flags");
+    for e in &u.entries {
+        println!(
+            "{:>10}  {:>10}  {:>5}  {}",
+            e.offset, e.size, e.flags, e.name
+        );
+    }
+    let total: u64 = u.entries.iter().map(|e| u64::from(e.size)).sum();
+    println!(
+        "{} members, {} ({total} bytes)",
+        u.entries.len(),
+        human_size(total)
+    );
+    Ok(ExitCode::SUCCESS)
 }
 
-/// `verify` for this format.
-pub fn verify(_a: &VerifyArgs) -> Result<ExitCode> {
-    bail!("verify: not implemented yet")
+#[derive(Serialize)]
+struct VerifyJson<'a> {
+    file: String,
+    ok: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<String>,
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    verification: Option<&'a pakrat_umod::Verification>,
+}
+
+/// `verify` for this format: exit 0 when sound, 1 when anything is wrong.
+pub fn verify(a: &VerifyArgs) -> Result<ExitCode> {
+    let file = open(&a.file)?;
+    let u = match Umod::parse_file(&file) {
+        Ok(u) => u,
+        Err(e) => {
+            if a.out.json {
+                print_json(&VerifyJson {
+                    file: a.file.display().to_string(),
+                    ok: false,
+                    error: Some(e.to_string()),
+                    verification: None,
+                })?;
+            } else {
+                println!("FAILED: {e}");
+            }
+            return Ok(ExitCode::from(1));
+        }
+    };
+    let v = u.verify();
+    if a.out.json {
+        print_json(&VerifyJson {
+            file: a.file.display().to_string(),
+            ok: v.ok(),
+            error: None,
+            verification: Some(&v),
+        })?;
+    } else {
+        let t = &u.trailer;
+        println!(
+            "{}: magic {:#010x}, version {}, FileSize {}, directory at {:#x} with {} entries",
+            a.file.display(),
+            t.magic,
+            t.version,
+            t.file_size,
+            t.dir_offset,
+            u.entries.len()
+        );
+        println!(
+            "CRC: recorded {:#010x}, computed {:#010x}",
+            v.crc_expected, v.crc_actual
+        );
+        for p in &v.problems {
+            let tag = match p.severity {
+                Severity::Error => "error",
+                Severity::Warning => "warning",
+            };
+            println!("{tag}: {p}");
+        }
+        let errors = v.errors().count();
+        let warnings = v.problems.len() - errors;
+        if v.ok() {
+            println!("OK ({warnings} warning(s))");
+        } else {
+            println!("FAILED: {errors} error(s), {warnings} warning(s)");
+        }
+    }
+    Ok(if v.ok() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }
 
 /// `extract` for this format.
-pub fn extract(_a: &ExtractArgs) -> Result<ExitCode> {
-    bail!("extract: not implemented yet")
+pub fn extract(a: &ExtractArgs) -> Result<ExitCode> {
+    let file = open(&a.file)?;
+    let u = parse(&file)?;
+    let out = OutputDir::create(&a.output, a.force)?;
+    let opts = ExtractOptions {
+        globs: a.globs.clone(),
+        ignore_crc: a.ignore_crc,
+    };
+    let rep = pakrat_umod::extract(&u, &out, &opts)
+        .map_err(|e| e.in_file(&a.file))
+        .context("extract")?;
+    for w in &rep.warnings {
+        eprintln!("pakrat: warning: {w}");
+    }
+    if a.out.json {
+        print_json(&rep)?;
+    } else if !a.quiet {
+        for f in &rep.files {
+            println!("{:>10}  {}", f.size, f.path.display());
+        }
+        let total: u64 = rep.files.iter().map(|f| f.size).sum();
+        println!(
+            "extracted {} files, {} into {}",
+            rep.files.len(),
+            human_size(total),
+            out.root().display()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
-/// `create` for this format.
-pub fn create(_a: &UmodCreateArgs) -> Result<ExitCode> {
-    bail!("create: not implemented yet")
+/// `umod create`.
+pub fn create(a: &UmodCreateArgs) -> Result<ExitCode> {
+    let template_file = match &a.order_from {
+        Some(p) => Some(open(p)?),
+        None => None,
+    };
+    let template = match &template_file {
+        Some(f) => Some(OrderTemplate::from_umod(&parse(f)?)),
+        None => None,
+    };
+    let opts = CreateOptions {
+        align: a.align,
+        order_from: template,
+    };
+    if !a.src.is_dir() {
+        bail!("{}: not a folder", a.src.display());
+    }
+    let plan = pakrat_umod::create::plan(&a.src, &opts)?;
+    for w in &plan.warnings {
+        eprintln!("pakrat: warning: {w}");
+    }
+    let rep = pakrat_umod::create::write(&plan, &a.output, a.force)?;
+    println!(
+        "wrote {}: {} members, {} bytes, CRC {:#010x}",
+        rep.path.display(),
+        rep.members,
+        rep.size,
+        rep.crc
+    );
+    Ok(ExitCode::SUCCESS)
 }
 
-/// `install` for this format.
-pub fn install(_a: &UmodInstallArgs) -> Result<ExitCode> {
-    bail!("install: not implemented yet")
+/// `umod install`.
+pub fn install(a: &UmodInstallArgs) -> Result<ExitCode> {
+    let file = open(&a.file)?;
+    let u = parse(&file)?;
+    let opts = InstallOptions {
+        dry_run: a.dry_run,
+        force: a.force,
+        ignore_requirements: a.ignore_requirements,
+        ..Default::default()
+    };
+    let rep = pakrat_umod::install::install(&u, &a.game_dir, &opts)?;
+    if a.out.json {
+        print_json(&rep)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let verb = if rep.dry_run {
+        "would install"
+    } else {
+        "installed"
+    };
+    for r in &rep.requirements {
+        println!("{} {}", if r.ok { "ok  " } else { "FAIL" }, r.message);
+    }
+    for f in &rep.files {
+        let what = match &f.action {
+            FileAction::Create => "new".to_string(),
+            FileAction::Unchanged => "same".to_string(),
+            FileAction::Replace { backup } => format!("replace (backup {backup})"),
+            FileAction::Conflict => "CONFLICT: differs (needs --force)".to_string(),
+        };
+        let uz = if f.decoded_uz { " (decoded .uz)" } else { "" };
+        println!("{:>10}  {:<40} {what}{uz}", f.size, f.path);
+    }
+    for n in &rep.notes {
+        println!("note: {n}");
+    }
+    println!(
+        "{verb} {} version {}: {} files{}",
+        rep.product,
+        rep.version,
+        rep.files.len(),
+        if rep.dry_run {
+            ""
+        } else {
+            "; recorded in System/Manifest.ini"
+        }
+    );
+    Ok(ExitCode::SUCCESS)
 }
 
-/// `uninstall` for this format.
-pub fn uninstall(_a: &UmodUninstallArgs) -> Result<ExitCode> {
-    bail!("uninstall: not implemented yet")
+/// `umod uninstall`.
+pub fn uninstall(a: &UmodUninstallArgs) -> Result<ExitCode> {
+    let rep = pakrat_umod::install::uninstall(&a.product, &a.game_dir, a.dry_run)?;
+    if a.out.json {
+        print_json(&rep)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let rm = if rep.dry_run {
+        "would remove"
+    } else {
+        "removed"
+    };
+    for f in &rep.files {
+        match &f.action {
+            UninstallAction::Remove => println!("{rm:>12}  {}", f.dest),
+            UninstallAction::Keep { refs, used_by } => println!(
+                "{:>12}  {} (still used: {refs} reference(s){}{})",
+                "kept",
+                f.dest,
+                if used_by.is_empty() { "" } else { ", by " },
+                used_by.join(", ")
+            ),
+            UninstallAction::Missing => println!("{:>12}  {}", "missing", f.dest),
+            UninstallAction::Refused { reason } => {
+                println!("{:>12}  {} ({reason})", "left alone", f.dest)
+            }
+        }
+    }
+    for d in &rep.removed_folders {
+        println!("{:>12}  {d}/", "rmdir");
+    }
+    println!(
+        "{} {}{}",
+        if rep.dry_run {
+            "would uninstall"
+        } else {
+            "uninstalled"
+        },
+        rep.product,
+        if rep.dry_run {
+            ""
+        } else {
+            "; System/Manifest.ini updated"
+        }
+    );
+    Ok(ExitCode::SUCCESS)
 }

@@ -1,0 +1,326 @@
+//! Hand-made hostile UMODs: each gives a clear error and writes nothing
+//! outside (or, for refused archives, inside) the target folder.
+
+use pakrat_io::fsutil::OutputDir;
+use pakrat_io::Writer;
+use pakrat_umod::{extract, ExtractOptions, ProblemKind, Umod, MAGIC};
+use proptest::prelude::*;
+
+/// Build a UMOD: payload bytes, then a directory of `(name, offset, size,
+/// flags)`, then a trailer with the right size and CRC.
+fn build(payload: &[u8], entries: &[(&[u8], u32, u32, u32)]) -> Vec<u8> {
+    let mut w = Writer::new();
+    w.bytes(payload);
+    let dir = w.len() as u32;
+    w.compact(entries.len() as i32);
+    for (name, off, size, flags) in entries {
+        w.compact(name.len() as i32 + 1).bytes(name).u8(0);
+        w.u32(*off).u32(*size).u32(*flags);
+    }
+    finish(w.into_inner(), dir)
+}
+
+fn finish(mut body: Vec<u8>, dir: u32) -> Vec<u8> {
+    let crc = pakrat_io::crc::mem_crc(&body);
+    let total = body.len() as u32 + 20;
+    let mut w = Writer::new();
+    w.u32(MAGIC).u32(dir).u32(total).u32(1).u32(crc);
+    body.extend_from_slice(w.as_slice());
+    body
+}
+
+/// Everything under `dir`, recursively (relative names).
+fn tree(dir: &std::path::Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let e = e.unwrap();
+            out.push(e.path().strip_prefix(dir).unwrap().display().to_string());
+            if e.file_type().unwrap().is_dir() {
+                stack.push(e.path());
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Extract into `<tmp>/out` and check that nothing at all was written
+/// anywhere in `<tmp>` except the (empty) `out` folder.
+fn refused(data: &[u8], want: &str) {
+    let t = tempfile::tempdir().unwrap();
+    let u = Umod::parse(data).unwrap();
+    let out = OutputDir::create(t.path().join("out"), false).unwrap();
+    let err = extract(&u, &out, &ExtractOptions::default()).unwrap_err();
+    assert!(err.to_string().contains(want), "{err}");
+    assert!(err.to_string().contains("nothing was written"), "{err}");
+    assert_eq!(tree(t.path()), ["out"]);
+}
+
+#[test]
+fn traversal_names_are_refused() {
+    for bad in [
+        &b"..\\..\\evil.txt"[..],
+        b"System\\..\\..\\evil.txt",
+        b"/etc/evil",
+        b"\\evil",
+        b"C:\\evil.txt",
+        b"c:evil",
+        b"System\\\\x",
+        b"",
+    ] {
+        let data = build(b"hello", &[(b"System\\ok.txt", 0, 5, 0), (bad, 0, 5, 0)]);
+        let u = Umod::parse(&data).unwrap();
+        assert!(
+            u.problems()
+                .iter()
+                .any(|p| p.kind == ProblemKind::UnsafeName && p.is_error()),
+            "{bad:?}: {:?}",
+            u.problems()
+        );
+        assert!(!u.verify().ok());
+        refused(&data, "refusing unsafe member name");
+    }
+}
+
+#[test]
+fn absurd_counts_fail_before_allocating() {
+    // Directory count 0x7FFFFFFF (5-byte compact) with 8 bytes left.
+    let mut body = b"data".to_vec();
+    let dir = body.len() as u32;
+    body.extend_from_slice(&[0x7F, 0xFF, 0xFF, 0xFF, 0x0F]);
+    body.extend_from_slice(&[0; 8]);
+    let err = Umod::parse(&finish(body, dir)).err().unwrap();
+    let s = err.to_string();
+    assert!(s.contains("UMOD directory entry count"), "{s}");
+    assert!(s.contains("count 2147483647"), "{s}");
+    assert_eq!(err.offset(), Some(4));
+    // Negative count.
+    let body = vec![0x81];
+    let err = Umod::parse(&finish(body, 0)).err().unwrap();
+    assert!(err.to_string().contains("negative count"), "{err}");
+    // Name length far beyond the file.
+    let mut body = vec![1u8];
+    body.extend_from_slice(&[0x7F, 0xFF, 0xFF, 0xFF, 0x07]);
+    body.extend_from_slice(&[0; 12]);
+    let err = Umod::parse(&finish(body, 0)).err().unwrap();
+    assert!(
+        err.to_string().contains("name of directory entry 0"),
+        "{err}"
+    );
+}
+
+#[test]
+fn entries_past_the_end() {
+    // Into the directory.
+    let data = build(b"0123456789", &[(b"a.txt", 8, 5, 0)]);
+    let u = Umod::parse(&data).unwrap();
+    let p: Vec<_> = u
+        .problems()
+        .iter()
+        .filter(|p| p.kind == ProblemKind::EntryOutOfBounds)
+        .collect();
+    assert_eq!(p.len(), 1);
+    assert!(p[0].message.contains("[0x8, 0xd)"), "{}", p[0]);
+    assert!(
+        p[0].message.contains("ends at the directory (0xa)"),
+        "{}",
+        p[0]
+    );
+    refused(&data, "entry out of bounds");
+    assert!(u.entry_data(&u.entries[0]).is_err());
+    // Past the end of the file, with a u32 overflow attempt.
+    let data = build(b"0123456789", &[(b"b.txt", 0xFFFF_FFF0, 0x100, 0)]);
+    let u = Umod::parse(&data).unwrap();
+    let p = u
+        .problems()
+        .iter()
+        .find(|p| p.kind == ProblemKind::EntryOutOfBounds)
+        .unwrap();
+    assert!(p.message.contains("past the end of the file"), "{p}");
+    refused(&data, "entry out of bounds");
+}
+
+#[test]
+fn overlaps_are_reported_and_refused() {
+    let data = build(
+        b"abcdefghij",
+        &[
+            (b"a", 0, 6, 0),
+            (b"b", 4, 6, 0),
+            (b"c", 6, 0, 0),
+            (b"d", 9, 1, 0),
+        ],
+    );
+    let u = Umod::parse(&data).unwrap();
+    let o: Vec<_> = u
+        .problems()
+        .iter()
+        .filter(|p| p.kind == ProblemKind::Overlap)
+        .collect();
+    assert_eq!(o.len(), 2, "{o:?}"); // b/a and d/b; the empty c overlaps nothing
+    assert!(
+        o[0].message
+            .contains("\"b\" [0x4, 0xa) shares bytes with \"a\" [0x0, 0x6)"),
+        "{}",
+        o[0]
+    );
+    refused(&data, "overlap");
+}
+
+#[test]
+fn truncated_trailers() {
+    for n in 0..20 {
+        let err = Umod::parse(&vec![0xA3; n]).err().unwrap();
+        assert!(err.to_string().contains("UMOD trailer"), "{err}");
+    }
+    let good = build(b"xyz", &[(b"a", 0, 3, 0)]);
+    for cut in 1..good.len() {
+        let err = Umod::parse(&good[..good.len() - cut]).err();
+        assert!(err.is_some(), "cut {cut} parsed");
+    }
+    let err = Umod::parse(&good[..good.len() - 3]).err().unwrap();
+    assert!(err.to_string().contains("bad magic"), "{err}");
+}
+
+#[test]
+fn directory_offset_past_trailer() {
+    let mut data = build(b"xyz", &[(b"a", 0, 3, 0)]);
+    let n = data.len();
+    data[n - 16..n - 12].copy_from_slice(&1000u32.to_le_bytes());
+    let err = Umod::parse(&data).err().unwrap();
+    assert!(
+        err.to_string()
+            .contains("directory offset 0x3e8 lies past the trailer"),
+        "{err}"
+    );
+}
+
+#[test]
+fn wrong_crc_size_and_version() {
+    let good = build(b"hello world", &[(b"System\\a.txt", 0, 11, 0)]);
+    let n = good.len();
+    // Wrong CRC: verify explains, extract refuses unless ignore_crc.
+    let mut bad = good.clone();
+    bad[3] ^= 0x20;
+    let u = Umod::parse(&bad).unwrap();
+    let v = u.verify();
+    assert!(!v.ok());
+    let crc = v
+        .problems
+        .iter()
+        .find(|p| p.kind == ProblemKind::CrcMismatch)
+        .unwrap();
+    let expected = u32::from_le_bytes(bad[n - 4..].try_into().unwrap());
+    assert_eq!(v.crc_expected, expected);
+    assert_ne!(v.crc_actual, expected);
+    assert!(crc.message.contains(&format!("{expected:#010x}")), "{crc}");
+    assert!(
+        crc.message.contains(&format!("{:#010x}", v.crc_actual)),
+        "{crc}"
+    );
+    refused(&bad, "CRC mismatch");
+    let t = tempfile::tempdir().unwrap();
+    let out = OutputDir::create(t.path(), false).unwrap();
+    let rep = extract(
+        &u,
+        &out,
+        &ExtractOptions {
+            ignore_crc: true,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert!(rep.warnings.iter().any(|w| w.contains("CRC mismatch")));
+    assert_eq!(
+        std::fs::read(t.path().join("System/a.txt")).unwrap(),
+        b"helLo world"
+    );
+    // Recorded size wrong.
+    let mut bad = good.clone();
+    bad[n - 12] ^= 1;
+    let u = Umod::parse(&bad).unwrap();
+    let p = u
+        .problems()
+        .iter()
+        .find(|p| p.kind == ProblemKind::SizeMismatch)
+        .unwrap();
+    assert!(
+        p.message.contains(&format!("but the file is {n} bytes")),
+        "{p}"
+    );
+    refused(&bad, "size mismatch");
+    // Version 2.
+    let mut bad = good.clone();
+    bad[n - 8] = 2;
+    let u = Umod::parse(&bad).unwrap();
+    assert!(u
+        .problems()
+        .iter()
+        .any(|p| p.kind == ProblemKind::BadVersion));
+    refused(&bad, "version 2");
+}
+
+#[cfg(unix)]
+#[test]
+fn symlinked_folders_are_not_followed() {
+    let data = build(b"x", &[(b"link\\x", 0, 1, 0)]);
+    let u = Umod::parse(&data).unwrap();
+    let t = tempfile::tempdir().unwrap();
+    std::fs::create_dir(t.path().join("out")).unwrap();
+    std::fs::create_dir(t.path().join("elsewhere")).unwrap();
+    std::os::unix::fs::symlink(t.path().join("elsewhere"), t.path().join("out/link")).unwrap();
+    let out = OutputDir::create(t.path().join("out"), true).unwrap();
+    let err = extract(&u, &out, &ExtractOptions::default()).unwrap_err();
+    assert!(err.to_string().contains("symbolic link"), "{err}");
+    assert!(std::fs::read_dir(t.path().join("elsewhere"))
+        .unwrap()
+        .next()
+        .is_none());
+}
+
+#[test]
+fn folder_case_is_unified() {
+    let data = build(
+        b"abc",
+        &[
+            (b"System\\a", 0, 1, 0),
+            (b"SYSTEM\\b", 1, 1, 0),
+            (b"system\\A", 2, 1, 0),
+        ],
+    );
+    let u = Umod::parse(&data).unwrap();
+    assert!(u
+        .problems()
+        .iter()
+        .any(|p| p.kind == ProblemKind::DuplicateName));
+    let t = tempfile::tempdir().unwrap();
+    let out = OutputDir::create(t.path(), false).unwrap();
+    let rep = extract(&u, &out, &ExtractOptions::default()).unwrap();
+    assert_eq!(rep.files.len(), 2);
+    assert!(rep.warnings.iter().any(|w| w.contains("duplicate")));
+    assert_eq!(tree(t.path()), ["System", "System/a", "System/b"]);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+    /// Any corruption of a valid archive parses or fails cleanly; never panics.
+    #[test]
+    fn mutations_never_panic(pos in 0usize..200, val in any::<u8>(), cut in 0usize..40) {
+        let mut data = build(b"hello world, this is a payload", &[
+            (b"System\\Manifest.ini", 0, 10, 3),
+            (b"Maps\\x.unr", 10, 20, 0),
+        ]);
+        let p = pos % data.len();
+        data[p] = val;
+        data.truncate(data.len().saturating_sub(cut));
+        if let Ok(u) = Umod::parse(&data) {
+            let v = u.verify();
+            for e in &u.entries {
+                let _ = u.entry_data(e);
+            }
+            let _ = v.ok();
+        }
+    }
+}
