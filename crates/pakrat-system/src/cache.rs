@@ -129,6 +129,21 @@ pub enum Status {
     UnsafeName,
 }
 
+impl Status {
+    /// A short word for listings (`ok`, `no-file`, `orphan`, ...).
+    pub fn word(self) -> &'static str {
+        match self {
+            Status::Ok => "ok",
+            Status::NoFile => "no-file",
+            Status::Orphan => "orphan",
+            Status::GuidMismatch => "guid-mismatch",
+            Status::BadPackage => "bad-package",
+            Status::BadKey => "bad-key",
+            Status::UnsafeName => "unsafe-name",
+        }
+    }
+}
+
 /// One checked cache item: an entry, a file, or both.
 #[derive(Clone, Debug, Serialize)]
 pub struct CacheItem {
@@ -361,7 +376,7 @@ pub fn restore(report: &CacheReport, game: &GameDir, dry_run: bool, force: bool)
                     .detail
                     .clone()
                     .unwrap_or_else(|| format!("{:?}", it.status));
-                skip(&mut r, format!("{:?}: {why}", it.status));
+                skip(&mut r, format!("{}: {why}", it.status.word()));
                 items.push(r);
                 continue;
             }

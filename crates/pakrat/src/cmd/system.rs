@@ -9,7 +9,7 @@ use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
-use pakrat_system::cache::{self, Action, Status};
+use pakrat_system::cache::{self, Action};
 use pakrat_system::{deps, flags, scan, GameDir, Via};
 use serde::Serialize;
 
@@ -364,7 +364,7 @@ pub fn cache_list(a: &CacheListArgs) -> Result<ExitCode> {
             .map_or_else(|| it.key.clone().unwrap_or_default(), |g| g.to_string());
         println!(
             "{:<13} {g}  {}  {}{}",
-            status_word(it.status),
+            it.status.word().to_ascii_uppercase(),
             it.name.as_deref().unwrap_or("-"),
             it.size.map_or("-".to_string(), human_size),
             it.detail
@@ -374,18 +374,6 @@ pub fn cache_list(a: &CacheListArgs) -> Result<ExitCode> {
     }
     println!("{} ok, {problems} with problems", r.items.len() - problems);
     Ok(code(problems > 0))
-}
-
-fn status_word(s: Status) -> &'static str {
-    match s {
-        Status::Ok => "ok",
-        Status::NoFile => "NO-FILE",
-        Status::Orphan => "ORPHAN",
-        Status::GuidMismatch => "GUID-MISMATCH",
-        Status::BadPackage => "BAD-PACKAGE",
-        Status::BadKey => "BAD-KEY",
-        Status::UnsafeName => "UNSAFE-NAME",
-    }
 }
 
 /// `cache restore`: copy cached packages back under their original names.
@@ -432,12 +420,20 @@ pub fn cache_restore(a: &CacheRestoreArgs) -> Result<ExitCode> {
         );
     }
     let n = |x: Action| out.items.iter().filter(|i| i.action == x).count();
-    println!(
-        "{}{} copied, {} replaced, {} already there, {skipped} skipped",
-        if a.dry_run { "dry run: " } else { "" },
-        n(Action::Copy),
-        n(Action::Replace),
-        n(Action::AlreadyThere)
-    );
+    if a.dry_run {
+        println!(
+            "dry run: {} to copy, {} to replace, {} already there, {skipped} skipped",
+            n(Action::Copy),
+            n(Action::Replace),
+            n(Action::AlreadyThere)
+        );
+    } else {
+        println!(
+            "{} copied, {} replaced, {} already there, {skipped} skipped",
+            n(Action::Copy),
+            n(Action::Replace),
+            n(Action::AlreadyThere)
+        );
+    }
     Ok(code(skipped > 0))
 }
