@@ -208,22 +208,22 @@ pub fn pak_info(a: &InfoArgs) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     println!("{}: pak file", a.file.display());
-    println!("  version:        {} ({})", f.version, f.version_name);
+    println!("  version:           {} ({})", f.version, f.version_name);
     println!(
-        "  footer:         {} bytes at {:#x}",
+        "  footer:            {} bytes at {:#x}",
         f.footer_size, f.footer_offset
     );
     println!(
-        "  index:          offset {:#x}, {} bytes, SHA-1 {}",
+        "  index:             offset {:#x}, {} bytes, SHA-1 {}",
         f.index_offset, f.index_size, f.index_hash
     );
     println!(
-        "  index encrypted: {}",
+        "  index encrypted:   {}",
         if f.encrypted_index { "yes" } else { "no" }
     );
     if f.version >= 7 {
         println!(
-            "  key GUID:       {}{}",
+            "  key GUID:          {}{}",
             f.encryption_key_guid,
             if f.encryption_key_guid.is_zero() {
                 " (default key)"
@@ -234,13 +234,13 @@ pub fn pak_info(a: &InfoArgs) -> Result<ExitCode> {
     }
     if f.version == 9 {
         println!(
-            "  frozen index:   {}",
+            "  frozen index:      {}",
             if f.frozen_index { "yes" } else { "no" }
         );
     }
     if f.version >= 8 {
         println!(
-            "  compression:    {} ({} name slots)",
+            "  compression:       {} ({} name slots)",
             if f.compression_methods.is_empty() {
                 "none".to_string()
             } else {
@@ -249,10 +249,10 @@ pub fn pak_info(a: &InfoArgs) -> Result<ExitCode> {
             f.compression_slots
         );
     } else {
-        println!("  compression:    fixed by version (Zlib, Gzip, Oodle)");
+        println!("  compression:       fixed by version (Zlib, Gzip, Oodle)");
     }
     if let Some(p) = f.pakchunk_index {
-        println!("  pakchunk index: {p}");
+        println!("  pakchunk index:    {p}");
     }
     if let Some(m) = f.encryption_method {
         println!(
@@ -505,11 +505,26 @@ pub fn packages(a: &PackagesArgs) -> Result<ExitCode> {
     use pakrat_iostore::zen::{self, ContainerPackages, ObjectIndex, Resolver, ZenPackage};
     use serde_json::json;
 
+    // Write to a locked stdout and stop quietly when the reader goes away
+    // (e.g. `| head`) instead of panicking in println!.
+    let stdout = std::io::stdout();
+    let mut o = stdout.lock();
+    macro_rules! outln {
+        ($($t:tt)*) => {{
+            use std::io::Write as _;
+            if writeln!(o, $($t)*).is_err() {
+                return Ok(ExitCode::SUCCESS);
+            }
+        }};
+    }
     let c = open(&a.file, &a.keys)?;
     // The global container: --global, else a global.utoc next to the file.
+    // (The CUE4Parse fixtures keep it one folder up, so look there too.)
     let global_path = a.global.clone().or_else(|| {
-        let g = a.file.with_file_name("global.utoc");
-        (g.is_file() && g.file_name() != a.file.file_name()).then_some(g)
+        let dir = a.file.parent()?;
+        [dir.join("global.utoc"), dir.parent()?.join("global.utoc")]
+            .into_iter()
+            .find(|g| g.is_file() && g.file_name() != a.file.file_name())
     });
     let mut notes = Vec::new();
     let script = match &global_path {
@@ -638,8 +653,8 @@ pub fn packages(a: &PackagesArgs) -> Result<ExitCode> {
             }))?;
             return Ok(ExitCode::SUCCESS);
         }
-        println!("{}", p.name);
-        println!(
+        outln!("{}", p.name);
+        outln!(
             "  id:          {}{}",
             hex_id(id),
             if package_id(&p.name) == id {
@@ -649,11 +664,11 @@ pub fn packages(a: &PackagesArgs) -> Result<ExitCode> {
             }
         );
         if let Some(path) = &entry.path {
-            println!("  path:        {path}");
+            outln!("  path:        {path}");
         }
-        println!("  layout:      {}", p.layout.describe());
+        outln!("  layout:      {}", p.layout.describe());
         match &p.versioning {
-            Some(v) => println!(
+            Some(v) => outln!(
                 "  versioned:   zen {}, UE4 {}, UE5 {}, licensee {}, {} custom versions",
                 v.zen_version,
                 v.file_version_ue4,
@@ -661,16 +676,18 @@ pub fn packages(a: &PackagesArgs) -> Result<ExitCode> {
                 v.licensee,
                 v.custom_versions.len()
             ),
-            None => println!("  versioned:   no (unversioned)"),
+            None => outln!("  versioned:   no (unversioned)"),
         }
-        println!(
+        outln!(
             "  flags:       {:#010x}, header {} bytes, cooked header {} bytes",
-            p.package_flags, p.header_size, p.cooked_header_size
+            p.package_flags,
+            p.header_size,
+            p.cooked_header_size
         );
         if let Some(s) = &p.source_name {
-            println!("  source name: {s}");
+            outln!("  source name: {s}");
         }
-        println!(
+        outln!(
             "  names ({}{}):",
             p.names.len(),
             match p.name_hash_mismatches() {
@@ -679,20 +696,24 @@ pub fn packages(a: &PackagesArgs) -> Result<ExitCode> {
             }
         );
         for (i, n) in p.names.iter().enumerate() {
-            println!("    {i:4}  {}", n.text);
+            outln!("    {i:4}  {}", n.text);
         }
-        println!("  imported packages ({}):", imported.len());
+        outln!("  imported packages ({}):", imported.len());
         for n in &imported {
-            println!("          {n}");
+            outln!("          {n}");
         }
-        println!("  imports ({}):", p.imports.len());
+        outln!("  imports ({}):", p.imports.len());
         for (i, &imp) in p.imports.iter().enumerate() {
-            println!("    {i:4}  {}", obj(imp));
+            let n = obj(imp);
+            outln!(
+                "    {i:4}  {}",
+                if n.is_empty() { "(null)" } else { n.as_str() }
+            );
         }
-        println!("  exports ({}):", p.exports.len());
+        outln!("  exports ({}):", p.exports.len());
         for (i, e) in p.exports.iter().enumerate() {
             let outer = obj(e.outer);
-            println!(
+            outln!(
                 "    {i:4}  {}  class {}{}  size {}  flags {:#x}",
                 p.name_of(e.name),
                 obj(e.class),
@@ -706,10 +727,10 @@ pub fn packages(a: &PackagesArgs) -> Result<ExitCode> {
             );
         }
         if !p.export_bundle_headers.is_empty() {
-            println!("  export bundles: {}", p.export_bundle_headers.len());
+            outln!("  export bundles: {}", p.export_bundle_headers.len());
         }
         if !p.dependency_bundle_headers.is_empty() {
-            println!(
+            outln!(
                 "  dependency bundles: {} ({} entries)",
                 p.dependency_bundle_headers.len(),
                 p.dependency_bundle_entries.len()
@@ -751,7 +772,8 @@ pub fn packages(a: &PackagesArgs) -> Result<ExitCode> {
             }
         }
     }
-    // Packages named in the container header but without a chunk, and back.
+    rows.sort_by(|x, y| x["name"].as_str().cmp(&y["name"].as_str()));
+    // Package ids of the container header without a package chunk.
     let missing: Vec<String> = all
         .header
         .package_ids
@@ -773,7 +795,7 @@ pub fn packages(a: &PackagesArgs) -> Result<ExitCode> {
             "failed": failed,
         }))?;
     } else {
-        println!(
+        outln!(
             "{}: {} packages (container header {}, package layout {}){}",
             a.file.display(),
             all.packages.len(),
@@ -787,20 +809,20 @@ pub fn packages(a: &PackagesArgs) -> Result<ExitCode> {
                 None => String::new(),
             }
         );
-        println!("{:>7} {:>7}  {:<24} PACKAGE", "EXPORTS", "IMPORTS", "CLASS");
+        outln!("{:>7} {:>7}  {:<24} PACKAGE", "EXPORTS", "IMPORTS", "CLASS");
         for r in &rows {
             if let Some(err) = r["error"].as_str() {
-                println!(
+                outln!(
                     "  ERROR {} {}: {err}",
                     r["id"].as_str().unwrap_or(""),
                     r["path"].as_str().unwrap_or("")
                 );
                 continue;
             }
-            println!(
+            outln!(
                 "{:>7} {:>7}  {:<24} {}{}",
-                r["exports"],
-                r["imports"],
+                r["exports"].as_u64().unwrap_or(0),
+                r["imports"].as_u64().unwrap_or(0),
                 r["class"].as_str().unwrap_or(""),
                 r["name"].as_str().unwrap_or(""),
                 if r["id_matches_name"] == json!(false) {
@@ -814,14 +836,14 @@ pub fn packages(a: &PackagesArgs) -> Result<ExitCode> {
             );
         }
         if !missing.is_empty() {
-            println!(
+            outln!(
                 "{} package ids in the container header have no package chunk: {}",
                 missing.len(),
                 missing.join(" ")
             );
         }
         if !all.header.redirects.is_empty() || !all.header.localized_packages.is_empty() {
-            println!(
+            outln!(
                 "{} redirects, {} localized packages",
                 all.header.redirects.len(),
                 all.header.localized_packages.len()
