@@ -271,6 +271,10 @@ pub struct CompressArgs {
     /// Output format (default: uz for UE1 packages, uz2 for UE2, uz3 for UE3).
     #[arg(long, value_parser = ["uz", "uz2", "uz3"])]
     pub format: Option<String>,
+    /// .uz signature: 5678 (RLE → BWT → MTF → RLE → Huffman) or 1234 (no
+    /// second RLE; what plain `ucc compress` writes).
+    #[arg(long, value_parser = ["1234", "5678"], default_value = "5678")]
+    pub signature: String,
     /// Output folder (default: next to each input).
     #[arg(short = 'o', long = "output", value_name = "DIR")]
     pub output: Option<PathBuf>,
