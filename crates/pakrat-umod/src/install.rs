@@ -393,8 +393,8 @@ pub fn install(umod: &Umod<'_>, game_dir: &Path, opts: &InstallOptions) -> Resul
     }
     for g in &m.groups {
         for (k, v) in &g.other {
-            let k = k.to_ascii_lowercase();
-            if matches!(k.as_str(), "ini" | "addini" | "saveini") {
+            let lk = k.to_ascii_lowercase();
+            if matches!(lk.as_str(), "ini" | "addini" | "saveini") {
                 notes.push(format!(
                     "not applied: [{}] {k}={v} (edit the ini by hand if needed)",
                     g.name
@@ -456,8 +456,7 @@ pub fn install(umod: &Umod<'_>, game_dir: &Path, opts: &InstallOptions) -> Resul
     {
         let sec = ini.section_or_insert(&product);
         sec.set("Caption", &caption);
-        sec.remove_key("Version");
-        sec.add("Version", &version);
+        sec.set("Version", &version);
         for r in &m.requirements {
             if let Some(p) = &r.product {
                 if !p.eq_ignore_ascii_case(&product) {

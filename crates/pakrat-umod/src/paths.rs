@@ -70,7 +70,7 @@ impl CaseMap {
             }
             let want = comp.to_lowercase();
             let list = self.listing(&actual);
-            let pick = if list.iter().any(|n| *n == comp) {
+            let pick = if list.contains(&comp) {
                 comp.clone()
             } else {
                 let mut m: Vec<&String> =
