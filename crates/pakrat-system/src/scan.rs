@@ -15,6 +15,7 @@ use pakrat_io::{Error, Guid, Result};
 use rayon::prelude::*;
 use serde::Serialize;
 
+use crate::cache::{safe_file_name, CacheIni};
 use crate::graph;
 
 /// Deepest folder nesting followed.
@@ -35,6 +36,10 @@ pub struct ScannedPackage {
     pub name: String,
     /// Extension (without dot; empty if none).
     pub ext: String,
+    /// For a download-cache file `<GUID>.uxx` listed in the `cache.ini`
+    /// beside it: its original file name (then `name` and `ext` are the
+    /// original's, so it takes part in the name checks as the engine sees it).
+    pub cached_as: Option<String>,
     /// File size.
     pub size: u64,
     /// Package version.
@@ -152,13 +157,37 @@ fn ext_of(path: &Path) -> String {
         .unwrap_or_default()
 }
 
-/// Package name of a file: its name up to the first `.`.
+/// Package name of a file: its name without the extension (package names
+/// cannot contain `.`, which separates object paths).
 pub fn package_name(path: &Path) -> String {
-    let f = path
-        .file_name()
+    path.file_stem()
         .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    f.split('.').next().unwrap_or("").to_string()
+        .unwrap_or_default()
+}
+
+/// `cache.ini` files of the scanned tree, by folder: a cache file
+/// `<GUID>.uxx` is analysed under its original name.
+fn cache_names(files: &[PathBuf]) -> HashMap<PathBuf, HashMap<Guid, String>> {
+    let mut out = HashMap::new();
+    for f in files {
+        let is_ini = f
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().eq_ignore_ascii_case("cache.ini"));
+        let Some(dir) = f.parent() else { continue };
+        if !is_ini {
+            continue;
+        }
+        if let Ok(ini) = CacheIni::load(f) {
+            let map: HashMap<Guid, String> = ini
+                .entries
+                .into_iter()
+                .filter_map(|e| Some((e.guid?, e.name)))
+                .filter(|(_, n)| safe_file_name(n).is_ok())
+                .collect();
+            out.insert(dir.to_path_buf(), map);
+        }
+    }
+    out
 }
 
 /// Scan `root`. `progress` is called once per file with its size in bytes.
@@ -173,6 +202,7 @@ pub fn scan_files(
     files: &[PathBuf],
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<ScanReport> {
+    let caches = cache_names(files);
     let results: Vec<Option<std::result::Result<ScannedPackage, ScanError>>> = files
         .par_iter()
         .map(|path| {
@@ -180,7 +210,11 @@ pub fn scan_files(
             let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
             let ext = ext_of(path);
             let r = if has_package_tag(path) {
-                Some(read_one(path, rel, size, ext))
+                let cached = path
+                    .parent()
+                    .and_then(|d| caches.get(d))
+                    .and_then(|m| m.get(&Guid::parse(&package_name(path))?));
+                Some(read_one(path, rel, size, ext, cached.cloned()))
             } else if PACKAGE_EXTS.iter().any(|e| e.eq_ignore_ascii_case(&ext)) {
                 Some(Err(ScanError {
                     path: rel,
@@ -221,6 +255,7 @@ fn read_one(
     rel: PathBuf,
     size: u64,
     ext: String,
+    cached_as: Option<String>,
 ) -> std::result::Result<ScannedPackage, ScanError> {
     let err = |e: Error| ScanError {
         path: rel.clone(),
@@ -228,9 +263,14 @@ fn read_one(
     };
     let src = pakrat_io::Source::open(path).map_err(err)?;
     let pkg = pakrat_package::Package::parse_lenient(&src).map_err(err)?;
+    let (name, ext) = match &cached_as {
+        Some(orig) => (package_name(Path::new(orig)), ext_of(Path::new(orig))),
+        None => (package_name(path), ext),
+    };
     Ok(ScannedPackage {
-        name: package_name(path),
+        name,
         ext,
+        cached_as,
         size,
         version: pkg.summary.version,
         licensee: pkg.summary.licensee,

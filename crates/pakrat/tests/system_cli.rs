@@ -787,3 +787,59 @@ fn ue2_tree_with_repeated_paths() {
         "System is not in this ini's Paths"
     );
 }
+
+#[test]
+fn download_cache_satisfies_imports_by_original_name() {
+    let Some(c) = corpus() else { return };
+    let t = tempfile::tempdir().unwrap();
+    let root = t.path().join("UT");
+    copy(&c.join("ue1/IACEv10.u"), &root.join("System/IACEv10.u"));
+    copy(&c.join("ue1/Engine.u"), &root.join("System/Engine.u"));
+    copy(&c.join("ue1/Core.u"), &root.join("System/Core.u"));
+    fs::write(root.join("System/UnrealTournament.ini"), UT99_INI).unwrap();
+    let data = fs::read(c.join("ue1/UWindow.u")).unwrap();
+    let g = guid_name(&data);
+    fs::create_dir_all(root.join("Cache")).unwrap();
+    fs::write(root.join(format!("Cache/{g}.uxx")), &data).unwrap();
+    fs::write(
+        root.join("Cache/cache.ini"),
+        format!("[Cache]\r\n{g}=UWindow.u\r\n"),
+    )
+    .unwrap();
+
+    // deps: found after Paths, through cache.ini.
+    let (_, d) = run_json(&[
+        "deps",
+        "IACEv10",
+        "--game-dir",
+        root.to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(
+        file_of(&d, "UWindow").unwrap(),
+        root.join(format!("Cache/{g}.uxx"))
+    );
+    assert_eq!(node(&d, "UWindow")["via"], "cache_ini");
+    let missing: Vec<&str> = d["missing"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(missing, ["UWeb"]);
+
+    // scan: the cache file counts under its original name.
+    let (_, lines) = scan_lines(&root);
+    let cached = lines
+        .iter()
+        .find(|l| l["type"] == "package" && l["cached_as"] == "UWindow.u")
+        .expect("cache file listed");
+    assert_eq!(cached["name"], "UWindow");
+    assert_eq!(cached["guid"], g.as_str());
+    let missing: Vec<&str> = lines
+        .iter()
+        .filter(|l| l["type"] == "missing")
+        .map(|m| m["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(missing, ["UWeb"]);
+}
