@@ -31,10 +31,12 @@
 //! allocates from a count before checking it against the bytes that remain.
 #![deny(missing_docs)]
 
+pub mod export;
 pub mod flags;
 mod package;
 pub mod props;
 mod summary;
+pub mod texture;
 
 pub use package::{Export, Import, Name, ObjRef, Package, Problem, Target};
 pub use summary::{

@@ -1,0 +1,488 @@
+//! Exporters: textures → PNG, sounds → their stored file, music → the
+//! tracker module, script text → `Classes/<Class>.uc` (`classic.md` §3.8–3.10).
+//!
+//! Every file is written through [`pakrat_io::fsutil::OutputDir`] (safe
+//! relative names, atomic, no overwrite without `force`). Objects whose class
+//! has no exporter are reported as skipped with their class.
+
+use pakrat_io::fsutil::OutputDir;
+use pakrat_io::{Error, Reader, Result};
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::package::Package;
+use crate::props::read_object;
+use crate::texture::{self, decode_mip, FormatTable, Mip};
+
+/// Exporter kinds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum Kind {
+    /// Texture → PNG.
+    Texture,
+    /// Sound → stored file.
+    Sound,
+    /// Music → tracker module.
+    Music,
+    /// TextBuffer → `.uc`.
+    TextBuffer,
+}
+
+impl Kind {
+    /// Parse a `--class` value (case-insensitive).
+    pub fn parse(s: &str) -> Option<Kind> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "texture" | "textures" => Some(Kind::Texture),
+            "sound" | "sounds" => Some(Kind::Sound),
+            "music" => Some(Kind::Music),
+            "textbuffer" | "script" | "scripttext" => Some(Kind::TextBuffer),
+            _ => None,
+        }
+    }
+}
+
+/// UE1/UE2 texture classes whose data starts with `UTexture`'s mips.
+const TEXTURE_CLASSES: &[&str] = &[
+    "Texture",
+    "FireTexture",
+    "WaterTexture",
+    "WaveTexture",
+    "WetTexture",
+    "IceTexture",
+    "FractalTexture",
+    "ScriptedTexture",
+];
+
+/// The exporter for a class name, if any.
+pub fn kind_of_class(class: &str) -> Option<Kind> {
+    if TEXTURE_CLASSES
+        .iter()
+        .any(|c| c.eq_ignore_ascii_case(class))
+    {
+        Some(Kind::Texture)
+    } else if class.eq_ignore_ascii_case("Sound") {
+        Some(Kind::Sound)
+    } else if class.eq_ignore_ascii_case("Music") {
+        Some(Kind::Music)
+    } else if class.eq_ignore_ascii_case("TextBuffer") {
+        Some(Kind::TextBuffer)
+    } else {
+        None
+    }
+}
+
+/// Options for [`export_objects`].
+#[derive(Clone, Debug, Default)]
+pub struct ExportOptions {
+    /// Only these kinds (empty = all).
+    pub kinds: Vec<Kind>,
+    /// Textures: every mip, not only the first.
+    pub all_mips: bool,
+}
+
+/// One file written.
+#[derive(Clone, Debug, Serialize)]
+pub struct Written {
+    /// Path relative to the output folder.
+    pub path: String,
+    /// Bytes written.
+    pub size: u64,
+    /// What it is (`PNG 256x256 from DXT1 (UE2 numbering)`, `RIFF WAVE`, ...).
+    pub detail: String,
+}
+
+/// What happened to one export.
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "status", rename_all = "lowercase")]
+pub enum Outcome {
+    /// Files were written.
+    Exported {
+        /// The files.
+        files: Vec<Written>,
+    },
+    /// No exporter for this class (or filtered out by `--class`).
+    Skipped {
+        /// Why.
+        reason: String,
+    },
+    /// The exporter failed.
+    Failed {
+        /// The error.
+        error: String,
+    },
+}
+
+/// The result for one export.
+#[derive(Clone, Debug, Serialize)]
+pub struct ObjectReport {
+    /// Export index.
+    pub index: usize,
+    /// Dotted path.
+    pub object: String,
+    /// Class name.
+    pub class: String,
+    /// Outcome.
+    #[serde(flatten)]
+    pub outcome: Outcome,
+}
+
+/// A file to write: relative path, bytes, description.
+pub type OutFile = (String, Vec<u8>, String);
+
+/// Make an object name safe as one path component (control characters,
+/// separators and reserved characters become `_`).
+pub fn safe_component(name: &str) -> String {
+    let s: String = name
+        .chars()
+        .map(|c| {
+            if c.is_control() || "/\\:*?\"<>|".contains(c) {
+                '_'
+            } else {
+                c
+            }
+        })
+        .collect();
+    let s = s.trim().to_string();
+    if s.is_empty() || s == "." || s == ".." {
+        "_".into()
+    } else {
+        s.chars().take(200).collect()
+    }
+}
+
+/// `Group/Sub/Name` for an export path `Group.Sub.Name`.
+fn rel_path(pkg: &Package<'_>, i: usize) -> Result<String> {
+    let p = pkg.export_path(i)?;
+    Ok(p.split('.')
+        .map(safe_component)
+        .collect::<Vec<_>>()
+        .join("/"))
+}
+
+/// Build the files for `exports[i]` (no writing). `Ok(None)` = no exporter.
+pub fn export_files(
+    pkg: &Package<'_>,
+    i: usize,
+    opts: &ExportOptions,
+) -> Result<Option<(Kind, Vec<OutFile>)>> {
+    let class = pkg.export_class_name(i)?;
+    let Some(kind) = kind_of_class(class) else {
+        return Ok(None);
+    };
+    if !opts.kinds.is_empty() && !opts.kinds.contains(&kind) {
+        return Ok(None);
+    }
+    let files = match kind {
+        Kind::Texture => texture_files(pkg, i, opts.all_mips)?,
+        Kind::Sound => vec![sound_file(pkg, i)?],
+        Kind::Music => vec![music_file(pkg, i)?],
+        Kind::TextBuffer => vec![text_file(pkg, i)?],
+    };
+    Ok(Some((kind, files)))
+}
+
+fn texture_files(pkg: &Package<'_>, i: usize, all_mips: bool) -> Result<Vec<OutFile>> {
+    let t = texture::read_texture(pkg, i)?;
+    let base = rel_path(pkg, i)?;
+    let palette = match texture::palette_export(pkg, t.palette) {
+        Some(p) => Some(texture::read_palette(pkg, p)?),
+        None => None,
+    };
+    let mut out = Vec::new();
+    let mut one = |mips: &[Mip<'_>], format: u8, suffix: &str| -> Result<()> {
+        let table = FormatTable::for_package(pkg, format);
+        let pf = table.get(format).ok_or_else(|| {
+            Error::Other(format!(
+                "texture format {format} is not defined in the {} table",
+                table.name
+            ))
+        })?;
+        if pf == texture::PixelFormat::P8 && palette.is_none() {
+            return Err(Error::Other(format!(
+                "P8 texture whose palette ({}) is not an export of this package (it lives in another package)",
+                pkg.object_path(t.palette).unwrap_or_default()
+            )));
+        }
+        let count = if all_mips {
+            mips.len()
+        } else {
+            mips.len().min(1)
+        };
+        if count == 0 {
+            return Err(Error::Other(
+                "texture has no mipmaps (stripped: server-side copy without pixels)".into(),
+            ));
+        }
+        if mips[0].data.is_empty() {
+            let class = pkg.export_class_name(i).unwrap_or("Texture");
+            return Err(Error::Other(if class.eq_ignore_ascii_case("Texture") {
+                "mip 0 holds no pixels (stripped)".to_string()
+            } else {
+                format!("procedural {class}: mip 0 holds no pixels (the engine draws them at run time; stripped)")
+            }));
+        }
+        for (m, mip) in mips.iter().take(count).enumerate() {
+            let img = decode_mip(
+                mip,
+                pf,
+                palette.as_deref(),
+                t.masked,
+                t.alpha && pkg.summary.version >= 100,
+            )
+            .map_err(|e| Error::Other(format!("mip {m}: {e}")))?;
+            let name = if all_mips {
+                format!("{base}{suffix}_mip{m}.png")
+            } else {
+                format!("{base}{suffix}.png")
+            };
+            let detail = format!(
+                "PNG {}x{} from format {format} = {pf:?} ({}){}",
+                img.width,
+                img.height,
+                table.name,
+                if t.masked { ", masked" } else { "" }
+            );
+            out.push((name, img.to_png()?, detail));
+        }
+        Ok(())
+    };
+    one(&t.mips, t.format, "")?;
+    if let Some((cf, cm)) = &t.comp {
+        if !cm.is_empty() {
+            one(cm, *cf, "_comp")?;
+        }
+    }
+    Ok(out)
+}
+
+/// Name the type of sound data by its magic and pick an extension.
+pub fn sound_type(data: &[u8], stored: &str) -> (&'static str, &'static str) {
+    if data.starts_with(b"RIFF") && data.get(8..12) == Some(b"WAVE") {
+        ("wav", "RIFF WAVE")
+    } else if data.starts_with(b"OggS") {
+        ("ogg", "Ogg")
+    } else if data.starts_with(b"ID3")
+        || data.first() == Some(&0xFF) && data.get(1).is_some_and(|b| b & 0xE0 == 0xE0)
+    {
+        ("mp3", "MPEG audio")
+    } else if data.starts_with(b"FORM") {
+        ("aiff", "AIFF")
+    } else if stored.eq_ignore_ascii_case("wav") {
+        ("wav", "unrecognised data stored as WAV")
+    } else {
+        ("bin", "unrecognised sound data")
+    }
+}
+
+/// Read a sound or music object's `Name Format` and stored bytes. UT2003/
+/// UT2004 builds (licensee ≥ 2, UEViewer `USound`) put a float between
+/// them; the lazy array's end offset confirms which layout the file uses.
+pub fn read_stored_file<'a>(
+    pkg: &Package<'a>,
+    i: usize,
+    is_sound: bool,
+) -> Result<(String, &'a [u8])> {
+    let o = read_object(pkg, i)?;
+    let mut r = o.native;
+    let at = r.offset();
+    let fmt_idx = r.compact("stored format name")?;
+    if fmt_idx < 0 || fmt_idx as usize >= pkg.names.len() {
+        return Err(Error::invalid(
+            at,
+            format!("format name index {fmt_idx} is outside the name table"),
+        ));
+    }
+    let fmt = pkg.name(fmt_idx as u32).to_string();
+    let v = pkg.summary.version;
+    let float_first = is_sound && v >= 100 && pkg.summary.licensee >= 2;
+    let try_read = |mut r: Reader<'a>, with_float: bool| -> Result<&'a [u8]> {
+        if with_float {
+            r.f32("sound duration")?;
+        }
+        texture::read_lazy_bytes(&mut r, v, "stored data")
+    };
+    let data = match try_read(r.clone(), float_first) {
+        Ok(d) => d,
+        Err(e) if is_sound && v >= 100 => try_read(r.clone(), !float_first).map_err(|_| e)?,
+        Err(e) => return Err(e),
+    };
+    Ok((fmt, data))
+}
+
+fn sound_file(pkg: &Package<'_>, i: usize) -> Result<OutFile> {
+    let (fmt, data) = read_stored_file(pkg, i, true)?;
+    if data.is_empty() {
+        return Err(Error::Other("sound holds no data (stripped)".into()));
+    }
+    let (ext, what) = sound_type(data, &fmt);
+    Ok((
+        format!("{}.{ext}", rel_path(pkg, i)?),
+        data.to_vec(),
+        format!("{what} (stored format {fmt:?})"),
+    ))
+}
+
+/// Pick a tracker module's extension from its magic (UMR): `IMPM` at 0 →
+/// `it`, `SCRM` at 44 → `s3m`, `Extended Module` at 0 → `xm`, a MOD
+/// signature at 1080 → `mod`, `MZ` → `dll` (a smuggled executable), else `umx`.
+pub fn music_type(data: &[u8]) -> (&'static str, &'static str) {
+    if data.starts_with(b"IMPM") {
+        ("it", "Impulse Tracker")
+    } else if data.get(44..48) == Some(b"SCRM") {
+        ("s3m", "Scream Tracker 3")
+    } else if data.starts_with(b"Extended Module") {
+        ("xm", "FastTracker 2")
+    } else if data.get(1080..1084).is_some_and(|s| {
+        [
+            b"M.K.", b"M!K!", b"FLT4", b"FLT8", b"4CHN", b"6CHN", b"8CHN", b"CD81", b"OKTA",
+        ]
+        .iter()
+        .any(|m| s == *m)
+            || (s[2..] == *b"CH" && s[..2].iter().all(u8::is_ascii_digit))
+    }) {
+        ("mod", "ProTracker module")
+    } else if data.starts_with(b"MZ") {
+        // ACE anti-cheat ships its client DLL inside Music objects.
+        ("dll", "Windows executable (MZ), not a tracker module")
+    } else {
+        ("umx", "unrecognised module")
+    }
+}
+
+fn music_file(pkg: &Package<'_>, i: usize) -> Result<OutFile> {
+    let (fmt, data) = read_stored_file(pkg, i, false)?;
+    if data.is_empty() {
+        return Err(Error::Other("music holds no data (stripped)".into()));
+    }
+    let (ext, what) = music_type(data);
+    let note = if ext != "umx" && !fmt.eq_ignore_ascii_case(ext) {
+        format!("{what}; stored format {fmt:?} is wrong, chosen by magic")
+    } else {
+        format!("{what} (stored format {fmt:?})")
+    };
+    Ok((format!("{}.{ext}", rel_path(pkg, i)?), data.to_vec(), note))
+}
+
+/// Read a TextBuffer: `(Pos, Top, Text)`.
+pub fn read_text_buffer(pkg: &Package<'_>, i: usize) -> Result<(i32, i32, pakrat_io::FString)> {
+    let o = read_object(pkg, i)?;
+    let mut r = o.native;
+    let pos = r.i32("TextBuffer Pos")?;
+    let top = r.i32("TextBuffer Top")?;
+    let text = r.fstring("TextBuffer Text")?;
+    Ok((pos, top, text))
+}
+
+fn text_file(pkg: &Package<'_>, i: usize) -> Result<OutFile> {
+    let e = pkg.export(i)?;
+    if e.serial_size == 0 {
+        return Err(Error::Other("text buffer holds no data (stripped)".into()));
+    }
+    let (_, _, text) = read_text_buffer(pkg, i)?;
+    let name = pkg.name(e.object_name);
+    let bytes = if text.wide {
+        text.text.clone().into_bytes()
+    } else {
+        pakrat_io::FString::to_latin1(&text.text).unwrap_or_else(|| text.text.clone().into_bytes())
+    };
+    let outer = pkg.object_name(e.outer).unwrap_or("None");
+    let path = if name.eq_ignore_ascii_case("ScriptText") && !e.outer.is_none() {
+        format!("Classes/{}.uc", safe_component(outer))
+    } else {
+        format!("TextBuffers/{}.txt", rel_path(pkg, i)?)
+    };
+    Ok((
+        path,
+        bytes,
+        format!("{} characters of text", text.text.chars().count()),
+    ))
+}
+
+/// Export the chosen exports (all when `only` is empty) into `out`, in
+/// parallel. Never stops at the first failure: each object gets an outcome.
+pub fn export_objects(
+    pkg: &Package<'_>,
+    only: &[usize],
+    out: &OutputDir,
+    opts: &ExportOptions,
+) -> Vec<ObjectReport> {
+    let idx: Vec<usize> = if only.is_empty() {
+        (0..pkg.exports.len()).collect()
+    } else {
+        only.to_vec()
+    };
+    // Build files in parallel; write them in parallel too (distinct names).
+    idx.par_iter()
+        .map(|&i| {
+            let object = pkg.export_path(i).unwrap_or_else(|e| format!("<{e}>"));
+            let class = pkg.export_class_name(i).unwrap_or("?").to_string();
+            let outcome = match export_files(pkg, i, opts) {
+                Ok(None) => Outcome::Skipped {
+                    reason: if kind_of_class(&class).is_some() {
+                        "filtered out by --class".into()
+                    } else {
+                        format!("no exporter for class {class}")
+                    },
+                },
+                Ok(Some((_, files))) => {
+                    let mut written = Vec::new();
+                    let mut err = None;
+                    for (path, bytes, detail) in files {
+                        match out.write(&path, &bytes) {
+                            Ok(_) => written.push(Written {
+                                path,
+                                size: bytes.len() as u64,
+                                detail,
+                            }),
+                            Err(e) => {
+                                err = Some(e.to_string());
+                                break;
+                            }
+                        }
+                    }
+                    match err {
+                        Some(error) => Outcome::Failed { error },
+                        None => Outcome::Exported { files: written },
+                    }
+                }
+                Err(e) => Outcome::Failed {
+                    error: e.to_string(),
+                },
+            };
+            ObjectReport {
+                index: i,
+                object,
+                class,
+                outcome,
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn music_magic() {
+        assert_eq!(music_type(b"IMPMxxxx").0, "it");
+        let mut s3m = vec![0u8; 48];
+        s3m[44..48].copy_from_slice(b"SCRM");
+        assert_eq!(music_type(&s3m).0, "s3m");
+        assert_eq!(music_type(b"Extended Module: x").0, "xm");
+        let mut m = vec![0u8; 1084];
+        m[1080..1084].copy_from_slice(b"M.K.");
+        assert_eq!(music_type(&m).0, "mod");
+        m[1080..1084].copy_from_slice(b"12CH");
+        assert_eq!(music_type(&m).0, "mod");
+        assert_eq!(music_type(b"junk").0, "umx");
+    }
+
+    #[test]
+    fn names_are_made_safe() {
+        assert_eq!(safe_component("a/b\\c:d"), "a_b_c_d");
+        assert_eq!(safe_component("\u{10}\u{5}"), "__");
+        assert_eq!(safe_component(".."), "_");
+        assert_eq!(safe_component("  "), "_");
+        assert_eq!(sound_type(b"RIFF\0\0\0\0WAVEfmt ", "WAV").0, "wav");
+    }
+}
