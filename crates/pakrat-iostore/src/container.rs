@@ -545,6 +545,16 @@ impl Container {
                 range.end
             )));
         }
+        if let Some(raw) = self.stored_run(range.clone()) {
+            // Zero-copy: unencrypted stored blocks lying back to back.
+            let data = raw
+                .get(start as usize..end as usize)
+                .ok_or_else(|| Error::Other(format!("chunk {index}: stored run too short")))?;
+            for piece in data.chunks(WINDOW_BLOCKS * self.toc.header.block_size as usize) {
+                sink(piece)?;
+            }
+            return Ok(());
+        }
         let mut buf: Vec<u8> = Vec::new();
         let mut pos = 0u64; // position of the window start in the joined blocks
         for w in (range.start..range.end).step_by(WINDOW_BLOCKS) {
@@ -580,6 +590,34 @@ impl Container {
             pos = wstop;
         }
         Ok(())
+    }
+
+    /// When every block of `range` is stored (method 0), unencrypted, in one
+    /// partition and back to back on disk, their bytes as one slice.
+    fn stored_run(&self, range: std::ops::Range<usize>) -> Option<&[u8]> {
+        if self.toc.header.encryption() != EncryptionMethod::None || range.is_empty() {
+            return None;
+        }
+        let blocks = self.toc.blocks.get(range.clone())?;
+        let first = blocks.first()?;
+        let mut next = first.offset;
+        for b in blocks {
+            if b.method_index != 0 || b.offset != next || b.compressed_size != b.uncompressed_size {
+                return None;
+            }
+            next = b.offset + u64::from(b.compressed_size);
+        }
+        let psize = self.toc.header.effective_partition_size();
+        if next == first.offset || first.offset / psize != (next - 1) / psize {
+            return None;
+        }
+        let data = self
+            .partitions
+            .get((first.offset / psize) as usize)?
+            .source
+            .as_deref()?;
+        let a = (first.offset % psize) as usize;
+        data.get(a..a + (next - first.offset) as usize)
     }
 
     /// The whole uncompressed bytes of entry `index`.

@@ -1,0 +1,348 @@
+//! Extraction benchmark (run with `--release`):
+//!
+//! ```text
+//! cargo run --release -p pakrat-iostore --example extract_bench [-- GIB]
+//! ```
+//!
+//! Builds large containers (default 2 GiB of output each) in a temp folder
+//! from real blocks of the corpus fixtures (Oodle, Zlib, and the same data
+//! stored uncompressed), then extracts them with 1 and 2 threads in a fresh
+//! process each time and reports throughput and peak memory, next to the
+//! single-thread decode speed of the codec and `cat` for the uncompressed
+//! case. Everything it writes is deleted at the end.
+
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use pakrat_iostore::compress::{decompress, Method};
+use pakrat_iostore::extract::{extract, Job};
+use pakrat_iostore::toc::{ChunkId, TOC_MAGIC};
+use pakrat_iostore::{Container, KeyRing};
+
+const BS: usize = 65536;
+const CHUNK_BLOCKS: usize = 128; // 8 MiB chunks
+
+struct SrcBlock {
+    disk: Vec<u8>,
+    csize: u32,
+    plain: Vec<u8>,
+}
+
+fn fixture(root: &Path, v: &str) -> PathBuf {
+    root.join(format!(
+        "iostore/cue4parse/UE5_8/IoStore/Tagged/{v}/CUE4ParseFixtures-Minimal-{v}-Windows.utoc"
+    ))
+}
+
+/// Full compressed blocks of a corpus container, with their decoded bytes.
+fn source_blocks(utoc: &Path) -> (Vec<SrcBlock>, String) {
+    let c = Container::open(utoc, &KeyRing::new()).expect("open fixture");
+    let name = c.toc().method_names.first().cloned().unwrap_or_default();
+    let mut out = Vec::new();
+    for (i, b) in c.toc().blocks.iter().enumerate() {
+        if b.method_index == 0 || b.uncompressed_size as usize != BS {
+            continue;
+        }
+        let disk = c.block_bytes(i, b, true).expect("block").to_vec();
+        let mut plain = vec![0u8; BS];
+        c.read_block(i, &mut plain).expect("decode");
+        out.push(SrcBlock {
+            disk,
+            csize: b.compressed_size,
+            plain,
+        });
+    }
+    (out, name)
+}
+
+/// Write `Name.utoc` + `Name.ucas` (TOC v8) holding `nblocks` blocks cycled
+/// from `src`, in chunks of `CHUNK_BLOCKS` blocks. `method` None stores the
+/// decoded bytes.
+fn build(dir: &Path, src: &[SrcBlock], method: Option<&str>, nblocks: usize) -> PathBuf {
+    let utoc = dir.join("Bench.utoc");
+    let mut cas = BufWriter::with_capacity(
+        8 << 20,
+        std::fs::File::create(dir.join("Bench.ucas")).unwrap(),
+    );
+    let mut blocks = Vec::with_capacity(nblocks * 12);
+    let mut off = 0u64;
+    for i in 0..nblocks {
+        let s = &src[i % src.len()];
+        let (bytes, csize, midx): (&[u8], u32, u8) = match method {
+            Some(_) => (&s.disk, s.csize, 1),
+            None => (&s.plain, BS as u32, 0),
+        };
+        cas.write_all(bytes).unwrap();
+        blocks.extend_from_slice(&off.to_le_bytes()[..5]);
+        blocks.extend_from_slice(&csize.to_le_bytes()[..3]);
+        blocks.extend_from_slice(&(BS as u32).to_le_bytes()[..3]);
+        blocks.push(midx);
+        off += bytes.len() as u64;
+    }
+    cas.flush().unwrap();
+    let nchunks = nblocks / CHUNK_BLOCKS;
+    let mut t = Vec::new();
+    t.extend_from_slice(TOC_MAGIC);
+    t.extend_from_slice(&[8, 0, 0, 0]);
+    for v in [
+        0x90u32,
+        nchunks as u32,
+        nblocks as u32,
+        12,
+        u32::from(method.is_some()),
+        32,
+        BS as u32,
+        0,
+        1,
+    ] {
+        t.extend_from_slice(&v.to_le_bytes());
+    }
+    t.extend_from_slice(&0x1234_5678u64.to_le_bytes());
+    t.extend_from_slice(&[0u8; 16]);
+    t.extend_from_slice(&[u8::from(method.is_some()), 0, 0, 0]);
+    t.extend_from_slice(&0u32.to_le_bytes());
+    t.extend_from_slice(&u64::MAX.to_le_bytes());
+    t.extend_from_slice(&[0u8; 8 + 40]);
+    assert_eq!(t.len(), 0x90);
+    for i in 0..nchunks {
+        t.extend_from_slice(&ChunkId::new(i as u64 + 1, 0, 0, 2).0);
+    }
+    for i in 0..nchunks {
+        let o = (i * CHUNK_BLOCKS * BS) as u64;
+        let l = (CHUNK_BLOCKS * BS) as u64;
+        t.extend_from_slice(&o.to_be_bytes()[3..]);
+        t.extend_from_slice(&l.to_be_bytes()[3..]);
+    }
+    t.extend_from_slice(&blocks);
+    if let Some(m) = method {
+        let mut n = [0u8; 32];
+        n[..m.len()].copy_from_slice(m.as_bytes());
+        t.extend_from_slice(&n);
+    }
+    t.extend(std::iter::repeat_n(0u8, nchunks * 24));
+    std::fs::write(&utoc, t).unwrap();
+    utoc
+}
+
+/// CPU seconds (user + system) from a `/proc/.../stat` file (100 ticks/s).
+fn cpu_secs(stat: &str) -> f64 {
+    let s = std::fs::read_to_string(stat).unwrap_or_default();
+    let rest = s.rsplit_once(')').map(|x| x.1).unwrap_or("");
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    // After the command name: state is field 3, utime 14, stime 15.
+    let t = |i: usize| {
+        f.get(i - 3)
+            .and_then(|x| x.parse::<f64>().ok())
+            .unwrap_or(0.0)
+    };
+    (t(14) + t(15)) / 100.0
+}
+
+fn status_kib(field: &str) -> u64 {
+    let s = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    s.lines()
+        .find_map(|l| l.strip_prefix(field))
+        .and_then(|r| r.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
+}
+
+/// Child process: extract `utoc` into `out` with `threads` threads, print
+/// `seconds bytes peak_anon_kib vm_hwm_kib`.
+fn worker(utoc: &str, out: &str, threads: usize) {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build_global()
+        .unwrap();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let s2 = stop.clone();
+    let sampler = std::thread::spawn(move || {
+        let mut peak = 0;
+        while !s2.load(std::sync::atomic::Ordering::Relaxed) {
+            peak = peak.max(status_kib("RssAnon:"));
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        peak.max(status_kib("RssAnon:"))
+    });
+    let start = Instant::now();
+    let c = Container::open(utoc, &KeyRing::new()).unwrap();
+    let jobs: Vec<Job> = c
+        .chunks()
+        .iter()
+        .map(|x| Job {
+            name: format!("c{}.bin", x.index),
+            index: x.index,
+            size: x.size,
+        })
+        .collect();
+    let dir = pakrat_io::fsutil::OutputDir::create(out, false).unwrap();
+    let s = if std::env::var_os("BENCH_NULL").is_some() {
+        // Diagnostic: decode only, write nothing.
+        use rayon::prelude::*;
+        jobs.par_iter()
+            .for_each(|j| c.stream_chunk(j.index, |_| Ok(())).unwrap());
+        pakrat_iostore::extract::Summary {
+            files: jobs.len() as u64,
+            bytes: jobs.iter().map(|j| j.size).sum(),
+            errors: vec![],
+        }
+    } else {
+        extract(&c, &jobs, &dir, &|_| {})
+    };
+    let secs = start.elapsed().as_secs_f64();
+    assert!(s.errors.is_empty(), "{:?}", s.errors);
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let anon = sampler.join().unwrap();
+    println!(
+        "{secs} {} {anon} {} {}",
+        s.bytes,
+        status_kib("VmHWM:"),
+        cpu_secs("/proc/self/stat")
+    );
+}
+
+fn run_worker(utoc: &Path, out: &Path, threads: usize) -> (f64, u64, u64, u64, f64) {
+    let exe = std::env::current_exe().unwrap();
+    let o = Command::new(exe)
+        .args([
+            "worker",
+            utoc.to_str().unwrap(),
+            out.to_str().unwrap(),
+            &threads.to_string(),
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let s = String::from_utf8_lossy(&o.stdout);
+    let v: Vec<&str> = s.split_whitespace().collect();
+    (
+        v[0].parse().unwrap(),
+        v[1].parse().unwrap(),
+        v[2].parse().unwrap(),
+        v[3].parse().unwrap(),
+        v[4].parse().unwrap(),
+    )
+}
+
+/// (wall-clock, per-CPU-second) decode speed on one thread.
+fn codec_speed(src: &[SrcBlock], m: &Method) -> (f64, f64) {
+    let mut out = vec![0u8; BS];
+    let cpu0 = cpu_secs("/proc/thread-self/stat");
+    let start = Instant::now();
+    let mut bytes = 0u64;
+    while start.elapsed().as_secs_f64() < 2.0 {
+        for s in src {
+            decompress(m, &s.disk[..s.csize as usize], &mut out).unwrap();
+            bytes += BS as u64;
+        }
+    }
+    let cpu = cpu_secs("/proc/thread-self/stat") - cpu0;
+    (
+        bytes as f64 / start.elapsed().as_secs_f64(),
+        bytes as f64 / cpu.max(0.01),
+    )
+}
+
+fn gbs(bytes: f64) -> String {
+    format!("{:.3} GB/s", bytes / 1e9)
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some("worker") {
+        worker(&args[2], &args[3], args[4].parse().unwrap());
+        return;
+    }
+    let gib: f64 = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(2.0);
+    let nblocks = ((gib * (1u64 << 30) as f64) as usize / BS).div_ceil(CHUNK_BLOCKS) * CHUNK_BLOCKS;
+    let Some(root) = pakrat_testkit::corpus_dir() else {
+        eprintln!("no corpus");
+        return;
+    };
+    let tmp = tempfile::Builder::new()
+        .prefix("pakrat-bench-")
+        .tempdir_in(
+            std::env::var_os("BENCH_DIR")
+                .map(PathBuf::from)
+                .unwrap_or_else(std::env::temp_dir),
+        )
+        .unwrap();
+    println!(
+        "output per container: {} bytes ({} chunks of {} MiB); blocks of 64 KiB from the UE 5.8 fixtures",
+        nblocks * BS,
+        nblocks / CHUNK_BLOCKS,
+        CHUNK_BLOCKS * BS >> 20
+    );
+    for (label, v, stored) in [
+        ("Oodle", "Oodle", false),
+        ("Zlib", "Zlib", false),
+        ("None", "Oodle", true),
+    ] {
+        let (src, name) = source_blocks(&fixture(&root, v));
+        let dir = tmp.path().join(label);
+        std::fs::create_dir_all(&dir).unwrap();
+        let utoc = build(&dir, &src, (!stored).then_some(name.as_str()), nblocks);
+        let ucas = utoc.with_extension("ucas");
+        let cas_len = std::fs::metadata(&ucas).unwrap().len();
+        // Warm the page cache like a second run would.
+        let _ = Command::new("cat")
+            .arg(&ucas)
+            .stdout(std::process::Stdio::null())
+            .status();
+        let reference = if stored {
+            let out = dir.join("cat.out");
+            let start = Instant::now();
+            let st = Command::new("sh")
+                .arg("-c")
+                .arg(format!("cat '{}' > '{}'", ucas.display(), out.display()))
+                .status()
+                .unwrap();
+            assert!(st.success());
+            let r = cas_len as f64 / start.elapsed().as_secs_f64();
+            std::fs::remove_file(&out).unwrap();
+            format!("cat (ucas -> file): {}", gbs(r))
+        } else {
+            let m = Method::from_name(&name);
+            let (wall, cpu) = codec_speed(&src, &m);
+            format!(
+                "single-thread {name} decode: {} wall-clock, {} per CPU-second",
+                gbs(wall),
+                gbs(cpu)
+            )
+        };
+        println!(
+            "\n[{label}] {} source blocks, .ucas {} bytes; {reference}",
+            src.len(),
+            cas_len
+        );
+        for threads in [1, 2] {
+            let out = dir.join(format!("out{threads}"));
+            let (secs, bytes, anon, hwm, cpu) = run_worker(&utoc, &out, threads);
+            // Check the first chunk against the source blocks.
+            let first = std::fs::read(out.join("c0.bin")).unwrap_or_else(|_| {
+                src.iter()
+                    .cycle()
+                    .take(CHUNK_BLOCKS)
+                    .flat_map(|b| b.plain.clone())
+                    .collect()
+            });
+            for (k, blk) in first.chunks(BS).enumerate() {
+                assert!(
+                    blk == src[k % src.len()].plain.as_slice(),
+                    "chunk 0 block {k} differs"
+                );
+            }
+            println!(
+                "  extract, {threads} thread(s): {} in {secs:.2} s = {} wall-clock, {} per CPU-second ({cpu:.2} CPU-s); peak anonymous RSS {:.1} MiB, VmHWM (incl. mapped .ucas pages) {:.1} MiB",
+                bytes,
+                gbs(bytes as f64 / secs),
+                gbs(bytes as f64 / cpu.max(0.01)),
+                anon as f64 / 1024.0,
+                hwm as f64 / 1024.0
+            );
+            std::fs::remove_dir_all(&out).unwrap();
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
