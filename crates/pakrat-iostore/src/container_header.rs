@@ -139,6 +139,8 @@ pub struct ContainerHeader {
     pub redirects: Vec<Redirect>,
     /// Soft package references (v4+), when present.
     pub soft_references: Option<SoftReferences>,
+    /// Zero bytes after the last field (0 in every corpus header).
+    pub padding: usize,
 }
 
 impl ContainerHeader {
@@ -387,7 +389,7 @@ fn parse_ue5(mut r: Reader<'_>, version: u32) -> Result<ContainerHeader> {
             r.skip(size as u64, "soft references")?;
         }
     }
-    trailing(&r)?;
+    let padding = trailing(&r)?;
     Ok(ContainerHeader {
         form,
         container_id,
@@ -400,6 +402,7 @@ fn parse_ue5(mut r: Reader<'_>, version: u32) -> Result<ContainerHeader> {
         culture_packages: Vec::new(),
         redirects,
         soft_references,
+        padding,
     })
 }
 
@@ -423,17 +426,21 @@ fn read_soft_refs(r: &mut Reader<'_>) -> Result<Option<SoftReferences>> {
     }
 }
 
-fn trailing(r: &Reader<'_>) -> Result<()> {
-    if r.remaining() != 0 {
+/// Bytes after the last field: zero padding is accepted and counted (a UE
+/// 4.25 header from retoc issue #18 is zero-padded to 64 KiB); anything else
+/// is an error.
+fn trailing(r: &Reader<'_>) -> Result<usize> {
+    let rest = r.rest();
+    if rest.iter().any(|&b| b != 0) {
         return Err(Error::invalid(
             r.offset(),
             format!(
-                "container header: {} unexpected bytes after its last field",
-                r.remaining()
+                "container header: {} unexpected non-zero bytes after its last field",
+                rest.len()
             ),
         ));
     }
-    Ok(())
+    Ok(rest.len())
 }
 
 fn parse_ue4(mut r: Reader<'_>) -> Result<ContainerHeader> {
@@ -502,7 +509,7 @@ fn parse_ue4(mut r: Reader<'_>) -> Result<ContainerHeader> {
             source_name: None,
         });
     }
-    trailing(&r)?;
+    let padding = trailing(&r)?;
     Ok(ContainerHeader {
         form,
         container_id,
@@ -515,6 +522,7 @@ fn parse_ue4(mut r: Reader<'_>) -> Result<ContainerHeader> {
         culture_packages,
         redirects,
         soft_references: None,
+        padding,
     })
 }
 
@@ -566,6 +574,8 @@ mod tests {
         }
         let mut more = d.clone();
         more.push(0);
+        assert_eq!(parse(&more).unwrap().padding, 1);
+        more.push(1);
         assert!(parse(&more).is_err());
         let mut bad = d.clone();
         bad[4] = 9; // version 9

@@ -54,6 +54,7 @@ fn every_package_of_the_corpus_parses_and_matches_its_id() {
         let in_toc: HashSet<u64> = all.packages.iter().map(|p| p.id).collect();
         assert_eq!(in_header, in_toc, "{}", e.local_path);
         assert_eq!(all.header.store_entries.len(), all.header.package_ids.len());
+        assert_eq!(all.header.padding, 0, "{}", e.local_path);
         let stem = e.path.file_stem().unwrap().to_str().unwrap();
         assert_eq!(
             all.header.container_id,
