@@ -5,7 +5,7 @@
 //! (missing packages, collisions, cache entries that do not check out,
 //! flags that differ from the `.upkg`...), 2 = error (from `main`).
 
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
@@ -14,7 +14,36 @@ use pakrat_system::{deps, flags, scan, GameDir, Via};
 use serde::Serialize;
 
 use crate::args::*;
-use crate::output::{human_size, print_json};
+use crate::output::human_size;
+
+/// Run a handler with a buffered stdout. A closed pipe (`pakrat scan … | head`)
+/// ends the command quietly instead of panicking in `println!`.
+fn with_stdout(f: impl FnOnce(&mut dyn Write) -> Result<ExitCode>) -> Result<ExitCode> {
+    let stdout = std::io::stdout();
+    let mut w = std::io::BufWriter::new(stdout.lock());
+    let res = f(&mut w).and_then(|c| {
+        w.flush()?;
+        Ok(c)
+    });
+    match res {
+        Err(e) if is_broken_pipe(&e) => Ok(ExitCode::SUCCESS),
+        r => r,
+    }
+}
+
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+/// Pretty JSON on `w`.
+fn json<T: Serialize + ?Sized>(w: &mut dyn Write, v: &T) -> Result<()> {
+    serde_json::to_writer_pretty(&mut *w, v)?;
+    writeln!(w)?;
+    Ok(())
+}
 
 fn code(problems: bool) -> ExitCode {
     if problems {
@@ -66,6 +95,10 @@ fn game_json(game: &GameDir) -> GameJson<'_> {
 
 /// `deps`: the transitive dependency tree of a package in a game folder.
 pub fn deps(a: &DepsArgs) -> Result<ExitCode> {
+    with_stdout(|w| deps_to(a, w))
+}
+
+fn deps_to(a: &DepsArgs, w: &mut dyn Write) -> Result<ExitCode> {
     let game = open_game(&a.game)?;
     let g = deps::walk(&game, &a.package)?;
     if g.nodes.first().is_some_and(|n| n.file.is_none()) {
@@ -78,7 +111,7 @@ pub fn deps(a: &DepsArgs) -> Result<ExitCode> {
     }
     let problems = !g.missing.is_empty() || !g.unreadable.is_empty();
     if a.dot {
-        print!("{}", g.to_dot());
+        write!(w, "{}", g.to_dot())?;
         return Ok(code(problems));
     }
     if a.out.json {
@@ -88,29 +121,38 @@ pub fn deps(a: &DepsArgs) -> Result<ExitCode> {
             #[serde(flatten)]
             graph: &'a deps::DepGraph,
         }
-        print_json(&Out {
-            game: game_json(&game),
-            graph: &g,
-        })?;
+        json(
+            w,
+            &Out {
+                game: game_json(&game),
+                graph: &g,
+            },
+        )?;
         return Ok(code(problems));
     }
-    println!("{}", describe_game(&game));
-    print!("{}", g.to_tree(&game.root));
+    writeln!(w, "{}", describe_game(&game))?;
+    write!(w, "{}", g.to_tree(&game.root))?;
     let found = g.nodes.iter().filter(|n| n.file.is_some()).count();
-    println!(
+    writeln!(
+        w,
         "\n{} packages: {found} found, {} missing, {} unreadable",
         g.nodes.len(),
         g.missing.len(),
         g.unreadable.len()
-    );
+    )?;
     for m in &g.missing {
-        println!("MISSING {}  needed by {}", m.name, m.needed_by.join(", "));
+        writeln!(
+            w,
+            "MISSING {}  needed by {}",
+            m.name,
+            m.needed_by.join(", ")
+        )?;
     }
     for (n, e) in &g.unreadable {
-        println!("UNREADABLE {n}: {e}");
+        writeln!(w, "UNREADABLE {n}: {e}")?;
     }
     for c in &g.cycles {
-        println!("CYCLE {}", c.join(" -> "));
+        writeln!(w, "CYCLE {}", c.join(" -> "))?;
     }
     let from_cache: Vec<&str> = g
         .nodes
@@ -119,13 +161,17 @@ pub fn deps(a: &DepsArgs) -> Result<ExitCode> {
         .map(|n| n.name.as_str())
         .collect();
     if !from_cache.is_empty() {
-        println!("from the download cache: {}", from_cache.join(", "));
+        writeln!(w, "from the download cache: {}", from_cache.join(", "))?;
     }
     Ok(code(problems))
 }
 
 /// `scan`: every package of a folder tree, with findings.
 pub fn scan(a: &ScanArgs) -> Result<ExitCode> {
+    with_stdout(|w| scan_to(a, w))
+}
+
+fn scan_to(a: &ScanArgs, w: &mut dyn Write) -> Result<ExitCode> {
     let files = scan::list_files(&a.dir)?;
     let total: u64 = files
         .iter()
@@ -161,33 +207,34 @@ pub fn scan(a: &ScanArgs) -> Result<ExitCode> {
         || !r.cycles.is_empty();
     if a.json {
         // JSON lines: one object per package, then one per finding, then a summary.
-        fn line<T: Serialize>(kind: &str, v: &T) -> Result<()> {
+        fn line<T: Serialize>(w: &mut dyn Write, kind: &str, v: &T) -> Result<()> {
             let mut obj = serde_json::to_value(v)?;
             if let Some(m) = obj.as_object_mut() {
                 m.insert("type".into(), kind.into());
             }
-            println!("{}", serde_json::to_string(&obj)?);
+            writeln!(w, "{}", serde_json::to_string(&obj)?)?;
             Ok(())
         }
         for p in &r.packages {
-            line("package", p)?;
+            line(w, "package", p)?;
         }
         for e in &r.errors {
-            line("error", e)?;
+            line(w, "error", e)?;
         }
         for c in &r.collisions {
-            line("collision", c)?;
+            line(w, "collision", c)?;
         }
         for d in &r.duplicates {
-            line("duplicate", d)?;
+            line(w, "duplicate", d)?;
         }
         for m in &r.missing {
-            line("missing", m)?;
+            line(w, "missing", m)?;
         }
         for c in &r.cycles {
-            line("cycle", &serde_json::json!({ "packages": c }))?;
+            line(w, "cycle", &serde_json::json!({ "packages": c }))?;
         }
         line(
+            w,
             "summary",
             &serde_json::json!({
                 "files": r.files_seen,
@@ -204,7 +251,8 @@ pub fn scan(a: &ScanArgs) -> Result<ExitCode> {
         return Ok(code(problems));
     }
     for p in &r.packages {
-        println!(
+        writeln!(
+            w,
             "{}  v{}/{}  {}  flags {:#x}  imports: {}",
             p.path.display(),
             p.version,
@@ -216,18 +264,19 @@ pub fn scan(a: &ScanArgs) -> Result<ExitCode> {
             } else {
                 p.imports.join(", ")
             }
-        );
+        )?;
     }
     for e in &r.errors {
-        println!("ERROR {}: {}", e.path.display(), e.error);
+        writeln!(w, "ERROR {}: {}", e.path.display(), e.error)?;
     }
     for c in &r.collisions {
         let files: Vec<String> = c.files.iter().map(|f| f.display().to_string()).collect();
-        println!(
+        writeln!(
+            w,
             "COLLISION {}: {} (the engine loads packages by name; only one can load)",
             c.name,
             files.join(", ")
-        );
+        )?;
     }
     for d in &r.duplicates {
         let copies: Vec<String> = d
@@ -235,19 +284,25 @@ pub fn scan(a: &ScanArgs) -> Result<ExitCode> {
             .iter()
             .map(|(f, g)| format!("{} ({g})", f.display()))
             .collect();
-        println!(
+        writeln!(
+            w,
             "DUPLICATE {} with different GUIDs: {}",
             d.name,
             copies.join(", ")
-        );
+        )?;
     }
     for m in &r.missing {
-        println!("MISSING {}  needed by {}", m.name, m.needed_by.join(", "));
+        writeln!(
+            w,
+            "MISSING {}  needed by {}",
+            m.name,
+            m.needed_by.join(", ")
+        )?;
     }
     for c in &r.cycles {
-        println!("CYCLE {}", c.join(" -> "));
+        writeln!(w, "CYCLE {}", c.join(" -> "))?;
     }
-    println!(
+    writeln!(w,
         "{} packages ({}) in {} files, {} unreadable; {} collisions, {} duplicates, {} missing, {} cycles",
         r.packages.len(),
         human_size(r.bytes),
@@ -257,12 +312,16 @@ pub fn scan(a: &ScanArgs) -> Result<ExitCode> {
         r.duplicates.len(),
         r.missing.len(),
         r.cycles.len()
-    );
+    )?;
     Ok(code(problems))
 }
 
 /// `flags`: show or change package flags, compare with a `.upkg`.
 pub fn flags(a: &FlagsArgs) -> Result<ExitCode> {
+    with_stdout(|w| flags_to(a, w))
+}
+
+fn flags_to(a: &FlagsArgs, w: &mut dyn Write) -> Result<ExitCode> {
     let changes = a
         .set
         .iter()
@@ -291,51 +350,58 @@ pub fn flags(a: &FlagsArgs) -> Result<ExitCode> {
             after: &'a flags::FlagsInfo,
             upkg: Option<&'a [flags::UpkgRow]>,
         }
-        print_json(&Out {
-            file: &a.package,
-            changed: before.flags != after.flags,
-            before: &before,
-            after: &after,
-            upkg: upkg.as_deref(),
-        })?;
+        json(
+            w,
+            &Out {
+                file: &a.package,
+                changed: before.flags != after.flags,
+                before: &before,
+                after: &after,
+                upkg: upkg.as_deref(),
+            },
+        )?;
         return Ok(code(mismatch));
     }
     let show = |f: &flags::FlagsInfo| format!("{:#010x} [{}]", f.flags, f.names.join(" "));
     if changes.is_empty() {
-        println!(
+        writeln!(
+            w,
             "{}: v{}/{} flags {}",
             a.package.display(),
             after.version,
             after.licensee,
             show(&after)
-        );
+        )?;
         for (bit, name) in pakrat_package::flags::PACKAGE_FLAGS {
-            println!("  {name:<15} {}", after.flags & bit != 0);
+            writeln!(w, "  {name:<15} {}", after.flags & bit != 0)?;
         }
     } else if before.flags == after.flags {
-        println!(
+        writeln!(
+            w,
             "{}: flags already {} (file not changed)",
             a.package.display(),
             show(&after)
-        );
+        )?;
     } else {
-        println!(
+        writeln!(
+            w,
             "{}: flags {} -> {}",
             a.package.display(),
             show(&before),
             show(&after)
-        );
+        )?;
     }
     if let Some(rows) = &upkg {
         for r in rows {
             let v = |b: Option<bool>| b.map_or("?".to_string(), |b| b.to_string());
-            println!(
+            writeln!(
+                w,
                 "  upkg {:<15} upkg={} package={} {}",
                 r.flag,
                 v(r.upkg),
                 v(r.package),
                 if r.matches { "ok" } else { "DIFFERS" }
-            );
+            )?;
         }
     }
     Ok(code(mismatch))
@@ -343,26 +409,37 @@ pub fn flags(a: &FlagsArgs) -> Result<ExitCode> {
 
 /// `cache list`: check `cache.ini` and every cache file.
 pub fn cache_list(a: &CacheListArgs) -> Result<ExitCode> {
+    with_stdout(|w| cache_list_to(a, w))
+}
+
+fn cache_list_to(a: &CacheListArgs, w: &mut dyn Write) -> Result<ExitCode> {
     let r = cache::check_cache(&a.cache_dir, ".uxx")?;
     let problems = r.problems().count();
     if a.out.json {
-        print_json(&r)?;
+        json(w, &r)?;
         return Ok(code(problems > 0));
     }
     match &r.ini {
-        Some(p) => println!(
+        Some(p) => writeln!(
+            w,
             "{}: {} items ({})",
             r.dir.display(),
             r.items.len(),
             p.display()
-        ),
-        None => println!("{}: no cache.ini; {} files", r.dir.display(), r.items.len()),
+        )?,
+        None => writeln!(
+            w,
+            "{}: no cache.ini; {} files",
+            r.dir.display(),
+            r.items.len()
+        )?,
     }
     for it in &r.items {
         let g = it
             .guid
             .map_or_else(|| it.key.clone().unwrap_or_default(), |g| g.to_string());
-        println!(
+        writeln!(
+            w,
             "{:<13} {g}  {}  {}{}",
             it.status.word().to_ascii_uppercase(),
             it.name.as_deref().unwrap_or("-"),
@@ -370,14 +447,22 @@ pub fn cache_list(a: &CacheListArgs) -> Result<ExitCode> {
             it.detail
                 .as_ref()
                 .map_or(String::new(), |d| format!("  ({d})"))
-        );
+        )?;
     }
-    println!("{} ok, {problems} with problems", r.items.len() - problems);
+    writeln!(
+        w,
+        "{} ok, {problems} with problems",
+        r.items.len() - problems
+    )?;
     Ok(code(problems > 0))
 }
 
 /// `cache restore`: copy cached packages back under their original names.
 pub fn cache_restore(a: &CacheRestoreArgs) -> Result<ExitCode> {
+    with_stdout(|w| cache_restore_to(a, w))
+}
+
+fn cache_restore_to(a: &CacheRestoreArgs, w: &mut dyn Write) -> Result<ExitCode> {
     let game = open_game(&a.game)?;
     let r = cache::check_cache(&a.cache_dir, &game.cache_ext)?;
     let out = cache::restore(&r, &game, a.dry_run, a.force);
@@ -387,10 +472,10 @@ pub fn cache_restore(a: &CacheRestoreArgs) -> Result<ExitCode> {
         .filter(|i| i.action == Action::Skip)
         .count();
     if a.out.json {
-        print_json(&out)?;
+        json(w, &out)?;
         return Ok(code(skipped > 0));
     }
-    println!("{}", describe_game(&game));
+    writeln!(w, "{}", describe_game(&game))?;
     for it in &out.items {
         let word = match (it.action, a.dry_run) {
             (Action::Copy, true) => "would copy",
@@ -411,29 +496,32 @@ pub fn cache_restore(a: &CacheRestoreArgs) -> Result<ExitCode> {
                     .to_string()
             })
             .unwrap_or_else(|| "-".into());
-        println!(
+        writeln!(
+            w,
             "{word:<13} {g} {} -> {dest}{}",
             it.name.as_deref().unwrap_or("-"),
             it.detail
                 .as_ref()
                 .map_or(String::new(), |d| format!("  ({d})"))
-        );
+        )?;
     }
     let n = |x: Action| out.items.iter().filter(|i| i.action == x).count();
     if a.dry_run {
-        println!(
+        writeln!(
+            w,
             "dry run: {} to copy, {} to replace, {} already there, {skipped} skipped",
             n(Action::Copy),
             n(Action::Replace),
             n(Action::AlreadyThere)
-        );
+        )?;
     } else {
-        println!(
+        writeln!(
+            w,
             "{} copied, {} replaced, {} already there, {skipped} skipped",
             n(Action::Copy),
             n(Action::Replace),
             n(Action::AlreadyThere)
-        );
+        )?;
     }
     Ok(code(skipped > 0))
 }
