@@ -633,8 +633,17 @@ impl Container {
                 ))
             })?
             .length;
+        // Bound the allocation by what the chunk's blocks can hold.
+        let range = self
+            .toc
+            .block_range(index)
+            .map_err(|e| e.in_file(&self.path))?;
+        let held: u64 = self.toc.blocks[range]
+            .iter()
+            .map(|b| u64::from(b.uncompressed_size))
+            .sum();
         let mut out = Vec::new();
-        out.try_reserve_exact(len as usize)
+        out.try_reserve_exact(len.min(held) as usize)
             .map_err(|_| Error::Other(format!("chunk {index}: cannot allocate {len} bytes")))?;
         self.stream_chunk(index, |b| {
             out.extend_from_slice(b);
