@@ -395,6 +395,26 @@ mod tests {
         );
     }
 
+    #[test]
+    fn known_ids_from_real_files() {
+        // Chunk id of /Game/Fixtures/Textures/T_BC1 in the CUE4Parse UE 5.8
+        // and 6.0 fixture TOCs (read from the .utoc, not computed here).
+        assert_eq!(
+            package_id("/Game/Fixtures/Textures/T_BC1"),
+            0xC62027EF8DF1F7D1
+        );
+        // Import 0 of that package: the ScriptImport of its class.
+        assert_eq!(
+            script_import_index("/Script/Engine.Texture2D"),
+            0x5b93bca796d1fa6f
+        );
+        // Same path with ':' and '.' swapped hashes the same (both become '/').
+        assert_eq!(
+            script_import_index("/Script/Engine:Texture2D"),
+            script_import_index("/Script/Engine.Texture2D")
+        );
+    }
+
     fn batch(names: &[(&str, bool)]) -> Vec<u8> {
         let mut w = pakrat_io::Writer::new();
         w.u32(names.len() as u32);

@@ -188,6 +188,27 @@ pub fn parse(tail: &[u8], file_len: u64) -> Result<PakFooter> {
     ))
 }
 
+/// The companion `.pak` of a container (`Name.pak` next to `Name.utoc`) and
+/// its footer, when the file exists. Reads only the last 512 bytes.
+pub fn companion(utoc: &std::path::Path) -> Option<(std::path::PathBuf, Result<PakFooter>)> {
+    use std::io::{Read, Seek, SeekFrom};
+    let path = utoc.with_extension("pak");
+    if !path.is_file() {
+        return None;
+    }
+    let res = (|| {
+        let mut f = std::fs::File::open(&path).map_err(|e| Error::io(&path, e))?;
+        let len = f.metadata().map_err(|e| Error::io(&path, e))?.len();
+        let n = len.min(512);
+        f.seek(SeekFrom::Start(len - n))
+            .map_err(|e| Error::io(&path, e))?;
+        let mut tail = vec![0u8; n as usize];
+        f.read_exact(&mut tail).map_err(|e| Error::io(&path, e))?;
+        parse(&tail, len).map_err(|e| e.in_file(&path))
+    })();
+    Some((path, res))
+}
+
 fn read_footer(mut r: Reader<'_>, version: u32, slots: usize, size: usize) -> Result<PakFooter> {
     let footer_offset = r.offset();
     let encryption_key_guid = if version >= 7 {
@@ -329,6 +350,24 @@ mod tests {
         assert_eq!(footer_size(3, 0), 44);
         assert_eq!(footer_size(11, 5), 221);
         assert_eq!(footer_size(15, 5), 262);
+    }
+
+    #[test]
+    fn companion_reads_only_the_tail() {
+        let dir = tempfile::tempdir().unwrap();
+        let utoc = dir.path().join("X.utoc");
+        assert!(companion(&utoc).is_none());
+        let mut d = vec![0u8; 5000];
+        let f = footer(11, 5, &["Oodle"]);
+        let start = d.len();
+        d.extend_from_slice(&f[100..]);
+        // The index lies inside the zeros.
+        std::fs::write(dir.path().join("X.pak"), &d).unwrap();
+        let (p, r) = companion(&utoc).unwrap();
+        assert!(p.ends_with("X.pak"));
+        let r = r.unwrap();
+        assert_eq!(r.footer_offset, start as u64);
+        assert_eq!(r.compression_methods, vec!["Oodle"]);
     }
 
     #[test]
