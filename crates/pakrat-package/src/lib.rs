@@ -37,6 +37,8 @@ mod package;
 pub mod props;
 mod summary;
 pub mod texture;
+pub mod verify;
+pub mod view;
 
 pub use package::{Export, Import, Name, ObjRef, Package, Problem, Target};
 pub use summary::{

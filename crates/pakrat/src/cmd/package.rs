@@ -1,32 +1,546 @@
-//! Handlers for package commands.
+//! Handlers for UE1/UE2 packages: info, list, verify, props, export.
 
+use std::collections::BTreeMap;
+use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{bail, Result};
+use pakrat_io::fsutil::OutputDir;
+use pakrat_io::Source;
+use pakrat_package::export::{export_objects, ExportOptions, Kind, Outcome};
+use pakrat_package::flags::object_flag_names;
+use pakrat_package::props::read_object;
+use pakrat_package::{view, ObjRef, Package};
+use serde::Serialize;
+use serde_json::json;
 
 use crate::args::*;
+use crate::output::human_size;
+
+/// Append a line to the output buffer (`fmt::Write` on a String cannot fail).
+macro_rules! outln {
+    ($buf:expr) => { $buf.push('\n') };
+    ($buf:expr, $($arg:tt)*) => {{
+        use std::fmt::Write as _;
+        let _ = writeln!($buf, $($arg)*);
+    }};
+}
+
+/// Write everything at once; a reader that went away (`| head`) is not an error.
+fn emit(buf: &str) -> Result<()> {
+    use std::io::Write;
+    let mut o = std::io::stdout().lock();
+    match o.write_all(buf.as_bytes()).and_then(|_| o.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
+        _ => Ok(()),
+    }
+}
+
+fn print_json<T: Serialize + ?Sized>(v: &T) -> Result<()> {
+    let mut s = serde_json::to_string_pretty(v)?;
+    s.push('\n');
+    emit(&s)
+}
+
+/// A library error as one flat message (its Display already includes the
+/// file and the cause; anyhow's `{:#}` would print the cause twice).
+fn flat(e: pakrat_io::Error, path: &Path) -> anyhow::Error {
+    anyhow::Error::msg(e.in_file(path).to_string())
+}
+
+fn open(path: &Path) -> Result<Source> {
+    Source::open(path).map_err(|e| flat(e, path))
+}
+
+fn parse<'a>(path: &Path, src: &'a Source) -> Result<Package<'a>> {
+    Package::parse(src).map_err(|e| flat(e, path))
+}
+
+/// Imported packages with the number of imports inside each.
+fn import_counts<'a>(p: &'a Package<'_>) -> Vec<(&'a str, usize)> {
+    let mut order: Vec<&str> = Vec::new();
+    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+    for i in 0..p.imports.len() {
+        if let Ok(pkg) = p.import_package(i) {
+            let key = pkg.to_ascii_lowercase();
+            if !counts.contains_key(&key) {
+                order.push(pkg);
+            }
+            *counts.entry(key).or_default() += 1;
+        }
+    }
+    order
+        .into_iter()
+        .map(|n| (n, counts[&n.to_ascii_lowercase()].saturating_sub(1)))
+        .collect()
+}
+
+fn engine_of(version: u16) -> &'static str {
+    if version >= 100 {
+        "UE2"
+    } else {
+        "UE1"
+    }
+}
 
 /// `info` for this format.
-pub fn info(_a: &InfoArgs) -> Result<ExitCode> {
-    bail!("info: not implemented yet")
+pub fn info(a: &InfoArgs) -> Result<ExitCode> {
+    let mut o = String::new();
+    let src = open(&a.file)?;
+    let p = parse(&a.file, &src)?;
+    let s = &p.summary;
+    let imports = import_counts(&p);
+    let mut classes: BTreeMap<&str, usize> = BTreeMap::new();
+    for i in 0..p.exports.len() {
+        *classes
+            .entry(p.export_class_name(i).unwrap_or("?"))
+            .or_default() += 1;
+    }
+    let mut classes: Vec<(&str, usize)> = classes.into_iter().collect();
+    classes.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    if a.out.json {
+        print_json(&json!({
+            "file": a.file.display().to_string(),
+            "size": src.len(),
+            "engine": engine_of(s.version),
+            "summary": s,
+            "package_flag_names": s.package_flag_names(),
+            "imported_packages": imports.iter().map(|(n, c)| json!({"package": n, "objects": c})).collect::<Vec<_>>(),
+            "export_classes": classes.iter().map(|(n, c)| json!({"class": n, "count": c})).collect::<Vec<_>>(),
+        }))?;
+        emit(&o)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    outln!(
+        o,
+        "{}: {} package, version {}, licensee {}{} ({})",
+        a.file.display(),
+        engine_of(s.version),
+        s.version,
+        s.licensee,
+        if s.tag == pakrat_package::TAG_KILLING_FLOOR {
+            ", Killing Floor tag 0x9E2A83C2"
+        } else {
+            ""
+        },
+        human_size(src.len() as u64)
+    );
+    let flags = s.package_flag_names();
+    outln!(
+        o,
+        "flags:        {:#010x} ({})",
+        s.package_flags,
+        if flags.is_empty() {
+            "none".to_string()
+        } else {
+            flags.join(", ")
+        }
+    );
+    outln!(o, "GUID:         {}", s.guid);
+    if let Some(h) = &s.heritage_table {
+        outln!(o, "heritage:     {} GUIDs at {:#x}", h.count, h.offset);
+    } else {
+        let g: Vec<String> = s
+            .generations
+            .iter()
+            .map(|g| format!("{}/{}", g.export_count, g.name_count))
+            .collect();
+        let shown = if g.len() > 4 {
+            format!("... {}", g[g.len() - 4..].join(", "))
+        } else {
+            g.join(", ")
+        };
+        outln!(
+            o,
+            "generations:  {} (exports/names: {shown})",
+            s.generations.len()
+        );
+    }
+    outln!(
+        o,
+        "names:        {:>6} at {:#x}",
+        s.names.count,
+        s.names.offset
+    );
+    outln!(
+        o,
+        "exports:      {:>6} at {:#x}",
+        s.exports.count,
+        s.exports.offset
+    );
+    outln!(
+        o,
+        "imports:      {:>6} at {:#x}",
+        s.imports.count,
+        s.imports.offset
+    );
+    let top: Vec<String> = imports
+        .iter()
+        .take(12)
+        .map(|(n, c)| format!("{n} ({c})"))
+        .collect();
+    outln!(
+        o,
+        "imports from: {}{}",
+        if top.is_empty() {
+            "nothing".to_string()
+        } else {
+            top.join(", ")
+        },
+        if imports.len() > 12 {
+            format!(", ... {} more", imports.len() - 12)
+        } else {
+            String::new()
+        }
+    );
+    let top: Vec<String> = classes
+        .iter()
+        .take(8)
+        .map(|(n, c)| format!("{n} {c}"))
+        .collect();
+    outln!(o, "classes:      {}", top.join(", "));
+    emit(&o)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+#[derive(Serialize)]
+struct NameRow<'a> {
+    index: usize,
+    name: &'a str,
+    flags: u32,
+}
+
+#[derive(Serialize)]
+struct ImportRow {
+    index: usize,
+    reference: i32,
+    class_package: String,
+    class: String,
+    path: String,
+}
+
+#[derive(Serialize)]
+struct ExportRow {
+    index: usize,
+    reference: i32,
+    class: String,
+    path: String,
+    super_: Option<String>,
+    flags: u32,
+    flag_names: Vec<String>,
+    serial_size: u32,
+    serial_offset: u32,
 }
 
 /// `list` for this format.
-pub fn list(_a: &ListArgs) -> Result<ExitCode> {
-    bail!("list: not implemented yet")
+pub fn list(a: &ListArgs) -> Result<ExitCode> {
+    let mut o = String::new();
+    let src = open(&a.file)?;
+    let p = parse(&a.file, &src)?;
+    let path_of = |r: ObjRef| p.object_path(r).unwrap_or_else(|e| format!("<{e}>"));
+    // Default (no table chosen): exports.
+    let exports = a.exports || (!a.names && !a.imports);
+    let mut out = serde_json::Map::new();
+    if a.names {
+        let rows: Vec<NameRow> = p
+            .names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| NameRow {
+                index: i,
+                name: &n.text,
+                flags: n.flags,
+            })
+            .collect();
+        if a.out.json {
+            out.insert("names".into(), serde_json::to_value(&rows)?);
+        } else {
+            outln!(o, "# names ({})", rows.len());
+            for r in &rows {
+                outln!(
+                    o,
+                    "{:>6}  {:#010x}  {}",
+                    r.index,
+                    r.flags,
+                    r.name.escape_debug()
+                );
+            }
+        }
+    }
+    if a.imports {
+        let rows: Vec<ImportRow> = p
+            .imports
+            .iter()
+            .enumerate()
+            .map(|(i, imp)| ImportRow {
+                index: i,
+                reference: ObjRef::import(i).0,
+                class_package: p.name(imp.class_package).to_string(),
+                class: p.name(imp.class_name).to_string(),
+                path: path_of(ObjRef::import(i)),
+            })
+            .collect();
+        if a.out.json {
+            out.insert("imports".into(), serde_json::to_value(&rows)?);
+        } else {
+            outln!(o, "# imports ({})", rows.len());
+            for r in &rows {
+                outln!(
+                    o,
+                    "{:>6}  {:<24} {}",
+                    r.index,
+                    format!("{}.{}", r.class_package, r.class),
+                    r.path.escape_debug()
+                );
+            }
+        }
+    }
+    if exports {
+        let rows: Vec<ExportRow> = p
+            .exports
+            .iter()
+            .enumerate()
+            .map(|(i, e)| ExportRow {
+                index: i,
+                reference: ObjRef::export(i).0,
+                class: p.export_class_name(i).unwrap_or("?").to_string(),
+                path: path_of(ObjRef::export(i)),
+                super_: (!e.super_.is_none()).then(|| path_of(e.super_)),
+                flags: e.flags,
+                flag_names: object_flag_names(e.flags),
+                serial_size: e.serial_size,
+                serial_offset: e.serial_offset,
+            })
+            .collect();
+        if a.out.json {
+            out.insert("exports".into(), serde_json::to_value(&rows)?);
+        } else {
+            outln!(o, "# exports ({})", rows.len());
+            for r in &rows {
+                outln!(
+                    o,
+                    "{:>6}  {:<16} {:>9} @ {:#08x}  {:#010x}  {}",
+                    r.index,
+                    r.class,
+                    r.serial_size,
+                    r.serial_offset,
+                    r.flags,
+                    r.path.escape_debug()
+                );
+            }
+        }
+    }
+    if a.out.json {
+        print_json(&out)?;
+    }
+    emit(&o)?;
+    Ok(ExitCode::SUCCESS)
 }
 
 /// `verify` for this format.
-pub fn verify(_a: &VerifyArgs) -> Result<ExitCode> {
-    bail!("verify: not implemented yet")
+pub fn verify(a: &VerifyArgs) -> Result<ExitCode> {
+    let mut o = String::new();
+    let src = open(&a.file)?;
+    let p = Package::parse_lenient(&src).map_err(|e| flat(e, &a.file))?;
+    let report = pakrat_package::verify::verify(&p);
+    let ok = report.problems.is_empty();
+    if a.out.json {
+        print_json(&json!({
+            "file": a.file.display().to_string(),
+            "ok": ok,
+            "version": p.summary.version,
+            "licensee": p.summary.licensee,
+            "names": p.names.len(),
+            "imports": p.imports.len(),
+            "exports": p.exports.len(),
+            "report": report,
+        }))?;
+    } else {
+        for pr in &report.problems {
+            outln!(o, "problem at {:#x}: {}", pr.offset, pr.what.escape_debug());
+        }
+        outln!(
+            o,
+            "{}: {} (v{}/{}, {} names, {} imports, {} exports; {} objects and {} properties decoded, {} problems)",
+            a.file.display(),
+            if ok { "OK" } else { "PROBLEMS" },
+            p.summary.version,
+            p.summary.licensee,
+            p.names.len(),
+            p.imports.len(),
+            p.exports.len(),
+            report.objects_ok,
+            report.properties,
+            report.problems.len()
+        );
+    }
+    emit(&o)?;
+    Ok(if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+fn find(p: &Package<'_>, file: &Path, q: &str) -> Result<Vec<usize>> {
+    let found = p.find_exports(q);
+    if found.is_empty() {
+        bail!(
+            "{}: no export named {q:?} (try `pakrat list {}`)",
+            file.display(),
+            file.display()
+        );
+    }
+    Ok(found)
 }
 
 /// `props` for this format.
-pub fn props(_a: &PropsArgs) -> Result<ExitCode> {
-    bail!("props: not implemented yet")
+pub fn props(a: &PropsArgs) -> Result<ExitCode> {
+    let mut o = String::new();
+    let src = open(&a.package)?;
+    let p = parse(&a.package, &src)?;
+    let found = find(&p, &a.package, &a.object)?;
+    let mut json_out = Vec::new();
+    for (k, &i) in found.iter().enumerate() {
+        let path = p.export_path(i)?;
+        let class = p.export_class_name(i)?;
+        let obj = read_object(&p, i).map_err(|e| flat(e, &a.package))?;
+        if a.out.json {
+            json_out.push(json!({
+                "index": i,
+                "object": path,
+                "class": class,
+                "flags": p.exports[i].flags,
+                "flag_names": object_flag_names(p.exports[i].flags),
+                "state_frame": obj.state_frame,
+                "properties": view::properties_json(&p, &obj.properties),
+                "native_bytes": obj.native.remaining(),
+            }));
+            continue;
+        }
+        if k > 0 {
+            outln!(o);
+        }
+        outln!(o, "[{class}'{path}'] (export {i})");
+        if let Some(sf) = &obj.state_frame {
+            outln!(
+                o,
+                "; state frame: node {}, state {}, probe mask {:#x}, latent action {}",
+                p.object_path(sf.node).unwrap_or_default(),
+                p.object_path(sf.state_node).unwrap_or_default(),
+                sf.probe_mask,
+                sf.latent_action
+            );
+        }
+        if p.exports[i].class.is_none() {
+            outln!(
+                o,
+                "; a Class: its default properties follow its bytecode and are not decoded"
+            );
+        }
+        for prop in &obj.properties {
+            outln!(o, "{}", view::property_text(&p, prop));
+        }
+        outln!(
+            o,
+            "; {} bytes of native data follow",
+            obj.native.remaining()
+        );
+    }
+    if a.out.json {
+        print_json(&json_out)?;
+    }
+    emit(&o)?;
+    Ok(ExitCode::SUCCESS)
 }
 
 /// `export` for this format.
-pub fn export(_a: &ExportArgs) -> Result<ExitCode> {
-    bail!("export: not implemented yet")
+pub fn export(a: &ExportArgs) -> Result<ExitCode> {
+    let mut o = String::new();
+    let src = open(&a.package)?;
+    let p = parse(&a.package, &src)?;
+    let mut kinds = Vec::new();
+    for c in &a.class {
+        match Kind::parse(c) {
+            Some(k) => kinds.push(k),
+            None => bail!("unknown --class {c:?}: expected Texture, Sound, Music or TextBuffer"),
+        }
+    }
+    let mut only = Vec::new();
+    for o in &a.objects {
+        only.extend(find(&p, &a.package, o)?);
+    }
+    let out = OutputDir::create(&a.output, a.force).map_err(|e| flat(e, &a.output))?;
+    let opts = ExportOptions {
+        kinds,
+        all_mips: a.mips,
+    };
+    let reports = export_objects(&p, &only, &out, &opts);
+    let failed = reports
+        .iter()
+        .filter(|r| matches!(r.outcome, Outcome::Failed { .. }))
+        .count();
+    if a.out.json {
+        print_json(&json!({
+            "package": a.package.display().to_string(),
+            "output": out.root().display().to_string(),
+            "objects": reports,
+        }))?;
+    } else {
+        let mut skipped: BTreeMap<&str, usize> = BTreeMap::new();
+        let mut filtered = 0;
+        let mut files = 0;
+        for r in &reports {
+            match &r.outcome {
+                Outcome::Exported { files: f } => {
+                    for w in f {
+                        files += 1;
+                        outln!(
+                            o,
+                            "{:<10} {} -> {} ({})",
+                            r.class,
+                            r.object.escape_debug(),
+                            w.path,
+                            w.detail
+                        );
+                    }
+                }
+                Outcome::Failed { error } => {
+                    outln!(
+                        o,
+                        "{:<10} {} FAILED: {}",
+                        r.class,
+                        r.object.escape_debug(),
+                        error.escape_debug()
+                    )
+                }
+                Outcome::Skipped { reason } if reason.starts_with("filtered") => filtered += 1,
+                Outcome::Skipped { .. } => *skipped.entry(&r.class).or_default() += 1,
+            }
+        }
+        if !skipped.is_empty() {
+            let list: Vec<String> = skipped.iter().map(|(c, n)| format!("{c} {n}")).collect();
+            outln!(
+                o,
+                "skipped, no exporter for the class: {} (--json lists each)",
+                list.join(", ")
+            );
+        }
+        if filtered > 0 {
+            outln!(o, "skipped by --class: {filtered}");
+        }
+        outln!(
+            o,
+            "{} files written to {}, {} objects failed",
+            files,
+            out.root().display(),
+            failed
+        );
+    }
+    emit(&o)?;
+    Ok(if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }
