@@ -30,6 +30,10 @@ pub const FLAGS_SETUP: u32 = 3;
 
 /// Smallest directory record: 1-byte name length + offset + size + flags.
 const MIN_RECORD: usize = 1 + 12;
+/// Margin released around consumed ranges (see [`Umod::release`]).
+const FAULT_AROUND: usize = 2 << 20;
+/// Below this size the CRC is computed on one thread.
+const PARALLEL_CRC_MIN: usize = 32 << 20;
 /// Chunk size for streaming (CRC, extraction).
 pub(crate) const CHUNK: usize = 4 << 20;
 
@@ -461,23 +465,51 @@ impl<'a> Umod<'a> {
     }
 
     /// CRC-32/BZIP2 of every byte before the trailer, streamed in chunks.
+    /// Large archives are split into parts whose CRCs are computed in
+    /// parallel (with the `crc` crate) and then combined ([`crc_combine`]).
     pub fn compute_crc(&self) -> u32 {
+        use rayon::prelude::*;
         let region = &self.data[..self.trailer.offset as usize];
-        let mut d = pakrat_io::crc::MEM_CRC.digest();
-        let mut at = 0;
-        while at < region.len() {
-            let end = (at + CHUNK).min(region.len());
-            d.update(&region[at..end]);
-            self.release(at, end - at);
-            at = end;
-        }
-        d.finalize()
+        let parts = if region.len() < PARALLEL_CRC_MIN {
+            1
+        } else {
+            (rayon::current_num_threads() * 4).clamp(1, 256)
+        };
+        let part_len = region.len().div_ceil(parts).max(1);
+        let crcs: Vec<(u32, usize)> = (0..parts)
+            .into_par_iter()
+            .map(|i| {
+                let start = (i * part_len).min(region.len());
+                let end = (start + part_len).min(region.len());
+                let mut d = pakrat_io::crc::MEM_CRC.digest();
+                let mut at = start;
+                while at < end {
+                    let stop = (at + CHUNK).min(end);
+                    d.update(&region[at..stop]);
+                    self.release(at, stop - at);
+                    at = stop;
+                }
+                (d.finalize(), end - start)
+            })
+            .collect();
+        let mut it = crcs.into_iter();
+        let first = it.next().map_or(pakrat_io::crc::mem_crc(&[]), |c| c.0);
+        it.fold(first, |acc, (c, len)| crc_combine(acc, c, len as u64))
     }
 
     /// Hand consumed bytes back to the kernel (no-op for in-memory data).
+    ///
+    /// The range is widened by [`FAULT_AROUND`] on both sides: a read fault
+    /// on a file mapping also maps the neighbouring cached pages (Linux
+    /// "fault-around", and whole large folios of up to 2 MiB on recent
+    /// kernels), so reading the first page of one member maps the tail of the
+    /// previous one again after it was released. Without the margin,
+    /// thousands of small members leave that much each in the resident set
+    /// (measured: 48 MiB instead of 7 MiB for 500 members of 128 KiB).
     pub(crate) fn release(&self, start: usize, len: usize) {
         if let Some(p) = self.pager {
-            p.release(start, len);
+            let from = start.saturating_sub(FAULT_AROUND);
+            p.release(from, len.saturating_add(start - from + FAULT_AROUND));
         }
     }
 
@@ -571,5 +603,79 @@ pub(crate) fn fold(name: &str) -> String {
     match n.strip_prefix("..\\") {
         Some(rest) => rest.to_string(),
         None => n,
+    }
+}
+
+/// The CRC-32/BZIP2 polynomial (x^32 implicit).
+const POLY: u32 = 0x04C1_1DB7;
+
+/// `a(x) * b(x) mod P(x)` over GF(2), MSB-first (the CRC's bit order).
+fn gf2_mulmod(a: u32, b: u32) -> u32 {
+    let mut r = 0u32;
+    for i in (0..32).rev() {
+        r = if r & 0x8000_0000 != 0 {
+            (r << 1) ^ POLY
+        } else {
+            r << 1
+        };
+        if (b >> i) & 1 == 1 {
+            r ^= a;
+        }
+    }
+    r
+}
+
+/// CRC-32/BZIP2 of `A ‖ B` from `crc(A)`, `crc(B)` and `len(B)`.
+///
+/// With init and xorout both `0xFFFFFFFF` the two cancel out and
+/// `crc(A‖B) = crc(A)·x^(8·len B) mod P  ⊕  crc(B)`: feeding a byte to a
+/// non-reflected CRC register multiplies it by x^8 modulo P before adding
+/// the byte's contribution, which depends only on B.
+pub fn crc_combine(crc_a: u32, crc_b: u32, len_b: u64) -> u32 {
+    let mut pow = 1u32; // x^0
+    let mut base = 0x100u32; // x^8
+    let mut e = len_b;
+    while e > 0 {
+        if e & 1 == 1 {
+            pow = gf2_mulmod(pow, base);
+        }
+        base = gf2_mulmod(base, base);
+        e >>= 1;
+    }
+    gf2_mulmod(crc_a, pow) ^ crc_b
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn combine_matches_the_crc_crate(data in proptest::collection::vec(any::<u8>(), 0..2000), cut in 0usize..2000) {
+            let cut = cut.min(data.len());
+            let (a, b) = data.split_at(cut);
+            let whole = pakrat_io::crc::mem_crc(&data);
+            let c = crc_combine(pakrat_io::crc::mem_crc(a), pakrat_io::crc::mem_crc(b), b.len() as u64);
+            prop_assert_eq!(c, whole);
+        }
+    }
+
+    #[test]
+    fn parallel_crc_of_a_large_archive() {
+        // 40 MiB of payload so the parallel path runs; checked against one pass.
+        let mut body: Vec<u8> = (0..(40u32 << 20))
+            .map(|i| (i.wrapping_mul(2654435761) >> 13) as u8)
+            .collect();
+        let dir = body.len() as u32;
+        body.push(0); // empty directory
+        let crc = pakrat_io::crc::mem_crc(&body);
+        let total = body.len() as u32 + 20;
+        for v in [MAGIC, dir, total, VERSION, crc] {
+            body.extend_from_slice(&v.to_le_bytes());
+        }
+        let u = Umod::parse(&body).unwrap();
+        assert_eq!(u.compute_crc(), crc);
+        assert!(u.verify().ok());
     }
 }

@@ -185,13 +185,20 @@ pub fn extract(umod: &Umod<'_>, out: &OutputDir, opts: &ExtractOptions) -> Resul
         }
         plan.push((e, rel));
     }
-    for (e, rel) in plan {
-        let path = out.write_with(&rel, |w| copy_entry(umod, e, w))?;
-        report.files.push(ExtractedFile {
-            name: e.name.clone(),
-            path,
-            size: u64::from(e.size),
-        });
-    }
+    // Members are independent files: write them in parallel (file creation,
+    // not copying, dominates when there are thousands of small members).
+    // Folders are created by `OutputDir` as needed (create_dir is race-safe).
+    use rayon::prelude::*;
+    report.files = plan
+        .into_par_iter()
+        .map(|(e, rel)| {
+            let path = out.write_with(&rel, |w| copy_entry(umod, e, w))?;
+            Ok(ExtractedFile {
+                name: e.name.clone(),
+                path,
+                size: u64::from(e.size),
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
     Ok(report)
 }

@@ -26,8 +26,8 @@ mod mapped;
 pub mod paths;
 
 pub use archive::{
-    read_trailer, Container, Entry, Problem, ProblemKind, Severity, Trailer, Umod, Verification,
-    FLAGS_SETUP, MAGIC, TRAILER_LEN, VERSION,
+    crc_combine, read_trailer, Container, Entry, Problem, ProblemKind, Severity, Trailer, Umod,
+    Verification, FLAGS_SETUP, MAGIC, TRAILER_LEN, VERSION,
 };
 pub use extract::{extract, ExtractOptions, ExtractReport};
 pub use manifest::{
