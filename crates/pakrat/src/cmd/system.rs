@@ -253,8 +253,11 @@ fn scan_to(a: &ScanArgs, w: &mut dyn Write) -> Result<ExitCode> {
     for p in &r.packages {
         writeln!(
             w,
-            "{}  v{}/{}  {}  flags {:#x}  imports: {}",
+            "{}{}  v{}/{}  {}  flags {:#x}  imports: {}",
             p.path.display(),
+            p.cached_as
+                .as_ref()
+                .map_or(String::new(), |n| format!(" (cache of {n})")),
             p.version,
             p.licensee,
             p.guid,
