@@ -14,28 +14,40 @@ fn identity() -> [u8; 256] {
 /// MTF-encode `data`.
 pub fn encode(data: &[u8]) -> Vec<u8> {
     let mut list = identity();
-    data.iter()
-        .map(|&b| {
-            let i = list.iter().position(|&x| x == b).unwrap_or(0);
-            list.copy_within(0..i, 1);
-            list[0] = b;
-            i as u8
-        })
-        .collect()
+    let mut out = vec![0u8; data.len()];
+    for (o, &b) in out.iter_mut().zip(data) {
+        // Shift entries right until `b` is found (most indices are tiny, so
+        // this beats a search followed by a memmove).
+        let mut prev = list[0];
+        let mut i = 0usize;
+        while prev != b {
+            i += 1;
+            let cur = list[i];
+            list[i] = prev;
+            prev = cur;
+        }
+        list[0] = b;
+        *o = i as u8;
+    }
+    out
 }
 
 /// MTF-decode `data`.
 pub fn decode(data: &[u8]) -> Vec<u8> {
     let mut list = identity();
-    data.iter()
-        .map(|&i| {
-            let i = i as usize;
-            let c = list[i];
-            list.copy_within(0..i, 1);
-            list[0] = c;
-            c
-        })
-        .collect()
+    let mut out = vec![0u8; data.len()];
+    for (o, &i) in out.iter_mut().zip(data) {
+        let i = i as usize;
+        let c = list[i];
+        let mut j = i;
+        while j > 0 {
+            list[j] = list[j - 1];
+            j -= 1;
+        }
+        list[0] = c;
+        *o = c;
+    }
+    out
 }
 
 #[cfg(test)]

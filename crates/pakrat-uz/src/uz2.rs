@@ -53,6 +53,14 @@ pub fn chunks(data: &[u8]) -> Result<Vec<Chunk>> {
                 format!("uz2 chunk uncompressed size {uncomp} is outside 1..={MAX_CHUNK}"),
             ));
         }
+        // Deflate cannot beat about 1032:1, so a tiny chunk cannot declare
+        // a large size (this keeps the output buffer bounded by the input).
+        if u64::from(uncomp) > u64::from(comp) * 1032 + 64 {
+            return Err(Error::invalid(
+                pos as u64 + 4,
+                format!("uz2 chunk declares {uncomp} bytes from only {comp} compressed bytes (impossible for zlib)"),
+            ));
+        }
         let end = pos + 8 + comp as usize;
         if end > data.len() {
             return Err(Error::Truncated {
