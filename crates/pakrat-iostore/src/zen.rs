@@ -994,8 +994,7 @@ impl ContainerPackages {
             .par_iter()
             .map(|&i| {
                 let id = toc.chunk_ids[i].id();
-                let header = c
-                    .read_chunk(i)
+                let header = read_header_bytes(c, i, layout)
                     .and_then(|d| parse(&d, layout, header.store_entry(id)));
                 PackageEntry {
                     chunk_index: i,
@@ -1052,6 +1051,44 @@ impl ContainerPackages {
             }
         }
         m
+    }
+}
+
+/// How many bytes of a package chunk its header needs, once the first 64
+/// bytes are known: UE5 `HeaderSize` (offset 4), UE4 `GraphDataOffset +
+/// GraphDataSize` (offsets 52 and 56).
+fn header_len(start: &[u8], layout: ZenLayout) -> Option<usize> {
+    let at = |o: usize| {
+        start
+            .get(o..o + 4)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
+    };
+    match layout {
+        ZenLayout::Ue4 => Some(at(52)?.saturating_add(at(56)?)),
+        _ => at(4),
+    }
+}
+
+/// The first bytes of a package chunk, up to the end of its header: the
+/// blocks after it are not decoded (export data can be megabytes).
+fn read_header_bytes(c: &Container, i: usize, layout: ZenLayout) -> Result<Vec<u8>> {
+    const STOP: &str = "\u{0}pakrat: package header complete";
+    let mut out = Vec::new();
+    let mut need: Option<usize> = None;
+    let r = c.stream_chunk(i, |b| {
+        out.extend_from_slice(b);
+        if need.is_none() && out.len() >= 64 {
+            need = header_len(&out, layout);
+        }
+        match need {
+            Some(n) if out.len() >= n => Err(Error::Other(STOP.into())),
+            _ => Ok(()),
+        }
+    });
+    match r {
+        Ok(()) => Ok(out),
+        Err(Error::Other(m)) if m == STOP => Ok(out),
+        Err(e) => Err(e),
     }
 }
 
