@@ -22,9 +22,7 @@ pub fn encode(data: &[u8]) -> Vec<u8> {
         let mut i = 0usize;
         while prev != b {
             i += 1;
-            let cur = list[i];
-            list[i] = prev;
-            prev = cur;
+            std::mem::swap(&mut list[i], &mut prev);
         }
         list[0] = b;
         *o = i as u8;
