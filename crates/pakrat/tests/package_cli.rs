@@ -1,0 +1,381 @@
+//! CLI tests for UE1/UE2 packages: info, list, verify, props, export.
+//! Facts are checked against the corpus MANIFEST.tsv `detail` column.
+
+use std::path::PathBuf;
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn pakrat() -> Command {
+    Command::cargo_bin("pakrat").unwrap()
+}
+
+fn entry(suffix: &str) -> Option<pakrat_testkit::Entry> {
+    let all = pakrat_testkit::manifest()?;
+    Some(
+        all.into_iter()
+            .find(|e| e.local_path.ends_with(suffix))
+            .unwrap_or_else(|| panic!("{suffix} not in manifest")),
+    )
+}
+
+fn json_of(args: &[&str], file: &PathBuf) -> Value {
+    let out = pakrat()
+        .args(args)
+        .arg(file)
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn detail_u64(e: &pakrat_testkit::Entry, key: &str) -> u64 {
+    let v = e.detail_value(key).unwrap();
+    match v.strip_prefix("0x") {
+        Some(h) => u64::from_str_radix(h, 16).unwrap(),
+        None => v.parse().unwrap(),
+    }
+}
+
+#[test]
+fn info_json_matches_manifest_for_every_package() {
+    for kind in ["ue1", "ue2"] {
+        let Some(entries) = pakrat_testkit::entries(kind) else {
+            return;
+        };
+        for e in entries.iter().filter(|e| !e.is_negative()) {
+            let j = json_of(&["info"], &e.path);
+            let s = &j["summary"];
+            let ver = format!("v{} lic{}", s["version"], s["licensee"]);
+            assert!(
+                e.detail.starts_with(&format!("package {ver} ")),
+                "{}: {ver}",
+                e.local_path
+            );
+            assert_eq!(
+                s["names"]["count"].as_u64(),
+                Some(detail_u64(e, "names")),
+                "{}",
+                e.local_path
+            );
+            assert_eq!(
+                s["exports"]["count"].as_u64(),
+                Some(detail_u64(e, "exports"))
+            );
+            assert_eq!(
+                s["imports"]["count"].as_u64(),
+                Some(detail_u64(e, "imports"))
+            );
+            assert_eq!(s["package_flags"].as_u64(), Some(detail_u64(e, "flags")));
+        }
+    }
+}
+
+#[test]
+fn info_text_names_version_flags_and_imports() {
+    let Some(e) = entry("ue2/kf1_KFMutators.u") else {
+        return;
+    };
+    let out = pakrat().arg("info").arg(&e.path).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(out.status.success());
+    assert!(
+        text.contains("version 128, licensee 29, Killing Floor tag 0x9E2A83C2"),
+        "{text}"
+    );
+    assert!(text.contains("AllowDownload"), "{text}");
+    assert!(text.contains("imports from: "), "{text}");
+    assert!(text.contains("KFMod"), "{text}");
+}
+
+#[test]
+fn list_tables_json_counts() {
+    let Some(e) = entry("ue1/IpDrv.u") else {
+        return;
+    };
+    let j = json_of(&["list", "--names", "--imports", "--exports"], &e.path);
+    assert_eq!(
+        j["names"].as_array().unwrap().len() as u64,
+        detail_u64(&e, "names")
+    );
+    assert_eq!(
+        j["imports"].as_array().unwrap().len() as u64,
+        detail_u64(&e, "imports")
+    );
+    let exports = j["exports"].as_array().unwrap();
+    assert_eq!(exports.len() as u64, detail_u64(&e, "exports"));
+    // Script text of a class resolves to Class.ScriptText with class TextBuffer.
+    assert!(exports.iter().any(
+        |x| x["class"] == "TextBuffer" && x["path"].as_str().unwrap().ends_with(".ScriptText")
+    ));
+    assert!(j["imports"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|x| x["path"] == "Core" && x["class"] == "Package"));
+}
+
+#[test]
+fn list_text_default_is_exports_and_survives_closed_pipe() {
+    let Some(e) = entry("ue1/Engine.u") else {
+        return;
+    };
+    let out = pakrat().arg("list").arg(&e.path).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.starts_with("# exports (5420)"), "{}", &text[..80]);
+    assert!(text.contains(" Actor\n"));
+
+    // A reader that goes away early (`| head -1`) is not a crash.
+    use std::io::Read;
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("pakrat"))
+        .args(["list", "--names", "--exports"])
+        .arg(&e.path)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 16];
+    child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(out.status.code(), Some(0), "{err}");
+}
+
+#[test]
+fn verify_reports_ok_and_problems() {
+    let Some(good) = entry("ue2/XGame.u") else {
+        return;
+    };
+    let out = pakrat().arg("verify").arg(&good.path).output().unwrap();
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains(": OK ("));
+
+    // ACE strips its script text to 10 filler bytes: verify names each one.
+    let bad = entry("ue1/ACEv10f_S.u").unwrap();
+    let out = pakrat()
+        .args(["verify", "--json"])
+        .arg(&bad.path)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let j: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(j["ok"], false);
+    let problems = j["report"]["problems"].as_array().unwrap();
+    assert_eq!(problems.len(), 7);
+    assert!(problems[0]["what"]
+        .as_str()
+        .unwrap()
+        .contains("ScriptText (TextBuffer)"));
+}
+
+#[test]
+fn broken_and_ue3_packages_fail_clearly() {
+    let Some(fuzz) = entry("ue1/FUZZ_load_umx_invalid_names.umx") else {
+        return;
+    };
+    for cmd in ["info", "list", "verify"] {
+        let out = pakrat().arg(cmd).arg(&fuzz.path).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{cmd}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("at offset 0x") && err.contains("FUZZ_"),
+            "{cmd}: {err}"
+        );
+    }
+    let ue3 = entry("ue3/udk_Core.u").unwrap();
+    let out = pakrat().arg("info").arg(&ue3.path).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("package version 820 (licensee 0)") && err.contains("Unreal Engine 3"),
+        "{err}"
+    );
+    // printed once, not twice
+    assert_eq!(err.matches("package version 820").count(), 1, "{err}");
+}
+
+#[test]
+fn props_text_and_json() {
+    let Some(e) = entry("ue1/Faces.utx") else {
+        return;
+    };
+    let out = pakrat()
+        .args(["props"])
+        .arg(&e.path)
+        .arg("ivana")
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(out.status.success());
+    for want in [
+        "[Texture'ivana']",
+        "bMasked=True",
+        "USize=64",
+        "VSize=64",
+        "Palette=Palette'",
+        "InternalTime(1)=",
+    ] {
+        assert!(text.contains(want), "{want} in {text}");
+    }
+    let out = pakrat()
+        .args(["props", "--json"])
+        .arg(&e.path)
+        .arg("ivana")
+        .output()
+        .unwrap();
+    let j: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let props = j[0]["properties"].as_array().unwrap();
+    let usize_ = props.iter().find(|p| p["name"] == "USize").unwrap();
+    assert_eq!(usize_["value"], 64);
+    assert_eq!(usize_["type"], "Int");
+    let missing = pakrat()
+        .args(["props"])
+        .arg(&e.path)
+        .arg("NoSuchThing")
+        .output()
+        .unwrap();
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("no export named"));
+}
+
+#[test]
+fn props_of_ue2_tagged_structs() {
+    let Some(e) = entry("ue2/XGame.u") else {
+        return;
+    };
+    let out = pakrat()
+        .args(["props"])
+        .arg(&e.path)
+        .arg("BulletSplash.SpriteEmitter29")
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // RangeVector of Ranges, nested tagged lists.
+    assert!(text.contains("StartSizeRange=(X=(Min="), "{text}");
+}
+
+#[test]
+fn export_music_texture_script_and_no_overwrite() {
+    let Some(umx) = entry("ue1/Gomorra.umx") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let out = pakrat()
+        .args(["export"])
+        .arg(&umx.path)
+        .arg("-o")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let xm = std::fs::read(dir.path().join("Gomorra.xm")).unwrap();
+    assert!(xm.starts_with(b"Extended Module"));
+    // A second run refuses to overwrite; --force replaces.
+    let again = pakrat()
+        .args(["export"])
+        .arg(&umx.path)
+        .arg("-o")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(again.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&again.stdout).contains("already exists"));
+    let forced = pakrat()
+        .args(["export", "--force"])
+        .arg(&umx.path)
+        .arg("-o")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(forced.status.success());
+
+    let utx = entry("ue2/T_Epic2k4BP2.utx").unwrap();
+    let out = pakrat()
+        .args(["export", "--json", "--class", "Texture"])
+        .arg(&utx.path)
+        .arg("Walls.BP2_Walls_Cement01")
+        .arg("-o")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let j: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let o = &j["objects"][0];
+    assert_eq!(o["status"], "exported");
+    let f = &o["files"][0];
+    assert_eq!(f["path"], "Walls/BP2_Walls_Cement01.png");
+    assert!(f["detail"].as_str().unwrap().contains("Dxt1 (UE2"));
+    let png = std::fs::read(dir.path().join("Walls/BP2_Walls_Cement01.png")).unwrap();
+    assert_eq!(&png[1..4], b"PNG");
+    assert_eq!(u32::from_be_bytes(png[16..20].try_into().unwrap()), 512);
+
+    let u = entry("ue1/IpDrv.u").unwrap();
+    let out = pakrat()
+        .args(["export", "--class", "textbuffer"])
+        .arg(&u.path)
+        .arg("-o")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let uc = std::fs::read_to_string(dir.path().join("Classes/TcpLink.uc")).unwrap();
+    assert!(uc.contains("class TcpLink"), "{}", &uc[..uc.len().min(200)]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("skipped, no exporter for the class: ") && text.contains("Function"),
+        "{text}"
+    );
+
+    let bad = pakrat()
+        .args(["export", "--class", "Mesh"])
+        .arg(&u.path)
+        .arg("-o")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown --class"));
+}
+
+#[test]
+fn export_json_lists_skipped_objects_with_class() {
+    let Some(e) = entry("ue1/Faces.utx") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let out = pakrat()
+        .args(["export", "--json"])
+        .arg(&e.path)
+        .arg("-o")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let j: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let objs = j["objects"].as_array().unwrap();
+    assert_eq!(objs.len(), 36);
+    let skipped: Vec<&Value> = objs.iter().filter(|o| o["status"] == "skipped").collect();
+    assert_eq!(skipped.len(), 18);
+    assert!(skipped
+        .iter()
+        .all(|o| o["class"] == "Palette" && o["reason"] == "no exporter for class Palette"));
+}
