@@ -6,7 +6,7 @@
 //! with [`GameDir::resolve`], each file is read once, and the walk visits
 //! every package name once, so cycles cannot loop.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -98,6 +98,7 @@ pub fn walk(game: &GameDir, package: &str) -> Result<DepGraph> {
     let mut nodes: Vec<DepNode> = Vec::new();
     let mut by_name: HashMap<String, usize> = HashMap::new();
     let mut edges = Vec::new();
+    let mut edge_set: HashSet<(usize, usize)> = HashSet::new();
     let mut queue = VecDeque::new();
     let new_node = |name: &str, found: Option<(PathBuf, Via)>| DepNode {
         name: name.to_string(),
@@ -145,7 +146,7 @@ pub fn walk(game: &GameDir, package: &str) -> Result<DepGraph> {
                     j
                 }
             };
-            if !edges.contains(&(i, j)) {
+            if edge_set.insert((i, j)) {
                 edges.push((i, j));
                 nodes[j].needed_by.push(me.clone());
             }
