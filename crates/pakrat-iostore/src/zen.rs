@@ -582,7 +582,12 @@ fn parse_ue5(data: &[u8], layout: ZenLayout, store: Option<&StoreEntry>) -> Resu
             (hend - names_off) as u64,
             "imported package names",
         )?;
-        let base = read_name_batch(&mut nr)?;
+        // An empty section (offset = HeaderSize) means no names were written.
+        let base = if nr.is_empty() {
+            Vec::new()
+        } else {
+            read_name_batch(&mut nr)?
+        };
         let n = nr.check_count(base.len() as i64, 4, "imported package name numbers")?;
         for b in base.iter().take(n) {
             let num = nr.i32("imported package name number")?;
@@ -1280,6 +1285,83 @@ mod tests {
         assert_eq!(p.name_hash_mismatches(), 0);
         // Without the cell offsets (5.3-5.5 layout) the same bytes do not parse.
         assert!(parse(&d, ZenLayout::Ue5_3 { cells: false }, None).is_err());
+    }
+
+    /// A minimal unversioned UE 5.0-5.2 package: one export in one bundle,
+    /// one imported package with one external arc.
+    fn ue50() -> Vec<u8> {
+        let mut w = Writer::new();
+        w.u32(0).u32(0); // versioning, header size (patched)
+        w.u32(0).u32(0); // name index 0
+        w.u32(0).u32(0x80);
+        for _ in 0..5 {
+            w.i32(0);
+        }
+        name_batch(&mut w, &["/Game/Bar", "Bar"]);
+        let hashes = w.len();
+        let imports = w.len();
+        w.u64(2 << 62); // package import 0, hash 0
+        let exports = w.len();
+        w.u64(0x80).u64(4).u32(1).u32(0);
+        w.u64(u64::MAX).u64(u64::MAX).u64(u64::MAX).u64(u64::MAX);
+        w.u64(0x99).u32(1).u8(0).bytes(&[0, 0, 0]);
+        let bundles = w.len();
+        w.u32(0).u32(0).u32(0).u32(1);
+        let graph = w.len();
+        w.u64(0).u32(0).u32(2); // one bundle header: entries 0..2
+        w.i32(0); // internal arcs
+        w.i32(1).i32(0).u8(1).i32(0); // one external arc for the imported package
+        let end = w.len();
+        let mut v = w.into_inner();
+        let put = |v: &mut Vec<u8>, at: usize, x: usize| {
+            v[at..at + 4].copy_from_slice(&(x as u32).to_le_bytes())
+        };
+        put(&mut v, 4, end);
+        for (i, x) in [hashes, imports, exports, bundles, graph]
+            .iter()
+            .enumerate()
+        {
+            put(&mut v, 24 + 4 * i, *x);
+        }
+        v
+    }
+
+    #[test]
+    fn reads_ue50_package_with_its_store_entry() {
+        let d = ue50();
+        let store = StoreEntry {
+            export_count: Some(1),
+            export_bundle_count: Some(1),
+            imported_packages: vec![0x1234],
+            ..Default::default()
+        };
+        let p = parse(&d, ZenLayout::Ue5_0, Some(&store)).unwrap();
+        assert_eq!(p.name, "/Game/Bar");
+        assert_eq!(p.exports.len(), 1);
+        assert_eq!(p.export_bundle_headers.len(), 1);
+        assert_eq!(p.export_bundle_entries, vec![(0, 0), (0, 1)]);
+        assert_eq!(p.graph_packages, vec![0x1234]);
+        assert_eq!(
+            p.imports[0].get(),
+            ObjectRef::Package {
+                package: 0,
+                hash: 0,
+                raw: 2 << 62
+            }
+        );
+        // Without the store entry, or with the wrong bundle or import count,
+        // the graph data does not add up.
+        assert!(parse(&d, ZenLayout::Ue5_0, None).is_err());
+        let two = StoreEntry {
+            export_bundle_count: Some(2),
+            ..store.clone()
+        };
+        assert!(parse(&d, ZenLayout::Ue5_0, Some(&two)).is_err());
+        let none = StoreEntry {
+            imported_packages: vec![],
+            ..store
+        };
+        assert!(parse(&d, ZenLayout::Ue5_0, Some(&none)).is_err());
     }
 
     #[test]
