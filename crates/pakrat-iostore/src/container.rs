@@ -620,6 +620,41 @@ impl Container {
         data.get(a..a + (next - first.offset) as usize)
     }
 
+    /// Tell the OS that the mapped `.ucas` pages of entry `index` are no
+    /// longer needed by this process, so that a long extraction does not
+    /// keep the whole container resident (the pages stay in the page cache;
+    /// a later read simply maps them again). Best effort; a no-op off Linux.
+    pub fn release(&self, index: usize) {
+        let Ok(range) = self.toc.block_range(index) else {
+            return;
+        };
+        let (Some(first), Some(last)) = (
+            self.toc.blocks.get(range.start),
+            range
+                .end
+                .checked_sub(1)
+                .and_then(|l| self.toc.blocks.get(l)),
+        ) else {
+            return;
+        };
+        let psize = self.toc.header.effective_partition_size();
+        let (a, z) = (first.offset, last.offset + last.disk_size());
+        if a / psize != (z.saturating_sub(1)) / psize || z <= a {
+            return;
+        }
+        if let Some(data) = self
+            .partitions
+            .get((a / psize) as usize)
+            .and_then(|p| p.source.as_deref())
+        {
+            let start = (a % psize) as usize;
+            let end = (start + (z - a) as usize).min(data.len());
+            if start < end {
+                release_pages(&data[start..end]);
+            }
+        }
+    }
+
     /// The whole uncompressed bytes of entry `index`.
     pub fn read_chunk(&self, index: usize) -> Result<Vec<u8>> {
         let len = self
@@ -665,3 +700,35 @@ impl Container {
 pub fn guid_text(g: pakrat_io::Guid) -> String {
     g.words.iter().map(|w| format!("{w:08X}")).collect()
 }
+
+/// `madvise(MADV_DONTNEED)` on the whole pages inside `data`, which must be
+/// part of a read-only file mapping (a `Source`): the pages leave this
+/// process's resident set and are faulted in again from the file if read.
+#[cfg(target_os = "linux")]
+fn release_pages(data: &[u8]) {
+    const PAGE: usize = 4096;
+    const MADV_DONTNEED: std::ffi::c_int = 4;
+    unsafe extern "C" {
+        fn madvise(
+            addr: *mut std::ffi::c_void,
+            len: usize,
+            advice: std::ffi::c_int,
+        ) -> std::ffi::c_int;
+    }
+    let p = data.as_ptr() as usize;
+    let a = p.div_ceil(PAGE) * PAGE;
+    let z = (p + data.len()) / PAGE * PAGE;
+    if z > a {
+        // SAFETY: [a, z) lies inside `data`, a read-only shared file mapping
+        // owned by a `Source` that outlives this call. DONTNEED on such a
+        // mapping only drops page-table entries: the contents seen through
+        // the slice are unchanged (they are re-read from the same file), so
+        // no Rust reference observes a change. Errors are ignored.
+        unsafe {
+            madvise(a as *mut std::ffi::c_void, z - a, MADV_DONTNEED);
+        }
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn release_pages(_data: &[u8]) {}

@@ -58,6 +58,8 @@ pub fn extract(
             })
             .map_err(std::io::Error::other)
         });
+        // Done with this chunk's part of the mapped .ucas.
+        c.release(j.index);
         match res {
             Ok(_) => {
                 files.fetch_add(1, Ordering::Relaxed);
