@@ -284,7 +284,7 @@ fn main() {
         "output per container: {} bytes ({} chunks of {} MiB); blocks of 64 KiB from the UE 5.8 fixtures",
         nblocks * BS,
         nblocks / CHUNK_BLOCKS,
-        CHUNK_BLOCKS * BS >> 20
+        (CHUNK_BLOCKS * BS) >> 20
     );
     for (label, v, stored) in [
         ("Oodle", "Oodle", false),
