@@ -241,7 +241,8 @@ pub fn read_texture<'a>(pkg: &Package<'a>, i: usize) -> Result<Texture<'a>> {
     };
     let masked = bool_prop(&object, pkg, "bMasked");
     let alpha = bool_prop(&object, pkg, "bAlphaTexture");
-    let has_comp = version < 100 && bool_prop(&object, pkg, "bHasComp");
+    // CompMips exist only before v84 (UELib `CompMipsDeprecated`).
+    let has_comp = version < 84 && bool_prop(&object, pkg, "bHasComp");
     let comp_format = int_prop(&object, pkg, "CompFormat").unwrap_or(0) as u8;
     let mut r = object.native.clone();
     let mips = read_mips(&mut r, version, "mip")?;

@@ -27,6 +27,7 @@ fn corpus_exports() {
     let mut scripts = 0;
     let mut sounds = 0;
     let mut stripped = 0;
+    let mut comp = 0;
     let mut foreign_palette = 0;
     let mut filler = 0;
     let mut failures = Vec::new();
@@ -54,6 +55,13 @@ fn corpus_exports() {
                             int_prop(&p, r.index, "VSize").unwrap(),
                         );
                         assert_eq!((w, h), want, "{} {}", e.local_path, r.object);
+                        // UE1 bHasComp: the compressed mip set exports too, same size.
+                        for c in files.iter().skip(1) {
+                            assert!(c.path.ends_with("_comp.png"), "{}", c.path);
+                            let bytes = std::fs::read(tmp.path().join(&c.path)).unwrap();
+                            assert_eq!(png_size(&bytes), want, "{} {}", e.local_path, c.path);
+                            comp += 1;
+                        }
                         let fmt = f
                             .detail
                             .split(" = ")
@@ -134,6 +142,8 @@ fn corpus_exports() {
     }
     eprintln!("{foreign_palette} textures with a palette in another package, {filler} filler script texts");
     assert_eq!((foreign_palette, filler), (16, 21));
+    assert!(comp >= 10, "{comp} compressed mip sets");
+    eprintln!("{comp} compressed (bHasComp) mip sets");
     eprintln!("{textures} textures, {modules} modules, {scripts} script texts, {sounds} sounds, {stripped} stripped; formats {formats:?}");
     for f in &failures {
         eprintln!("FAIL {f}");
