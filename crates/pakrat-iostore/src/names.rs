@@ -135,7 +135,12 @@ fn read_chars(r: &mut Reader<'_>, wide: bool, len: usize, what: &str) -> Result<
             Error::invalid(at, format!("{what}: UTF-16 name has an unpaired surrogate"))
         })
     } else {
-        Ok(pakrat_io::FString::from_latin1(r.bytes(len as u64, what)?))
+        let raw = r.bytes(len as u64, what)?;
+        // ASCII (almost every name) is valid UTF-8 as is.
+        match std::str::from_utf8(raw) {
+            Ok(t) if raw.is_ascii() => Ok(t.to_owned()),
+            _ => Ok(pakrat_io::FString::from_latin1(raw)),
+        }
     }
 }
 
@@ -170,10 +175,10 @@ pub fn read_name_batch(r: &mut Reader<'_>) -> Result<Vec<BatchName>> {
         "name strings",
     )?;
     let mut out = Vec::with_capacity(n);
-    for i in 0..n {
+    for _ in 0..n {
         let h = hashes.u64("name hash")?;
         let (wide, len) = entry_header(headers.array("name header")?);
-        let text = read_chars(&mut strings, wide, len, &format!("name {i}"))?;
+        let text = read_chars(&mut strings, wide, len, "name characters")?;
         out.push(BatchName {
             text,
             wide,
@@ -207,7 +212,7 @@ pub fn read_name_batch_parts(
         if wide && r.pos() % 2 == 1 {
             r.skip(1, "UTF-16 name alignment byte")?;
         }
-        let text = read_chars(&mut r, wide, len, &format!("name {}", out.len()))?;
+        let text = read_chars(&mut r, wide, len, "name characters")?;
         out.push(BatchName {
             text,
             wide,
