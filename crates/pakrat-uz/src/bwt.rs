@@ -82,12 +82,7 @@ fn le_i32(s: &[u8], at: usize) -> Option<i32> {
 }
 
 fn parse_blocks(stream: &[u8], limit: usize) -> Result<(Vec<Block<'_>>, usize)> {
-    let bad = |at: usize, what: String| {
-        Error::invalid(
-            at as u64,
-            format!("in the BWT stream (after Huffman/MTF decoding): {what}"),
-        )
-    };
+    let bad = |at: usize, what: String| Error::invalid(at as u64, what);
     let mut blocks = Vec::new();
     let mut pos = 0usize;
     let mut total = 0usize;
@@ -172,7 +167,7 @@ fn decode_block(b: &Block<'_>, out: &mut [u8]) -> Result<()> {
         if i == b.last {
             return Err(Error::invalid(
                 b.at as u64,
-                "in the BWT stream: block walk reached the end-of-block slot early (corrupt First/Last or data)",
+                "block walk reached the end-of-block slot early (corrupt First/Last or data)",
             ));
         }
         *o = b.data[i];
@@ -181,7 +176,7 @@ fn decode_block(b: &Block<'_>, out: &mut [u8]) -> Result<()> {
     if len > 0 && i != b.last {
         return Err(Error::invalid(
             b.at as u64,
-            "in the BWT stream: block walk does not end at the end-of-block slot (corrupt First/Last or data)",
+            "block walk does not end at the end-of-block slot (corrupt First/Last or data)",
         ));
     }
     Ok(())

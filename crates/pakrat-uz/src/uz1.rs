@@ -83,13 +83,24 @@ pub fn decode_body(
     let stage_limit = limits
         .max_output
         .saturating_add(limits.max_output / 4 + (1 << 16));
+    // Errors after the Huffman stage lie in intermediate streams: report the
+    // file offset of the codec data and say where in which stream.
+    let stage = |name: &'static str| {
+        move |e: Error| match e {
+            Error::Invalid { offset, what } => Error::invalid(
+                base,
+                format!("corrupt .uz data: {name} stage, byte {offset:#x} of its input: {what}"),
+            ),
+            e => e,
+        }
+    };
     let mut s = huffman::decode(body, base, stage_limit)?;
     if signature == UzSignature::S5678 {
-        s = rle::decode(&s, stage_limit, "inner (after Huffman)")?;
+        s = rle::decode(&s, stage_limit).map_err(stage("inner RLE (after Huffman)"))?;
     }
     let s = mtf::decode(&s);
-    let s = bwt::decode(&s, stage_limit)?;
-    rle::decode(&s, limits.max_output, "outer (after BWT)")
+    let s = bwt::decode(&s, stage_limit).map_err(stage("BWT (after MTF)"))?;
+    rle::decode(&s, limits.max_output).map_err(stage("outer RLE (after BWT)"))
 }
 
 /// Decode a whole `.uz` file.

@@ -153,7 +153,7 @@ pub fn info(a: &InfoArgs) -> Result<ExitCode> {
                 }
             );
         }
-        if let Some(n) = &out.output_name {
+        if let (Some(n), None) = (&out.output_name, &out.error) {
             println!("decompresses to: {n}");
         }
         if let Some(w) = &out.unsafe_stored_name {
