@@ -36,6 +36,14 @@ impl AesKey {
             }
             return Ok(AesKey(k));
         }
+        let looks_hex = !hexpart.is_empty() && hexpart.bytes().all(|b| b.is_ascii_hexdigit());
+        if (looks_hex && hexpart.len() != 44) || hexpart.len() != t.len() {
+            return Err(Error::Other(format!(
+                "AES key in hex must have 64 hex digits (optionally prefixed 0x); got {} characters{}",
+                hexpart.len(),
+                if looks_hex { "" } else { " that are not all hex digits" }
+            )));
+        }
         if let Some(b) = decode_base64(t) {
             if b.len() == 32 {
                 let mut k = [0u8; 32];
