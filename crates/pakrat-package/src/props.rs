@@ -411,9 +411,17 @@ pub fn read_tagged<'a>(
     }
 }
 
-fn strip(e: &Error) -> String {
+/// An error's message without its "at offset" prefix (the caller re-wraps
+/// it with the same offset).
+pub(crate) fn strip(e: &Error) -> String {
     match e {
         Error::Invalid { what, .. } | Error::Unsupported { what, .. } => what.clone(),
+        Error::Truncated {
+            what,
+            needed,
+            available,
+            ..
+        } => format!("expected {what} ({needed} bytes) but only {available} bytes remain"),
         e => e.to_string(),
     }
 }

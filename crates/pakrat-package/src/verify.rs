@@ -34,11 +34,7 @@ pub fn check_export(pkg: &Package<'_>, i: usize) -> Result<(usize, u64), Problem
             "export {i} {} ({}): {}",
             pkg.export_path(i).unwrap_or_default(),
             pkg.export_class_name(i).unwrap_or("?"),
-            match &err {
-                pakrat_io::Error::Invalid { what, .. }
-                | pakrat_io::Error::Unsupported { what, .. } => what.clone(),
-                other => other.to_string(),
-            }
+            crate::props::strip(&err)
         ),
     };
     let o = read_object(pkg, i).map_err(wrap)?;

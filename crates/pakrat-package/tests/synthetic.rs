@@ -142,3 +142,117 @@ fn truncated_and_huge_counts_fail_cleanly() {
         "{err}"
     );
 }
+
+const PNAMES: &[&str] = &[
+    "None", "Core", "Object", "Thing", "MyByte", "MyInt", "bFlag", "MyFloat", "MyName", "MyStr",
+    "Vector", "Loc", "MyArr", "Big", "Wide",
+];
+
+/// One export of class 0 … no: class must be non-zero for a tagged list, so
+/// the export's class is import 0 (`Core.Object`).
+fn props_package(data: &'static [u8], version: u16) -> Vec<u8> {
+    let imports = [(1, 2, 0, 2)];
+    let exports: [Exp; 1] = [(-1, 0, 0, 3, 0, data)];
+    let mut p = build(PNAMES, &imports, &exports);
+    p[4..6].copy_from_slice(&version.to_le_bytes());
+    p
+}
+
+#[test]
+fn tagged_property_encodings() {
+    use pakrat_package::props::{read_object, PropType, StructValue, Value};
+    #[rustfmt::skip]
+    static DATA: &[u8] = &[
+        4, 0x01, 7,                          // MyByte: byte, size code 0 (1) = 7
+        5, 0xA2, 0x81, 0x02, 0x2A, 0, 0, 0,  // MyInt[0x102] (2-byte index): int = 42
+        6, 0x83,                             // bFlag = true (array bit is the value)
+        6, 0x03,                             // bFlag = false
+        7, 0xA4, 0xC0, 0x01, 0x00, 0x05, 0, 0, 0x80, 0x3F, // MyFloat[0x10005] (4-byte index) = 1.0
+        8, 0x06, 11,                         // MyName = "Loc"
+        9, 0x5D, 4, 3, b'h', b'i', 0,        // MyStr: str, size code 5 (u8 size 4) = "hi"
+        11, 0x3A, 10,                        // Loc: struct Vector, size code 3 (12)
+            0, 0, 0x80, 0x3F, 0, 0, 0, 0x40, 0, 0, 0x40, 0x40,
+        12, 0x69, 3, 0, 2, 0xAA, 0xBB,       // MyArr: array, size code 6 (u16 size 3): count 2
+        13, 0x71, 1, 0, 0, 0, 9,             // Big: byte, size code 7 (i32 size 1) = 9
+        0,                                   // None
+        0xDE, 0xAD,                          // native data
+    ];
+    let data = props_package(DATA, 69);
+    let p = Package::parse(&data).unwrap();
+    let o = read_object(&p, 0).unwrap();
+    let v: Vec<(&str, u32, &Value)> = o
+        .properties
+        .iter()
+        .map(|x| (p.name(x.name), x.array_index, &x.value))
+        .collect();
+    assert_eq!(v.len(), 10, "{v:?}");
+    assert_eq!(v[0], ("MyByte", 0, &Value::Byte(7)));
+    assert_eq!(v[1], ("MyInt", 0x102, &Value::Int(42)));
+    assert_eq!(v[2], ("bFlag", 0, &Value::Bool(true)));
+    assert_eq!(v[3], ("bFlag", 0, &Value::Bool(false)));
+    assert_eq!(v[4], ("MyFloat", 0x10005, &Value::Float(1.0)));
+    assert_eq!(v[5], ("MyName", 0, &Value::Name(11)));
+    assert!(matches!(v[6].2, Value::Str(s) if s.text == "hi"));
+    assert_eq!(o.properties[7].kind, PropType::Struct);
+    assert_eq!(p.name(o.properties[7].struct_name.unwrap()), "Vector");
+    assert!(matches!(v[7].2, Value::Struct(s) if **s == StructValue::Vector([1.0, 2.0, 3.0])));
+    assert!(
+        matches!(v[8].2, Value::Array { count: 2, elem_size: Some(1), data } if *data == [0xAA, 0xBB])
+    );
+    assert_eq!(v[9], ("Big", 0, &Value::Byte(9)));
+    assert_eq!(o.native.rest(), &[0xDE, 0xAD]);
+    // Text view.
+    let t: Vec<String> = o
+        .properties
+        .iter()
+        .map(|x| pakrat_package::view::property_text(&p, x))
+        .collect();
+    assert_eq!(t[1], "MyInt(258)=42");
+    assert_eq!(t[7], "Loc=(X=1.0,Y=2.0,Z=3.0)");
+}
+
+#[test]
+fn ue2_structs_are_tagged_lists_and_errors_are_precise() {
+    use pakrat_package::props::{read_object, StructValue, Value};
+    // From v118 a struct other than Vector/Rotator/Color is a tagged list.
+    #[rustfmt::skip]
+    static DATA: &[u8] = &[
+        13, 0x5A, 3, 10,          // Big: struct "Thing", size code 5 (u8 size 10)
+            5, 0x22, 1, 0, 0, 0,  //   MyInt = 1
+            7, 0x04, 0, 0,        //   MyFloat (size code 0 = 1 byte?) -> payload below
+        0,
+    ];
+    let data = props_package(DATA, 128);
+    let p = Package::parse(&data).unwrap();
+    // MyFloat claims 1 byte but a float needs 4: a precise error, not a misread.
+    let err = read_object(&p, 0).unwrap_err().to_string();
+    assert!(err.contains("MyFloat") && err.contains("offset"), "{err}");
+
+    #[rustfmt::skip]
+    static GOOD: &[u8] = &[
+        13, 0x5A, 3, 7,           // Big: struct "Thing", size 7
+            5, 0x22, 1, 0, 0, 0,  //   MyInt = 1
+            0,                    //   None
+        0,
+    ];
+    let data = props_package(GOOD, 128);
+    let p = Package::parse(&data).unwrap();
+    let o = read_object(&p, 0).unwrap();
+    match &o.properties[0].value {
+        Value::Struct(s) => match &**s {
+            StructValue::Tagged(inner) => {
+                assert_eq!(p.name(inner[0].name), "MyInt");
+                assert_eq!(inner[0].value, Value::Int(1));
+            }
+            other => panic!("{other:?}"),
+        },
+        other => panic!("{other:?}"),
+    }
+    // The same bytes before v118 are a binary struct of unknown layout: raw.
+    let data = props_package(GOOD, 69);
+    let p = Package::parse(&data).unwrap();
+    let o = read_object(&p, 0).unwrap();
+    assert!(
+        matches!(&o.properties[0].value, Value::Struct(s) if matches!(**s, StructValue::Raw(b) if b.len() == 7))
+    );
+}
