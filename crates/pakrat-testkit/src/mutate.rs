@@ -114,6 +114,42 @@ pub fn mutations(input: &[u8], seed: u64, count: usize) -> Vec<Mutation> {
     out
 }
 
+/// What the test is doing now, printed when [`CountingAlloc`] refuses a
+/// request (the process aborts right after, so this is the only trace).
+static LABEL: std::sync::Mutex<String> = std::sync::Mutex::new(String::new());
+
+/// Name the case being run, for the message printed on a refused allocation.
+pub fn set_label(label: &str) {
+    if let Ok(mut l) = LABEL.lock() {
+        l.clear();
+        l.push_str(label);
+    }
+}
+
+/// Print (without allocating) that `size` bytes were refused and the label.
+fn report_refusal(size: usize) {
+    use std::io::Write;
+    let mut err = std::io::stderr();
+    let mut buf = [0u8; 20];
+    let mut n = size;
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    let _ = err.write_all(b"\nCountingAlloc: refused a request of ");
+    let _ = err.write_all(&buf[i..]);
+    let _ = err.write_all(b" bytes during: ");
+    if let Ok(l) = LABEL.try_lock() {
+        let _ = err.write_all(l.as_bytes());
+    }
+    let _ = err.write_all(b"\n");
+}
+
 /// A global allocator that counts live bytes and the peak since the last
 /// [`CountingAlloc::reset_peak`], and refuses (returns null for) any single
 /// request above its limit so a runaway allocation fails fast instead of
@@ -179,6 +215,7 @@ unsafe impl GlobalAlloc for CountingAlloc {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         if layout.size() > self.limit.load(Ordering::Relaxed) {
             self.refused.store(true, Ordering::SeqCst);
+            report_refusal(layout.size());
             return std::ptr::null_mut();
         }
         let p = unsafe { System.alloc(layout) };
@@ -194,6 +231,7 @@ unsafe impl GlobalAlloc for CountingAlloc {
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         if layout.size() > self.limit.load(Ordering::Relaxed) {
             self.refused.store(true, Ordering::SeqCst);
+            report_refusal(layout.size());
             return std::ptr::null_mut();
         }
         let p = unsafe { System.alloc_zeroed(layout) };
@@ -205,6 +243,7 @@ unsafe impl GlobalAlloc for CountingAlloc {
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         if new_size > self.limit.load(Ordering::Relaxed) {
             self.refused.store(true, Ordering::SeqCst);
+            report_refusal(new_size);
             return std::ptr::null_mut();
         }
         let p = unsafe { System.realloc(ptr, layout, new_size) };

@@ -1,0 +1,24 @@
+//! Sound exporter: the stored-file object decoder (format name, optional
+//! UT2004 duration float, lazy array) and type detection by magic.
+#![no_main]
+use libfuzzer_sys::fuzz_target;
+use pakrat_fuzz::ok;
+use pakrat_package::export::{export_files, ExportOptions, Kind};
+use pakrat_package::Package;
+
+fuzz_target!(|data: &[u8]| {
+    let Some(pkg) = ok(Package::parse_lenient(data)) else {
+        return;
+    };
+    let opts = ExportOptions {
+        kinds: vec![Kind::Sound],
+        all_mips: false,
+    };
+    for i in 0..pkg.exports.len().min(4096) {
+        if let Some((fmt, bytes)) = ok(pakrat_package::export::read_stored_file(&pkg, i, true)) {
+            let _ = pakrat_package::export::sound_type(bytes, &fmt);
+            let _ = pakrat_package::export::music_type(bytes);
+        }
+        let _ = ok(export_files(&pkg, i, &opts));
+    }
+});

@@ -1,0 +1,39 @@
+//! .utoc TOC (versions 1-10): header, chunk ids, offsets, hashes, blocks,
+//! IVs, methods, signatures, directory index bytes, metas; then the
+//! per-entry helpers and the perfect-hash lookup of every id.
+#![no_main]
+use libfuzzer_sys::fuzz_target;
+use pakrat_fuzz::ok;
+use pakrat_iostore::{perfect_hash, Toc};
+
+fuzz_target!(|data: &[u8]| {
+    let Some(toc) = ok(Toc::parse(data)) else {
+        return;
+    };
+    let _ = toc.header.toc_version();
+    let _ = toc.header.encryption();
+    let _ = toc.header.effective_partition_count();
+    let _ = toc.header.effective_partition_size();
+    for i in 0..toc.len().min(4096) {
+        let _ = toc.chunk_type(i);
+        let _ = ok(toc.block_range(i));
+        let _ = toc.compressed_size(i);
+        let _ = perfect_hash::lookup(
+            &toc.perfect_hash_seeds,
+            &toc.chunks_without_perfect_hash,
+            &toc.chunk_ids,
+            &toc.chunk_ids[i],
+        );
+    }
+    for b in toc.blocks.iter().take(4096) {
+        let _ = toc.method_name(b.method_index);
+    }
+    if !toc.directory_index.is_empty() {
+        if let Some(d) = ok(pakrat_iostore::dirindex::DirectoryIndex::parse(
+            &toc.directory_index,
+            toc.directory_index_offset,
+        )) {
+            let _ = ok(d.walk());
+        }
+    }
+});
