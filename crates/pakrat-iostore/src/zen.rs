@@ -1016,8 +1016,9 @@ impl ContainerPackages {
         })
     }
 
-    /// Find a package by name (case-insensitive), directory path, or id
-    /// (16 hex digits, with or without `0x`).
+    /// Find a package by name (case-insensitive), directory path, id (16 hex
+    /// digits, with or without `0x`), or a bare object name that only one
+    /// package ends with.
     pub fn find(&self, query: &str) -> Option<&PackageEntry> {
         let q = query.trim();
         let hex = q
@@ -1030,7 +1031,7 @@ impl ContainerPackages {
             None
         };
         let as_name = crate::names::package_id(q);
-        self.packages.iter().find(|p| {
+        let exact = self.packages.iter().find(|p| {
             Some(p.id) == as_id
                 || p.id == as_name
                 || p.path.as_deref().is_some_and(|path| {
@@ -1039,7 +1040,23 @@ impl ContainerPackages {
                             .rsplit_once('.')
                             .is_some_and(|(stem, _)| stem.eq_ignore_ascii_case(q))
                 })
-        })
+        });
+        if exact.is_some() {
+            return exact;
+        }
+        // A bare object name (`T_BC1`) when exactly one package ends with it.
+        let mut hits = self.packages.iter().filter(|p| {
+            p.header.as_ref().is_ok_and(|h| {
+                h.name
+                    .rsplit('/')
+                    .next()
+                    .is_some_and(|leaf| leaf.eq_ignore_ascii_case(q))
+            })
+        });
+        match (hits.next(), hits.next()) {
+            (Some(one), None) => Some(one),
+            _ => None,
+        }
     }
 
     /// Index of public exports across the container: public export hash (UE4:

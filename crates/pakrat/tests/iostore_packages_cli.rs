@@ -120,6 +120,9 @@ fn packages_text_and_detail() {
     assert_eq!(w["exports"].as_array().unwrap().len(), 1);
     assert_eq!(w["exports"][0]["class"], "/Script/Engine.Texture2D");
     assert_eq!(w["name_hash_mismatches"], 0);
+    // A bare object name that one package ends with.
+    let x = json(&["packages", utoc.to_str().unwrap(), "t_bc1"]);
+    assert_eq!(x["id"].as_str(), Some(id.as_str()));
     // A blueprint import across packages resolves to the other package's export.
     let bp = json(&[
         "packages",

@@ -631,26 +631,29 @@ pub fn packages(a: &PackagesArgs) -> Result<ExitCode> {
                 })
                 .collect();
             let imports: Vec<_> = p.imports.iter().map(|&i| obj(i)).collect();
-            print_json(&json!({
-                "name": p.name,
-                "id": hex_id(id),
-                "id_matches_name": package_id(&p.name) == id,
-                "path": entry.path,
-                "layout": p.layout.describe(),
-                "versioning": p.versioning,
-                "package_flags": p.package_flags,
-                "header_size": p.header_size,
-                "cooked_header_size": p.cooked_header_size,
-                "names": p.names.iter().map(|n| n.text.clone()).collect::<Vec<_>>(),
-                "name_hash_mismatches": p.name_hash_mismatches(),
-                "imported_packages": imported,
-                "imports": imports,
-                "exports": exports,
-                "export_bundle_entries": p.export_bundle_entries.len(),
-                "export_bundles": p.export_bundle_headers.len(),
-                "dependency_bundles": p.dependency_bundle_headers.len(),
-                "dependency_bundle_entries": p.dependency_bundle_entries.len(),
-            }))?;
+            outln!(
+                "{}",
+                serde_json::to_string_pretty(&json!({
+                    "name": p.name,
+                    "id": hex_id(id),
+                    "id_matches_name": package_id(&p.name) == id,
+                    "path": entry.path,
+                    "layout": p.layout.describe(),
+                    "versioning": p.versioning,
+                    "package_flags": p.package_flags,
+                    "header_size": p.header_size,
+                    "cooked_header_size": p.cooked_header_size,
+                    "names": p.names.iter().map(|n| n.text.clone()).collect::<Vec<_>>(),
+                    "name_hash_mismatches": p.name_hash_mismatches(),
+                    "imported_packages": imported,
+                    "imports": imports,
+                    "exports": exports,
+                    "export_bundle_entries": p.export_bundle_entries.len(),
+                    "export_bundles": p.export_bundle_headers.len(),
+                    "dependency_bundles": p.dependency_bundle_headers.len(),
+                    "dependency_bundle_entries": p.dependency_bundle_entries.len(),
+                }))?
+            );
             return Ok(ExitCode::SUCCESS);
         }
         outln!("{}", p.name);
@@ -782,18 +785,21 @@ pub fn packages(a: &PackagesArgs) -> Result<ExitCode> {
         .map(|id| hex_id(*id))
         .collect();
     if a.out.json {
-        print_json(&json!({
-            "file": a.file.display().to_string(),
-            "container_id": hex_id(all.header.container_id),
-            "container_header": all.header.form.describe(),
-            "layout": all.layout.describe(),
-            "script_objects": script.as_ref().map(|s| s.objects.len()),
-            "packages": rows,
-            "header_packages_without_chunk": missing,
-            "redirects": all.header.redirects.len(),
-            "localized_packages": all.header.localized_packages.len(),
-            "failed": failed,
-        }))?;
+        outln!(
+            "{}",
+            serde_json::to_string_pretty(&json!({
+                "file": a.file.display().to_string(),
+                "container_id": hex_id(all.header.container_id),
+                "container_header": all.header.form.describe(),
+                "layout": all.layout.describe(),
+                "script_objects": script.as_ref().map(|s| s.objects.len()),
+                "packages": rows,
+                "header_packages_without_chunk": missing,
+                "redirects": all.header.redirects.len(),
+                "localized_packages": all.header.localized_packages.len(),
+                "failed": failed,
+            }))?
+        );
     } else {
         outln!(
             "{}: {} packages (container header {}, package layout {}){}",
