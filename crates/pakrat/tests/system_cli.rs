@@ -267,8 +267,9 @@ fn deps_with_a_cycle_terminates_and_reports_it() {
         root.to_str().unwrap(),
         "--json",
     ]);
-    assert_eq!(code, 0);
+    assert_eq!(code, 1, "a cycle is reported as a finding");
     assert_eq!(g["cycles"], serde_json::json!([["Engine", "Core"]]));
+    assert!(g["missing"].as_array().unwrap().is_empty());
     assert_eq!(g["nodes"].as_array().unwrap().len(), 2);
 
     let (code, lines) = scan_lines(&root);
@@ -700,6 +701,25 @@ fn flags_round_trip_changes_only_the_flag_word() {
         "--json",
     ]);
     assert_eq!(fs::read(&p).unwrap(), orig);
+
+    // deps on a file that is not a package is an error, not a finding.
+    pakrat()
+        .args(["deps", path, "--game-dir", t.path().to_str().unwrap()])
+        .assert()
+        .code(1)
+        .stdout(predicates::str::contains("MISSING Core  needed by IpDrv"));
+    let junk0 = t.path().join("junk0.u");
+    fs::write(&junk0, b"not a package").unwrap();
+    pakrat()
+        .args([
+            "deps",
+            junk0.to_str().unwrap(),
+            "--game-dir",
+            t.path().to_str().unwrap(),
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("package tag"));
 
     // Bad input: unknown flag, non-package; the file is untouched.
     pakrat()

@@ -109,7 +109,10 @@ fn deps_to(a: &DepsArgs, w: &mut dyn Write) -> Result<ExitCode> {
             game.paths.len()
         );
     }
-    let problems = !g.missing.is_empty() || !g.unreadable.is_empty();
+    if let Some(e) = g.nodes.first().and_then(|n| n.error.as_ref()) {
+        bail!("{e}");
+    }
+    let problems = !g.missing.is_empty() || !g.unreadable.is_empty() || !g.cycles.is_empty();
     if a.dot {
         write!(w, "{}", g.to_dot())?;
         return Ok(code(problems));
