@@ -1059,8 +1059,9 @@ impl ContainerPackages {
         }
     }
 
-    /// Index of public exports across the container: public export hash (UE4:
-    /// global import index) → (package position, export index).
+    /// Index of public exports across the container: (package id, public
+    /// export hash) → (package position, export index); UE4 global import
+    /// indices are also keyed as (0, index).
     pub fn public_exports(&self) -> HashMap<(u64, u64), (usize, usize)> {
         let mut m = HashMap::new();
         for (pi, p) in self.packages.iter().enumerate() {
@@ -1068,6 +1069,10 @@ impl ContainerPackages {
                 for (ei, e) in h.exports.iter().enumerate() {
                     if e.public_export_hash != 0 {
                         m.entry((p.id, e.public_export_hash)).or_insert((pi, ei));
+                        if h.layout == ZenLayout::Ue4 {
+                            // UE4 global import indices are container-wide.
+                            m.entry((0, e.public_export_hash)).or_insert((pi, ei));
+                        }
                     }
                 }
             }
@@ -1162,12 +1167,10 @@ impl Resolver<'_> {
             ObjectRef::Package { package, hash, raw } => {
                 if pkg.layout == ZenLayout::Ue4 {
                     // UE4: a global import index shared by all packages.
-                    for p in &self.all.packages {
-                        if let Some(&(pi, ei)) = self.public.get(&(p.id, raw)) {
-                            return self.export_path(pi, ei);
-                        }
-                    }
-                    return format!("<import {raw:#018x}>");
+                    return match self.public.get(&(0, raw)) {
+                        Some(&(pi, ei)) => self.export_path(pi, ei),
+                        None => format!("<import {raw:#018x}>"),
+                    };
                 }
                 let pid = self
                     .all
