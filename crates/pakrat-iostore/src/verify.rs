@@ -422,6 +422,7 @@ pub fn verify(c: &Container, on_progress: &(dyn Fn(u64) + Sync)) -> Report {
                 on_progress(d.len() as u64);
                 Ok(())
             });
+            c.release(i);
             if let Err(e) = res {
                 sink.fail("chunk", format!("chunk {i} ({}): {e}", toc.chunk_ids[i]));
                 return;
