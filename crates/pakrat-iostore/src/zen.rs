@@ -969,6 +969,8 @@ pub struct ContainerPackages {
     pub layout: ZenLayout,
     /// Every ExportBundleData chunk with index 0, in TOC order.
     pub packages: Vec<PackageEntry>,
+    /// Package id → position in the container header's package ids.
+    store_index: HashMap<u64, usize>,
 }
 
 impl ContainerPackages {
@@ -986,6 +988,16 @@ impl ContainerPackages {
         let header = crate::container_header::parse(&hdata)
             .map_err(|e| Error::Other(format!("container header chunk: {e}")).in_file(c.path()))?;
         let layout = ZenLayout::for_header(header.form).map_err(|e| e.in_file(c.path()))?;
+        let mut store_index = HashMap::with_capacity(header.package_ids.len());
+        for (i, id) in header.package_ids.iter().enumerate() {
+            store_index.entry(*id).or_insert(i);
+        }
+        let store = |id: u64| {
+            store_index
+                .get(&id)
+                .and_then(|&i| header.store_entries.get(i))
+                .or_else(|| header.store_entry(id))
+        };
         let toc = c.toc();
         let idx: Vec<usize> = (0..toc.len())
             .filter(|&i| {
@@ -999,8 +1011,8 @@ impl ContainerPackages {
             .par_iter()
             .map(|&i| {
                 let id = toc.chunk_ids[i].id();
-                let header = read_header_bytes(c, i, layout)
-                    .and_then(|d| parse(&d, layout, header.store_entry(id)));
+                let header =
+                    read_header_bytes(c, i, layout).and_then(|d| parse(&d, layout, store(id)));
                 PackageEntry {
                     chunk_index: i,
                     id,
@@ -1013,7 +1025,17 @@ impl ContainerPackages {
             header,
             layout,
             packages,
+            store_index,
         })
+    }
+
+    /// The store entry of a package id (hash lookup; optional-segment
+    /// packages by a linear search).
+    pub fn store_entry(&self, id: u64) -> Option<&StoreEntry> {
+        self.store_index
+            .get(&id)
+            .and_then(|&i| self.header.store_entries.get(i))
+            .or_else(|| self.header.store_entry(id))
     }
 
     /// Find a package by name (case-insensitive), directory path, id (16 hex
@@ -1174,7 +1196,6 @@ impl Resolver<'_> {
                 }
                 let pid = self
                     .all
-                    .header
                     .store_entry(pkg_id)
                     .and_then(|s| s.imported_packages.get(package as usize).copied())
                     .or_else(|| {

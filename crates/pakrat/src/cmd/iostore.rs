@@ -590,7 +590,7 @@ pub fn packages(a: &PackagesArgs) -> Result<ExitCode> {
             .map_err(|e| anyhow::anyhow!("package {}: {e}", hex_id(entry.id)))?;
         let id = entry.id;
         let obj = |i: ObjectIndex| res.name(p, id, i);
-        let store = all.header.store_entry(id);
+        let store = all.store_entry(id);
         let imported: Vec<String> = store
             .map(|s| {
                 s.imported_packages
@@ -761,7 +761,7 @@ pub fn packages(a: &PackagesArgs) -> Result<ExitCode> {
                     "class": main_class(p, e.id),
                     "exports": p.exports.len(),
                     "imports": p.imports.len(),
-                    "imported_packages": all.header.store_entry(e.id).map(|s| s.imported_packages.len()),
+                    "imported_packages": all.store_entry(e.id).map(|s| s.imported_packages.len()),
                     "id_matches_name": ok_id,
                 }));
             }
