@@ -82,7 +82,10 @@ fn mutated_packages_in_a_game_tree() {
         ("ue2/AssaultBP.u", "AssaultBP.u", 24),
     ] {
         let input = fs::read(c.join(local)).unwrap();
-        for (i, m) in mutations(&input, 0x0051_57E4, count).into_iter().enumerate() {
+        for (i, m) in mutations(&input, 0x0051_57E4, count)
+            .into_iter()
+            .enumerate()
+        {
             n += 1;
             let root = t.path().join(format!("g{n}"));
             let logo = logo.clone();
