@@ -17,6 +17,7 @@ pub mod fsutil;
 mod guid;
 mod reader;
 mod source;
+pub mod staged;
 mod string;
 mod writer;
 

@@ -34,6 +34,8 @@ const MIN_RECORD: usize = 1 + 12;
 const FAULT_AROUND: usize = 2 << 20;
 /// Below this size the CRC is computed on one thread.
 const PARALLEL_CRC_MIN: usize = 32 << 20;
+/// Read buffer for the CRC of a mapped file.
+const READ_BUF: usize = 1 << 20;
 /// Chunk size for streaming (CRC, extraction).
 pub(crate) const CHUNK: usize = 4 << 20;
 
@@ -482,6 +484,29 @@ impl<'a> Umod<'a> {
                 let start = (i * part_len).min(region.len());
                 let end = (start + part_len).min(region.len());
                 let mut d = pakrat_io::crc::MEM_CRC.digest();
+                // A mapped file is read with pread into a small buffer: one
+                // kernel copy, no page faults, nothing added to the resident
+                // set. Falls back to the bytes in memory otherwise.
+                #[cfg(unix)]
+                if let Some(f) = self.pager.and_then(|p| p.open_at(0)) {
+                    use std::os::unix::fs::FileExt;
+                    let mut buf = vec![0u8; READ_BUF];
+                    let mut at = start;
+                    let mut ok = true;
+                    while at < end {
+                        let k = READ_BUF.min(end - at);
+                        if f.read_exact_at(&mut buf[..k], at as u64).is_err() {
+                            ok = false;
+                            break;
+                        }
+                        d.update(&buf[..k]);
+                        at += k;
+                    }
+                    if ok {
+                        return (d.finalize(), end - start);
+                    }
+                    d = pakrat_io::crc::MEM_CRC.digest();
+                }
                 let mut at = start;
                 while at < end {
                     let stop = (at + CHUNK).min(end);
@@ -495,6 +520,11 @@ impl<'a> Umod<'a> {
         let mut it = crcs.into_iter();
         let first = it.next().map_or(pakrat_io::crc::mem_crc(&[]), |c| c.0);
         it.fold(first, |acc, (c, len)| crc_combine(acc, c, len as u64))
+    }
+
+    /// The mapped file, when parsed with [`Umod::parse_file`].
+    pub(crate) fn file(&self) -> Option<&'a UmodFile> {
+        self.pager
     }
 
     /// Hand consumed bytes back to the kernel (no-op for in-memory data).

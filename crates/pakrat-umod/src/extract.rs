@@ -1,10 +1,12 @@
 //! Extracting members into a folder, safely.
 
 use std::collections::HashSet;
-use std::io::Write;
+use std::fs::File;
+use std::io::{Read, Write};
 use std::path::PathBuf;
 
 use pakrat_io::fsutil::OutputDir;
+use pakrat_io::staged::Staging;
 use pakrat_io::{Error, Result};
 use serde::Serialize;
 
@@ -93,10 +95,9 @@ pub fn select<'u>(
     Ok(out)
 }
 
-/// Refuse archives that are structurally unsafe, and (unless `ignore_crc`)
-/// archives whose integrity check fails. Returns notes for bypassed checks.
-pub fn check_before_writing(umod: &Umod<'_>, ignore_crc: bool) -> Result<Vec<String>> {
-    let mut notes = Vec::new();
+/// Refuse archives that are structurally unsafe (unsafe names, members out
+/// of bounds, overlaps): nothing can be extracted safely from them.
+pub fn structural_check(umod: &Umod<'_>) -> Result<()> {
     let structural: Vec<String> = umod
         .problems()
         .iter()
@@ -114,33 +115,47 @@ pub fn check_before_writing(umod: &Umod<'_>, ignore_crc: bool) -> Result<Vec<Str
             structural.join("; ")
         )));
     }
-    let mut integrity: Vec<String> = umod
+    Ok(())
+}
+
+/// Integrity failures (recorded size, version, CRC given the computed `crc`).
+fn integrity(umod: &Umod<'_>, crc: u32) -> Vec<String> {
+    let mut out: Vec<String> = umod
         .problems()
         .iter()
         .filter(|p| matches!(p.kind, ProblemKind::SizeMismatch | ProblemKind::BadVersion))
         .map(|p| p.to_string())
         .collect();
-    let crc = umod.compute_crc();
     if crc != umod.trailer.crc {
-        integrity.push(format!(
+        out.push(format!(
             "CRC mismatch: the trailer records {:#010x}, the bytes give {crc:#010x}",
             umod.trailer.crc
         ));
     }
-    if !integrity.is_empty() {
-        if !ignore_crc {
-            return Err(Error::Other(format!(
-                "refusing to extract a damaged archive (use --ignore-crc to extract anyway), nothing was written: {}",
-                integrity.join("; ")
-            )));
-        }
-        notes.extend(
-            integrity
-                .into_iter()
-                .map(|s| format!("ignored (--ignore-crc): {s}")),
-        );
+    out
+}
+
+fn integrity_verdict(problems: Vec<String>, ignore_crc: bool) -> Result<Vec<String>> {
+    if problems.is_empty() {
+        return Ok(Vec::new());
     }
-    Ok(notes)
+    if !ignore_crc {
+        return Err(Error::Other(format!(
+            "refusing to extract a damaged archive (use --ignore-crc to extract anyway), nothing was written: {}",
+            problems.join("; ")
+        )));
+    }
+    Ok(problems
+        .into_iter()
+        .map(|s| format!("ignored (--ignore-crc): {s}"))
+        .collect())
+}
+
+/// Refuse archives that are structurally unsafe, and (unless `ignore_crc`)
+/// archives whose integrity check fails. Returns notes for bypassed checks.
+pub fn check_before_writing(umod: &Umod<'_>, ignore_crc: bool) -> Result<Vec<String>> {
+    structural_check(umod)?;
+    integrity_verdict(integrity(umod, umod.compute_crc()), ignore_crc)
 }
 
 /// Stream a member's bytes into `w`, releasing pages behind us.
@@ -159,19 +174,44 @@ pub(crate) fn copy_entry(umod: &Umod<'_>, e: &Entry, w: &mut dyn Write) -> std::
     Ok(())
 }
 
+/// Copy a member into an open file: file to file in the kernel when the
+/// archive is a mapped file (`std::io::copy` uses `copy_file_range`), else
+/// from memory.
+fn copy_entry_to_file(umod: &Umod<'_>, e: &Entry, out: &File) -> std::io::Result<()> {
+    // Bounds were checked by `structural_check`; check again, cheaply.
+    umod.entry_data(e)
+        .map_err(|err| std::io::Error::other(err.to_string()))?;
+    if let Some(src) = umod.file().and_then(|f| f.open_at(u64::from(e.offset))) {
+        let n = std::io::copy(&mut src.take(u64::from(e.size)), &mut &*out)?;
+        if n != u64::from(e.size) {
+            return Err(std::io::Error::other(format!(
+                "{}: copied {n} of {} bytes (archive changed while reading?)",
+                e.name, e.size
+            )));
+        }
+        return Ok(());
+    }
+    let mut w = out;
+    copy_entry(umod, e, &mut w)
+}
+
 /// Extract the selected members of `umod` into `out`.
 ///
 /// Nothing is written when a selected name is unsafe, a member lies out of
 /// bounds, members overlap, or (without `ignore_crc`) the CRC, recorded size
 /// or version is wrong; nor when (without `force` on `out`) a target exists.
 /// Folder names are matched case-insensitively to folders already in `out`
-/// and to each other, and every file is written atomically.
+/// and to each other.
+///
+/// Members are written to temporary files beside their final names while the
+/// CRC is computed (in parallel), and renamed into place only once the
+/// archive has passed; on any failure the temporary files and the folders
+/// created for them are removed.
 pub fn extract(umod: &Umod<'_>, out: &OutputDir, opts: &ExtractOptions) -> Result<ExtractReport> {
+    use rayon::prelude::*;
     let mut report = ExtractReport::default();
     let selected = select(umod, &opts.globs, &mut report.warnings)?;
-    report
-        .warnings
-        .extend(check_before_writing(umod, opts.ignore_crc)?);
+    structural_check(umod)?;
     let mut map = CaseMap::new(out.root());
     let mut plan = Vec::with_capacity(selected.len());
     for e in selected {
@@ -185,20 +225,50 @@ pub fn extract(umod: &Umod<'_>, out: &OutputDir, opts: &ExtractOptions) -> Resul
         }
         plan.push((e, rel));
     }
-    // Members are independent files: write them in parallel (file creation,
-    // not copying, dominates when there are thousands of small members).
-    // Folders are created by `OutputDir` as needed (create_dir is race-safe).
-    use rayon::prelude::*;
-    report.files = plan
-        .into_par_iter()
-        .map(|(e, rel)| {
-            let path = out.write_with(&rel, |w| copy_entry(umod, e, w))?;
-            Ok(ExtractedFile {
-                name: e.name.clone(),
-                path,
-                size: u64::from(e.size),
-            })
+    let staging = Staging::new(out);
+    let (crc, staged) = rayon::join(
+        || umod.compute_crc(),
+        || {
+            plan.par_iter()
+                .map(|(e, rel)| {
+                    staging
+                        .stage(rel, |f| copy_entry_to_file(umod, e, f))
+                        .map(|s| (*e, s))
+                })
+                .collect::<Vec<Result<_>>>()
+        },
+    );
+    let mut ok = Vec::with_capacity(staged.len());
+    let mut first_err = None;
+    for r in staged {
+        match r {
+            Ok(x) => ok.push(x),
+            Err(e) => {
+                first_err.get_or_insert(e);
+            }
+        }
+    }
+    if let Some(e) = first_err {
+        staging.abort(ok.into_iter().map(|x| x.1).collect());
+        return Err(Error::Other(format!("{e}; nothing was written")));
+    }
+    match integrity_verdict(integrity(umod, crc), opts.ignore_crc) {
+        Ok(notes) => report.warnings.extend(notes),
+        Err(e) => {
+            staging.abort(ok.into_iter().map(|x| x.1).collect());
+            return Err(e);
+        }
+    }
+    let entries: Vec<&Entry> = ok.iter().map(|x| x.0).collect();
+    let paths = staging.commit(ok.into_iter().map(|x| x.1).collect())?;
+    report.files = entries
+        .into_iter()
+        .zip(paths)
+        .map(|(e, path)| ExtractedFile {
+            name: e.name.clone(),
+            path,
+            size: u64::from(e.size),
         })
-        .collect::<Result<Vec<_>>>()?;
+        .collect();
     Ok(report)
 }

@@ -17,6 +17,8 @@ use pakrat_io::{Error, Result};
 pub struct UmodFile {
     path: PathBuf,
     data: Data,
+    /// (device, inode, length) of the mapped file, to reopen it safely.
+    id: Option<(u64, u64, u64)>,
 }
 
 enum Data {
@@ -36,6 +38,13 @@ impl UmodFile {
                 std::io::Error::other("is a folder, not a file"),
             ));
         }
+        #[cfg(unix)]
+        let id = {
+            use std::os::unix::fs::MetadataExt;
+            Some((meta.dev(), meta.ino(), meta.len()))
+        };
+        #[cfg(not(unix))]
+        let id = None;
         let data = if meta.len() == 0 || !meta.is_file() {
             let mut v = Vec::new();
             std::io::Read::read_to_end(&mut &file, &mut v).map_err(|e| Error::io(path, e))?;
@@ -49,6 +58,7 @@ impl UmodFile {
         Ok(UmodFile {
             path: path.to_path_buf(),
             data,
+            id,
         })
     }
 
@@ -57,12 +67,35 @@ impl UmodFile {
         UmodFile {
             path: path.into(),
             data: Data::Owned(data),
+            id: None,
         }
     }
 
     /// The path given to [`UmodFile::open`].
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// A fresh handle on the same file (same device, inode and length as
+    /// when it was mapped), positioned at `offset`; `None` if the path now
+    /// names something else or the data is in memory. Lets members be copied
+    /// file-to-file in the kernel (`std::io::copy` uses `copy_file_range`).
+    pub fn open_at(&self, offset: u64) -> Option<File> {
+        use std::io::{Seek, SeekFrom};
+        let want = self.id?;
+        let f = File::open(&self.path).ok()?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            let m = f.metadata().ok()?;
+            if (m.dev(), m.ino(), m.len()) != want {
+                return None;
+            }
+        }
+        #[cfg(not(unix))]
+        let _ = want;
+        (&f).seek(SeekFrom::Start(offset)).ok()?;
+        Some(f)
     }
 
     /// Tell the kernel that `start..start+len` was consumed, so its pages can

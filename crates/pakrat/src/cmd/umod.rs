@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use pakrat_io::fsutil::OutputDir;
 use pakrat_umod::create::{CreateOptions, OrderTemplate};
 use pakrat_umod::install::{FileAction, InstallOptions, UninstallAction};
@@ -14,12 +14,18 @@ use serde::Serialize;
 use crate::args::*;
 use crate::output::{human_size, print_json};
 
+/// One flat message: `pakrat_io::Error::InFile` already prints its source,
+/// so handing it to anyhow as a chain would print the cause twice.
+fn flat(e: pakrat_io::Error) -> anyhow::Error {
+    anyhow::anyhow!("{e}")
+}
+
 fn open(path: &Path) -> Result<UmodFile> {
-    Ok(UmodFile::open(path)?)
+    UmodFile::open(path).map_err(flat)
 }
 
 fn parse<'a>(file: &'a UmodFile) -> Result<Umod<'a>> {
-    Ok(Umod::parse_file(file)?)
+    Umod::parse_file(file).map_err(flat)
 }
 
 /// Where each member goes when installed.
@@ -272,14 +278,13 @@ pub fn verify(a: &VerifyArgs) -> Result<ExitCode> {
 pub fn extract(a: &ExtractArgs) -> Result<ExitCode> {
     let file = open(&a.file)?;
     let u = parse(&file)?;
-    let out = OutputDir::create(&a.output, a.force)?;
+    let out = OutputDir::create(&a.output, a.force).map_err(flat)?;
     let opts = ExtractOptions {
         globs: a.globs.clone(),
         ignore_crc: a.ignore_crc,
     };
     let rep = pakrat_umod::extract(&u, &out, &opts)
-        .map_err(|e| e.in_file(&a.file))
-        .context("extract")?;
+        .map_err(|e| anyhow::anyhow!("{}: {e}", a.file.display()))?;
     for w in &rep.warnings {
         eprintln!("pakrat: warning: {w}");
     }
@@ -317,11 +322,11 @@ pub fn create(a: &UmodCreateArgs) -> Result<ExitCode> {
     if !a.src.is_dir() {
         bail!("{}: not a folder", a.src.display());
     }
-    let plan = pakrat_umod::create::plan(&a.src, &opts)?;
+    let plan = pakrat_umod::create::plan(&a.src, &opts).map_err(flat)?;
     for w in &plan.warnings {
         eprintln!("pakrat: warning: {w}");
     }
-    let rep = pakrat_umod::create::write(&plan, &a.output, a.force)?;
+    let rep = pakrat_umod::create::write(&plan, &a.output, a.force).map_err(flat)?;
     println!(
         "wrote {}: {} members, {} bytes, CRC {:#010x}",
         rep.path.display(),
@@ -342,7 +347,7 @@ pub fn install(a: &UmodInstallArgs) -> Result<ExitCode> {
         ignore_requirements: a.ignore_requirements,
         ..Default::default()
     };
-    let rep = pakrat_umod::install::install(&u, &a.game_dir, &opts)?;
+    let rep = pakrat_umod::install::install(&u, &a.game_dir, &opts).map_err(flat)?;
     if a.out.json {
         print_json(&rep)?;
         return Ok(ExitCode::SUCCESS);
@@ -384,7 +389,7 @@ pub fn install(a: &UmodInstallArgs) -> Result<ExitCode> {
 
 /// `umod uninstall`.
 pub fn uninstall(a: &UmodUninstallArgs) -> Result<ExitCode> {
-    let rep = pakrat_umod::install::uninstall(&a.product, &a.game_dir, a.dry_run)?;
+    let rep = pakrat_umod::install::uninstall(&a.product, &a.game_dir, a.dry_run).map_err(flat)?;
     if a.out.json {
         print_json(&rep)?;
         return Ok(ExitCode::SUCCESS);

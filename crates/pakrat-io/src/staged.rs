@@ -1,0 +1,170 @@
+//! All-or-nothing output of many files into an [`OutputDir`].
+//!
+//! [`Staging::stage`] writes a file into a temporary file next to its final
+//! place (same folder, so the final rename is atomic), with the same path
+//! checks as [`OutputDir::write_with`] (sanitised relative name, no symbolic
+//! link on the way, parents created as plain folders). Nothing appears under a
+//! final name until [`Staging::commit`]; [`Staging::abort`] deletes the
+//! temporary files and the folders staging created, if they are empty. This
+//! lets a reader write while an integrity check (such as a CRC over the whole
+//! input) is still running, and publish the files only when it passes.
+//! The fill callback gets the open [`File`], so it can use `std::io::copy`
+//! from another file (which the standard library turns into
+//! `copy_file_range` on Linux).
+
+use std::fs::{self, File};
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use crate::fsutil::{OutputDir, TEMP_PREFIX};
+use crate::{Error, Result};
+
+/// One staged file: a temporary file and the final path it will get.
+#[derive(Debug)]
+pub struct Staged {
+    temp: tempfile::TempPath,
+    path: PathBuf,
+}
+
+impl Staged {
+    /// The final path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+/// Stages files into an [`OutputDir`]; see the module documentation.
+#[derive(Debug)]
+pub struct Staging<'o> {
+    out: &'o OutputDir,
+    created: Mutex<Vec<PathBuf>>,
+}
+
+impl<'o> Staging<'o> {
+    /// Stage into `out` (its `force` decides whether commit may replace files).
+    pub fn new(out: &'o OutputDir) -> Self {
+        Staging {
+            out,
+            created: Mutex::new(Vec::new()),
+        }
+    }
+
+    fn make_parents(&self, path: &Path) -> Result<()> {
+        let root = self.out.root();
+        let parent = path.parent().unwrap_or(root);
+        let rel = parent.strip_prefix(root).unwrap_or(Path::new(""));
+        let mut cur = root.to_path_buf();
+        for comp in rel.components() {
+            cur.push(comp);
+            match fs::create_dir(&cur) {
+                Ok(()) => {
+                    if let Ok(mut c) = self.created.lock() {
+                        c.push(cur.clone());
+                    }
+                }
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                    let meta = fs::symlink_metadata(&cur).map_err(|e| Error::io(&cur, e))?;
+                    if !meta.is_dir() || meta.file_type().is_symlink() {
+                        return Err(Error::Other(format!(
+                            "{} exists and is not a plain folder",
+                            cur.display()
+                        )));
+                    }
+                }
+                Err(e) => return Err(Error::io(&cur, e)),
+            }
+        }
+        Ok(())
+    }
+
+    /// Write `name` into a temporary file beside its final place. Fails
+    /// (writing nothing) when the name is unsafe, a symbolic link is on the
+    /// way, or, without `force`, the final file already exists.
+    pub fn stage(&self, name: &str, fill: impl FnOnce(&File) -> io::Result<()>) -> Result<Staged> {
+        let path = self.out.resolve(name)?;
+        if !self.out.force() && fs::symlink_metadata(&path).is_ok() {
+            return Err(Error::Other(format!(
+                "{} already exists (use --force to replace it)",
+                path.display()
+            )));
+        }
+        self.make_parents(&path)?;
+        let dir = path.parent().unwrap_or(self.out.root());
+        let tmp = tempfile::Builder::new()
+            .prefix(TEMP_PREFIX)
+            .tempfile_in(dir)
+            .map_err(|e| Error::io(dir, e))?;
+        fill(tmp.as_file()).map_err(|e| Error::io(&path, e))?;
+        Ok(Staged {
+            temp: tmp.into_temp_path(),
+            path,
+        })
+    }
+
+    /// Give every staged file its final name (refusing to replace an existing
+    /// file unless the output was opened with `force`). Returns the paths.
+    /// On an error, files not yet renamed are deleted.
+    pub fn commit(&self, files: Vec<Staged>) -> Result<Vec<PathBuf>> {
+        let mut done = Vec::with_capacity(files.len());
+        for s in files {
+            let res = if self.out.force() {
+                s.temp.persist(&s.path)
+            } else {
+                s.temp.persist_noclobber(&s.path)
+            };
+            res.map_err(|e| {
+                if e.error.kind() == io::ErrorKind::AlreadyExists {
+                    Error::Other(format!(
+                        "{} already exists (use --force to replace it)",
+                        s.path.display()
+                    ))
+                } else {
+                    Error::io(&s.path, e.error)
+                }
+            })?;
+            done.push(s.path);
+        }
+        Ok(done)
+    }
+
+    /// Delete the staged files and remove the folders staging created, when
+    /// they are empty (deepest first).
+    pub fn abort(&self, files: Vec<Staged>) {
+        drop(files); // TempPath deletes its file on drop
+        let mut dirs = self.created.lock().map(|c| c.clone()).unwrap_or_default();
+        dirs.sort_by_key(|d| std::cmp::Reverse(d.components().count()));
+        for d in dirs {
+            let _ = fs::remove_dir(d);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    #[test]
+    fn commit_and_abort() {
+        let t = tempfile::tempdir().unwrap();
+        let out = OutputDir::create(t.path().join("out"), false).unwrap();
+        let st = Staging::new(&out);
+        let a = st.stage("A\\b.txt", |mut f| f.write_all(b"one")).unwrap();
+        assert!(!out.root().join("A/b.txt").exists());
+        let paths = st.commit(vec![a]).unwrap();
+        assert_eq!(fs::read(&paths[0]).unwrap(), b"one");
+        assert!(st.stage("A/b.txt", |_| Ok(())).is_err()); // exists, no force
+        assert!(st.stage("../x", |_| Ok(())).is_err());
+
+        let st = Staging::new(&out);
+        let c = st.stage("C/D/e.txt", |mut f| f.write_all(b"x")).unwrap();
+        st.abort(vec![c]);
+        assert!(!out.root().join("C").exists());
+        let names: Vec<_> = fs::read_dir(out.root())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["A"]);
+    }
+}
