@@ -777,11 +777,12 @@ pub fn packages(a: &PackagesArgs) -> Result<ExitCode> {
     }
     rows.sort_by(|x, y| x["name"].as_str().cmp(&y["name"].as_str()));
     // Package ids of the container header without a package chunk.
+    let chunk_ids: std::collections::HashSet<u64> = all.packages.iter().map(|p| p.id).collect();
     let missing: Vec<String> = all
         .header
         .package_ids
         .iter()
-        .filter(|id| !all.packages.iter().any(|p| p.id == **id))
+        .filter(|id| !chunk_ids.contains(*id))
         .map(|id| hex_id(*id))
         .collect();
     if a.out.json {
