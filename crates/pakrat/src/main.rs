@@ -15,6 +15,7 @@ use args::{Cli, Command};
 use detect::Format;
 
 fn main() -> ExitCode {
+    restore_sigpipe();
     let cli = Cli::parse();
     if let Some(n) = cli.threads {
         // Only fails if a pool already exists, which cannot happen this early.
@@ -28,6 +29,17 @@ fn main() -> ExitCode {
             eprintln!("pakrat: error: {e:#}");
             ExitCode::from(2)
         }
+    }
+}
+
+/// Like `cat`, die quietly when the reader of our output goes away
+/// (`pakrat list X | head`) instead of panicking in `println!`.
+fn restore_sigpipe() {
+    #[cfg(unix)]
+    // SAFETY: called first thing in main, before any thread exists; SIG_DFL
+    // is a valid disposition for SIGPIPE.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }
 
