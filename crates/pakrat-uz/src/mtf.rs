@@ -16,6 +16,11 @@ pub fn encode(data: &[u8]) -> Vec<u8> {
     let mut list = identity();
     let mut out = vec![0u8; data.len()];
     for (o, &b) in out.iter_mut().zip(data) {
+        // BWT output is mostly runs: index 0 needs no move at all.
+        if list[0] == b {
+            *o = 0;
+            continue;
+        }
         // Shift entries right until `b` is found (most indices are tiny, so
         // this beats a search followed by a memmove).
         let mut prev = list[0];

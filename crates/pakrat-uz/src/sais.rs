@@ -62,8 +62,12 @@ fn sais(t: &[u32], sa: &mut [u32], k: usize) {
     // Suffix types: S if smaller than the next suffix.
     let mut stype = vec![false; n];
     stype[n - 1] = true;
+    let mut next_s = true;
     for i in (0..n - 1).rev() {
-        stype[i] = t[i] < t[i + 1] || (t[i] == t[i + 1] && stype[i + 1]);
+        // Branch-free: S if smaller than the next symbol, or equal and the
+        // next one is S.
+        next_s = (t[i] < t[i + 1]) | ((t[i] == t[i + 1]) & next_s);
+        stype[i] = next_s;
     }
     let is_lms = |i: usize| i > 0 && stype[i] && !stype[i - 1];
     let (heads, tails) = bucket_bounds(t, k);
@@ -80,28 +84,41 @@ fn sais(t: &[u32], sa: &mut [u32], k: usize) {
     }
     induce(t, sa, &stype, &heads, &tails);
 
-    // 2. Name the sorted LMS substrings.
+    // 2. Name the sorted LMS substrings. Two are equal when they have the
+    // same length and the same symbols (the types then agree too, as both
+    // end in an LMS position at the same distance).
+    let lms_pos: Vec<u32> = (1..n).filter(|&i| is_lms(i)).map(|i| i as u32).collect();
+    // `aux[p]` = length of the LMS substring at `p` (up to the next LMS
+    // position), later reused for its name.
+    let mut aux = vec![0u32; n];
+    for w in lms_pos.windows(2) {
+        aux[w[0] as usize] = w[1] - w[0];
+    }
     let sorted_lms: Vec<u32> = sa
         .iter()
         .copied()
         .filter(|&p| p != EMPTY && is_lms(p as usize))
         .collect();
     let m = sorted_lms.len();
-    let mut name_of = vec![EMPTY; n];
     let mut names = 0u32;
-    let mut prev: Option<usize> = None;
+    let mut prev: Option<(usize, usize)> = None;
+    let mut named: Vec<(u32, u32)> = Vec::with_capacity(m);
     for &p in &sorted_lms {
         let p = p as usize;
-        let same = prev.is_some_and(|q| lms_equal(t, &stype, q, p));
+        let len = aux[p] as usize;
+        // The sentinel (len 0) is unique; so is every substring reaching it.
+        let same =
+            len > 0 && prev.is_some_and(|(q, ql)| ql == len && t[q..=q + len] == t[p..=p + len]);
         if !same {
             names += 1;
         }
-        name_of[p] = names - 1;
-        prev = Some(p);
+        named.push((p as u32, names - 1));
+        prev = Some((p, len));
     }
-    // LMS positions in text order, and the reduced string of their names.
-    let lms_pos: Vec<u32> = (1..n).filter(|&i| is_lms(i)).map(|i| i as u32).collect();
-    let reduced: Vec<u32> = lms_pos.iter().map(|&p| name_of[p as usize]).collect();
+    for (p, name) in named {
+        aux[p as usize] = name;
+    }
+    let reduced: Vec<u32> = lms_pos.iter().map(|&p| aux[p as usize]).collect();
 
     // 3. Sort the reduced string (recursively when names repeat).
     let mut sa1 = vec![EMPTY; m];
@@ -123,30 +140,6 @@ fn sais(t: &[u32], sa: &mut [u32], k: usize) {
         sa[tl[c] as usize] = p;
     }
     induce(t, sa, &stype, &heads, &tails);
-}
-
-/// Whether the LMS substrings starting at `a` and `b` are equal (same
-/// symbols and types up to and including the next LMS position).
-fn lms_equal(t: &[u32], stype: &[bool], a: usize, b: usize) -> bool {
-    let n = t.len();
-    if a == n - 1 || b == n - 1 {
-        return a == b;
-    }
-    let is_lms = |i: usize| i > 0 && stype[i] && !stype[i - 1];
-    let mut i = 0;
-    loop {
-        let (x, y) = (a + i, b + i);
-        if x >= n || y >= n || t[x] != t[y] || stype[x] != stype[y] {
-            return false;
-        }
-        if i > 0 {
-            let (lx, ly) = (is_lms(x), is_lms(y));
-            if lx || ly {
-                return lx && ly;
-            }
-        }
-        i += 1;
-    }
 }
 
 #[cfg(test)]
