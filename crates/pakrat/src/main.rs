@@ -26,10 +26,24 @@ fn main() -> ExitCode {
     match run(cli.command) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("pakrat: error: {e:#}");
+            eprintln!("pakrat: error: {}", error_text(&e));
             ExitCode::from(2)
         }
     }
+}
+
+/// The error and its causes, skipping a cause whose text the message
+/// already contains (library errors embed their source in their own text).
+fn error_text(e: &anyhow::Error) -> String {
+    let mut msg = e.to_string();
+    for cause in e.chain().skip(1) {
+        let c = cause.to_string();
+        if !msg.contains(&c) {
+            msg.push_str(": ");
+            msg.push_str(&c);
+        }
+    }
+    msg
 }
 
 /// Like `cat`, die quietly when the reader of our output goes away
