@@ -296,31 +296,48 @@ pub fn list(a: &ListArgs) -> Result<ExitCode> {
         .into_iter()
         .filter(|x| all || x.path.is_some())
         .collect();
+    // Stop quietly when the reader goes away (`| head`).
+    let quiet_pipe = |r: std::io::Result<()>| -> Result<bool> {
+        match r {
+            Ok(()) => Ok(true),
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(false),
+            Err(e) => Err(e.into()),
+        }
+    };
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     if a.out.json {
         let v: Vec<_> = rows.iter().map(chunk_json).collect();
-        print_json(&v)?;
+        let r = serde_json::to_writer_pretty(&mut out, &v)
+            .map_err(std::io::Error::from)
+            .and_then(|()| writeln!(out))
+            .and_then(|()| out.flush());
+        quiet_pipe(r)?;
         return Ok(ExitCode::SUCCESS);
     }
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     for x in &rows {
         let name = x.path.clone().unwrap_or_else(|| x.id.to_hex());
-        writeln!(
+        let r = writeln!(
             out,
             "{:>12} {:>12}  {:<20} {}",
             x.size,
             x.compressed_size,
             x.chunk_type.name(),
             name
-        )?;
+        );
+        if !quiet_pipe(r)? {
+            return Ok(ExitCode::SUCCESS);
+        }
     }
     let total: u64 = rows.iter().map(|x| x.size).sum();
-    writeln!(
+    let r = writeln!(
         out,
         "{} {} ({})",
         rows.len(),
         if all { "chunks" } else { "files" },
         human_size(total)
-    )?;
+    )
+    .and_then(|()| out.flush());
+    quiet_pipe(r)?;
     Ok(ExitCode::SUCCESS)
 }
 
