@@ -39,7 +39,8 @@ pub fn encode(data: &[u8]) -> Vec<u8> {
 /// RLE-decode `data`; output over `limit` bytes is refused. Error offsets
 /// are positions in `data`.
 pub fn decode(data: &[u8], limit: usize) -> Result<Vec<u8>> {
-    let mut out = Vec::with_capacity(data.len().min(limit).saturating_add(data.len() / 8));
+    // Real data expands by well under half; growth beyond that is amortised.
+    let mut out = Vec::with_capacity((data.len() + data.len() / 2).min(limit.saturating_add(1)));
     let (mut prev, mut count) = (0u8, 0usize);
     let mut i = 0;
     while i < data.len() {
