@@ -324,3 +324,50 @@ proptest! {
         }
     }
 }
+
+/// A self-extracting .exe: stub in front (offsets are absolute), and an
+/// Authenticode certificate table after the trailer (found through the PE
+/// security directory, as OldUnreal 227 does).
+#[test]
+fn signed_self_extracting_exe() {
+    let mut stub = vec![0u8; 0x200];
+    stub[..2].copy_from_slice(b"MZ");
+    stub[0x3C..0x40].copy_from_slice(&0x40u32.to_le_bytes());
+    stub[0x40..0x44].copy_from_slice(b"PE\0\0");
+    stub[0x58..0x5A].copy_from_slice(&0x10Bu16.to_le_bytes()); // PE32
+    let mut w = Writer::new();
+    w.bytes(&stub).bytes(b"payload!");
+    let dir = w.len() as u32;
+    w.compact(1).fstring(&pakrat_io::FString::new("System\\a.txt"));
+    w.u32(0x200).u32(8).u32(0);
+    let crc = pakrat_io::crc::mem_crc(w.as_slice());
+    let end = w.len() as u32 + 20;
+    w.u32(MAGIC).u32(dir).u32(end).u32(1).u32(crc);
+    let plain = w.as_slice().to_vec();
+    // Unsigned: the trailer ends the file.
+    let u = Umod::parse(&plain).unwrap();
+    assert_eq!(u.trailer.container, pakrat_umod::Container::Plain);
+    assert!(u.verify().ok());
+    // Signed: pad to 8 bytes, then a certificate table.
+    w.zeros((8 - w.len() % 8) % 8);
+    let cert = w.len() as u32;
+    w.bytes(&[0x5A; 64]);
+    let mut signed = w.into_inner();
+    let dd = 0x58 + 96 + 4 * 8;
+    signed[dd..dd + 4].copy_from_slice(&cert.to_le_bytes());
+    signed[dd + 4..dd + 8].copy_from_slice(&64u32.to_le_bytes());
+    // The CRC covers the stub, whose security directory changed: recompute.
+    let crc = pakrat_io::crc::mem_crc(&signed[..end as usize - 20]);
+    signed[end as usize - 4..end as usize].copy_from_slice(&crc.to_le_bytes());
+    let u = Umod::parse(&signed).unwrap();
+    assert_eq!(
+        u.trailer.container,
+        pakrat_umod::Container::SignedExe {
+            certificate_offset: u64::from(cert)
+        }
+    );
+    assert_eq!(u.trailer.end(), u64::from(end));
+    let v = u.verify();
+    assert!(v.ok(), "{:?}", v.problems);
+    assert_eq!(u.entry_data(&u.entries[0]).unwrap(), b"payload!");
+}
