@@ -23,6 +23,9 @@ use crate::toc::{flags, ChunkId, ChunkType, CompressedBlock, EncryptionMethod, T
 
 /// Blocks decoded together (in parallel) while streaming a chunk.
 pub const WINDOW_BLOCKS: usize = 32;
+/// Uncompressed bytes after which a window is closed early (hostile TOCs can
+/// claim blocks of up to 16 MiB).
+pub const WINDOW_BYTES: usize = 4 << 20;
 
 /// One `.ucas` file.
 pub struct Partition {
@@ -557,11 +560,22 @@ impl Container {
         }
         let mut buf: Vec<u8> = Vec::new();
         let mut pos = 0u64; // position of the window start in the joined blocks
-        for w in (range.start..range.end).step_by(WINDOW_BLOCKS) {
+        let mut w = range.start;
+        while w < range.end {
             if pos >= end {
                 break;
             }
-            let wend = (w + WINDOW_BLOCKS).min(range.end);
+            // A window ends after WINDOW_BLOCKS blocks or WINDOW_BYTES bytes,
+            // whichever comes first (block sizes come from the file).
+            let mut wend = w;
+            let mut wbytes = 0usize;
+            while wend < range.end
+                && wend - w < WINDOW_BLOCKS
+                && (wend == w || wbytes < WINDOW_BYTES)
+            {
+                wbytes += self.toc.blocks[wend].uncompressed_size as usize;
+                wend += 1;
+            }
             let wblocks = &self.toc.blocks[w..wend];
             let wlen: usize = wblocks.iter().map(|b| b.uncompressed_size as usize).sum();
             buf.resize(wlen, 0);
@@ -588,6 +602,7 @@ impl Container {
                 sink(&buf[(a - wstart) as usize..(z - wstart) as usize])?;
             }
             pos = wstop;
+            w = wend;
         }
         Ok(())
     }
