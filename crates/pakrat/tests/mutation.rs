@@ -21,7 +21,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use pakrat_testkit::mutate::{mutations, run_case, set_label, CountingAlloc, Failure};
+use pakrat_testkit::mutate::{mutations, run_case, set_label, CountingAlloc, Failure, Mutation};
 
 #[global_allocator]
 static ALLOC: CountingAlloc = CountingAlloc::new();
@@ -307,7 +307,16 @@ fn run(part: Part) {
             _ if part == Part::OodleData => continue,
             _ => (None, original.len()),
         };
-        for m in muts {
+        // The unmutated file first: valid UMOD, redirect, IoStore and .pak
+        // files of the corpus must pass the same calls cleanly, or the
+        // errors below would prove nothing.
+        let must_pass = matches!(kind, "umod" | "uz" | "utoc" | "pak") && !e.is_negative();
+        let original_case = must_pass.then(|| Mutation {
+            name: "original".into(),
+            data: original.clone(),
+        });
+        for m in original_case.into_iter().chain(muts) {
+            let is_original = m.name == "original";
             let label = format!("{} [{}]", e.local_path, m.name);
             set_label(&label);
             let input_len = extra_input.max(m.data.len());
@@ -350,6 +359,10 @@ fn run(part: Part) {
             t.peak = t.peak.max(peak);
             match outcome {
                 Ok(Ok(())) => t.ok += 1,
+                Ok(Err(msg)) if is_original => {
+                    failures.push(format!("{label}: the unmutated file fails: {msg}"));
+                    continue;
+                }
                 Ok(Err(_)) => t.errors += 1,
                 Err(f) => {
                     let why = match f {
@@ -440,4 +453,26 @@ fn oodle_flipped_bit_is_an_error() {
         Ok(Ok(())) => panic!("a corrupt Oodle block verified clean"),
         Err(f) => panic!("{f:?}"),
     }
+}
+
+/// Fuzz target `block_oodle` crash (finding F1): 4-byte output size
+/// (0x244 = 580 bytes) then a corrupt Oodle block; `oozextract`
+/// panics (`bit_reader.rs:189: assertion failed: n <= 12`).
+const OODLE_CRASH_1: &str = "440200008c0600017288017000000000980100000000ee02002200803a0310011001287080949403003064c11e3f77768ad648145bc02474e10c915aaedbdd9242374500990300210c0050434d53575f53747265616d696e672f47616d652f46697874757265732f417564696f2f06000000006052ffffffffffffffff2e4000000004010501049809008d498e626462f24422097cdcd3ceac51ae45f47fe256084ea80105fba81e48d5349d0b0002030203020d040f020103640156c040003301483a7e0a94579e54469b6dcb15721b5e620305494646be09040057415645666d7420120144ac02001064617461980904002e2e04020000009809000098090000c1832a9e00003905c803024205050505d5c802cdcaebcd0ad715975515d80f172d2fd3409515d8d8d8581715e898ec4741c8c9eb0b54d9cfcd820787d590c8cd00001804080c0d03090200080e0000080c0015040a12080c0a100800000f033f00060000d400150609030e0d00060035160011a0c000d44c9a090881";
+
+#[test]
+#[ignore = "finding: oozextract panics on corrupt Oodle blocks (helper-notes/findings-pakrat-iostore.md F1)"]
+fn fuzz_regression_block_oodle_is_an_error() {
+    use pakrat_iostore::compress::{decompress, Method};
+    let data: Vec<u8> = (0..OODLE_CRASH_1.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&OODLE_CRASH_1[i..i + 2], 16).unwrap())
+        .collect();
+    // Same framing as fuzz/src/lib.rs take_len with MAX_BLOCK_OUT = 256 KiB.
+    let n = u32::from_le_bytes([data[0], data[1], data[2], data[3]]) as usize % ((1 << 18) + 1);
+    let r = run_case(data, CASE_LIMIT, move |d| {
+        let mut out = vec![0u8; n];
+        decompress(&Method::Oodle, &d[4..], &mut out).map_err(|e| e.to_string())
+    });
+    assert!(matches!(r, Ok(Err(_))), "{r:?}");
 }
