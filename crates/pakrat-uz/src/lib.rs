@@ -137,7 +137,9 @@ fn uz2_chunk_at(data: &[u8], at: usize) -> Option<usize> {
 ///   header, tiling the whole file (or, when the first four bytes are no
 ///   `.uz` signature, just a valid first chunk header, so that a damaged
 ///   `.uz2` is still recognised and its damage reported);
-/// * `.uz3`: 0x162E, a size the stream could hold, a zlib header at offset 8.
+/// * `.uz3`: 0x162E, a size the stream could hold, a zlib header at offset 8;
+/// * finally `.uz` again for a 1234/5678 signature that nothing else
+///   explains, so that a damaged header is reported as such.
 pub fn candidates(data: &[u8]) -> Vec<UzFormat> {
     let mut out = Vec::with_capacity(3);
     let sig = le32(data, 0);
@@ -163,7 +165,9 @@ pub fn candidates(data: &[u8]) -> Vec<UzFormat> {
     {
         out.push(UzFormat::Uz3);
     }
-    if uz.is_some() && !named {
+    // Last resort: a signature with nothing valid after it is most likely a
+    // damaged .uz; reading it as one reports the damage precisely.
+    if (uz.is_some() && !named) || (signed && out.is_empty()) {
         out.push(UzFormat::Uz);
     }
     out
@@ -487,8 +491,13 @@ mod tests {
         assert_eq!(detect(&uz3), Some(UzFormat::Uz3));
         assert_eq!(detect(&data), None);
         assert_eq!(detect(b""), None);
-        assert_eq!(detect(&[0x2E, 0x16, 0, 0]), None);
-        assert_eq!(detect(&[0xD2, 0x04, 0, 0, 0x7F]), None);
+        // A signature followed by garbage reads as a damaged .uz.
+        assert_eq!(detect(&[0x2E, 0x16, 0, 0]), Some(UzFormat::Uz));
+        assert_eq!(detect(&[0xD2, 0x04, 0, 0, 0x7F]), Some(UzFormat::Uz));
+        let e = decompress(&[0xD2, 0x04, 0, 0, 0x7F]).unwrap_err();
+        assert!(e.to_string().contains("original file name"), "{e}");
+        assert_eq!(e.offset(), Some(4));
+        assert_eq!(detect(&[0x2F, 0x16, 0, 0]), None);
         // A damaged uz2 is still recognised, and the damage reported.
         let cut = &uz2[..uz2.len() - 1];
         assert_eq!(detect(cut), Some(UzFormat::Uz2));
