@@ -493,11 +493,12 @@ impl<'a> Package<'a> {
     pub fn find_exports(&self, query: &str) -> Vec<usize> {
         let q = query.trim();
         let leaf = q.rsplit('.').next().unwrap_or(q);
-        let Some(ni) = self.find_name(leaf) else {
-            return Vec::new();
-        };
+        // Compare text, not name indices: a name may appear twice in a table.
         let cands: Vec<usize> = (0..self.exports.len())
-            .filter(|&i| self.exports[i].object_name == ni)
+            .filter(|&i| {
+                self.name(self.exports[i].object_name)
+                    .eq_ignore_ascii_case(leaf)
+            })
             .collect();
         if !q.contains('.') {
             return cands;

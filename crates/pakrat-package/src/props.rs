@@ -17,7 +17,7 @@
 //! whose binary layout pakrat does not know keeps its raw bytes.
 //!
 //! Class objects (`Class` exports) store no tagged list here: their default
-//! properties follow the class's own fields and bytecode.
+//! properties follow the class's own fields and bytecode ([`crate::class`]).
 
 use pakrat_io::{Error, Reader, Result};
 
@@ -220,12 +220,15 @@ pub struct Property<'a> {
 pub struct ObjectData<'a> {
     /// The state frame (objects with `RF_HasStack`).
     pub state_frame: Option<StateFrame>,
-    /// Tagged properties, in file order (empty for classes).
+    /// Tagged properties, in file order (for classes: the default properties).
     pub properties: Vec<Property<'a>>,
     /// Bytes used by the state frame and the property list (including `None`).
     pub header_len: usize,
     /// The class-specific data after the properties.
     pub native: Reader<'a>,
+    /// For `Class` exports: the class fields located after the bytecode
+    /// (their default properties are in `properties`).
+    pub class: Option<Box<crate::class::ClassTail<'a>>>,
 }
 
 impl<'a> ObjectData<'a> {
@@ -263,8 +266,25 @@ pub fn read_object<'a>(pkg: &Package<'a>, i: usize) -> Result<ObjectData<'a>> {
     } else {
         None
     };
-    let properties = if e.class.is_none() || e.serial_size == 0 {
-        // A UClass: no tagged list here (UObject::Serialize skips it).
+    if e.class.is_none() && e.serial_size > 0 {
+        // A UClass: no tagged list here (UObject::Serialize skips it); its
+        // default properties end the object, after the bytecode.
+        let mut tail = crate::class::read_class_tail(pkg, i)?;
+        let properties = std::mem::take(&mut tail.defaults);
+        let end = Reader::with_base(
+            &data[data.len()..],
+            u64::from(e.serial_offset) + data.len() as u64,
+        );
+        return Ok(ObjectData {
+            state_frame,
+            properties,
+            header_len: (u64::from(e.serial_offset) + data.len() as u64 - tail.defaults_offset)
+                as usize,
+            native: end,
+            class: Some(Box::new(tail)),
+        });
+    }
+    let properties = if e.serial_size == 0 {
         // Size 0: no data at all (stripped script text, server packages).
         Vec::new()
     } else {
@@ -275,6 +295,7 @@ pub fn read_object<'a>(pkg: &Package<'a>, i: usize) -> Result<ObjectData<'a>> {
         properties,
         header_len: r.pos(),
         native: r,
+        class: None,
     })
 }
 

@@ -415,6 +415,7 @@ pub fn props(a: &PropsArgs) -> Result<ExitCode> {
                 "state_frame": obj.state_frame,
                 "properties": view::properties_json(&p, &obj.properties),
                 "native_bytes": obj.native.remaining(),
+                "class_defaults_offset": obj.class.as_ref().map(|c| c.defaults_offset),
             }));
             continue;
         }
@@ -432,10 +433,15 @@ pub fn props(a: &PropsArgs) -> Result<ExitCode> {
                 sf.latent_action
             );
         }
-        if p.exports[i].class.is_none() {
+        if let Some(c) = &obj.class {
             outln!(
                 o,
-                "; a Class: its default properties follow its bytecode and are not decoded"
+                "; class: flags {:#x}, within {}, config {}, {} dependencies; default properties at {:#x} (located by search)",
+                c.class_flags,
+                p.object_path(c.within).unwrap_or_default(),
+                c.config_name.map_or("-", |n| p.name(n)),
+                c.dependencies.len(),
+                c.defaults_offset
             );
         }
         for prop in &obj.properties {
