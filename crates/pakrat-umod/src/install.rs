@@ -21,7 +21,18 @@
 //!
 //! Unlike the engine's Setup, pakrat never replaces an existing file with
 //! different content unless asked (`force`), and then keeps a backup.
-//! `Ini=`/`AddIni=` edits are reported, not applied.
+//!
+//! Ini edits (UT432 `ProcessExtra`/`ProcessPostCopy`): `Ini=File,Section.Key=Value`
+//! sets the key (but adds to list keys such as `ServerPackages`, which the
+//! engine's Setup erased before UT v469); `AddIni=File,Section.Key=Value` adds
+//! the pair unless present
+//! (multi-valued keys such as `ServerPackages`). `File` is game-root relative,
+//! except that a bare `UnrealTournament.ini` in `AddIni=` means the one in
+//! `System` (Setup runs there). The section is what precedes the last `.`.
+//! Every other line of the ini is kept; an ini file that does not exist is not
+//! created (the game makes its ini from `Default.ini` when it is missing) and
+//! values with `%` substitutions are not applied: both are reported. Like the
+//! engine's Setup, uninstall does not revert ini edits. `SaveIni=` is reported.
 
 use std::collections::HashSet;
 use std::fs::File;
@@ -126,10 +137,175 @@ pub struct InstallReport {
     pub requirements: Vec<RequirementCheck>,
     /// Files.
     pub files: Vec<InstallFile>,
-    /// Notes: skipped languages, unapplied ini edits, ignored requirements.
+    /// Ini edits, applied or not.
+    pub ini_edits: Vec<IniEdit>,
+    /// Notes: skipped languages, ignored requirements.
     pub notes: Vec<String>,
     /// Nothing was changed.
     pub dry_run: bool,
+}
+
+/// One `Ini=`/`AddIni=` edit.
+#[derive(Clone, Debug, Serialize)]
+pub struct IniEdit {
+    /// `Ini` or `AddIni` (or `SaveIni`, never applied).
+    pub key: String,
+    /// The record as written.
+    pub raw: String,
+    /// Ini file, relative to the game folder (as found on disk).
+    pub file: String,
+    /// Section.
+    pub section: String,
+    /// Key.
+    pub name: String,
+    /// Value.
+    pub value: String,
+    /// Applied (or, in a dry run, would be).
+    pub applied: bool,
+    /// Why not, or what changed.
+    pub note: String,
+}
+
+/// Keys that hold lists in UT's ini files; `Ini=` adds to them.
+const LIST_KEYS: [&str; 4] = ["ServerPackages", "ServerActors", "EditPackages", "Paths"];
+
+/// Parse `File,Section.Key=Value` (the section is before the last `.`).
+fn parse_ini_edit(v: &str) -> Option<(String, String, String, String)> {
+    let (file, rest) = v.split_once(',')?;
+    let (lhs, value) = rest.split_once('=')?;
+    let (section, key) = lhs.rsplit_once('.')?;
+    Some((
+        file.trim().to_string(),
+        section.trim().to_string(),
+        key.trim().to_string(),
+        value.to_string(),
+    ))
+}
+
+fn plan_ini_edits(m: &Manifest, map: &mut CaseMap) -> Vec<IniEdit> {
+    let mut out = Vec::new();
+    for g in &m.groups {
+        for (k, v) in &g.other {
+            let lk = k.to_ascii_lowercase();
+            if !matches!(lk.as_str(), "ini" | "addini" | "saveini") {
+                continue;
+            }
+            let mut e = IniEdit {
+                key: k.clone(),
+                raw: v.clone(),
+                file: String::new(),
+                section: String::new(),
+                name: String::new(),
+                value: String::new(),
+                applied: false,
+                note: String::new(),
+            };
+            let mut body = v.as_str();
+            if lk == "ini" {
+                if let Some(rest) = body.strip_prefix('!') {
+                    // "!" inverts the group's selection: every group is
+                    // installed, so the edit does not apply.
+                    e.note = format!(
+                        "skipped: {rest} applies only when [{}] is not selected",
+                        g.name
+                    );
+                    out.push(e);
+                    continue;
+                }
+            }
+            if lk == "saveini" {
+                e.note = "SaveIni= is not supported".into();
+                out.push(e);
+                continue;
+            }
+            let Some((file, section, name, value)) = parse_ini_edit(body) else {
+                e.note = "not in the form File,Section.Key=Value".into();
+                out.push(e);
+                continue;
+            };
+            body = &file;
+            // AddIni=UnrealTournament.ini means System\UnrealTournament.ini
+            // (UT432 ProcessPostCopy: "OLDVER, needed for UT BonusPack").
+            let file = if lk == "addini" && body.eq_ignore_ascii_case("UnrealTournament.ini") {
+                format!("System\\{body}")
+            } else {
+                body.to_string()
+            };
+            e.section = section;
+            e.name = name;
+            e.value = value;
+            if v.contains('%') {
+                e.file = file;
+                e.note = "contains a %variable% substitution: not applied".into();
+                out.push(e);
+                continue;
+            }
+            match map.map(&file) {
+                Ok(rel) => {
+                    e.file = rel;
+                    e.applied = true;
+                }
+                Err(err) => {
+                    e.file = file;
+                    e.note = format!("refused: {err}");
+                }
+            }
+            out.push(e);
+        }
+    }
+    out
+}
+
+/// Apply the planned edits (those with `applied`), one rewrite per ini file.
+/// Edits whose file does not exist are marked not applied.
+fn apply_ini_edits(edits: &mut [IniEdit], out: &OutputDir, write: bool) -> Result<()> {
+    let mut files: Vec<String> = edits
+        .iter()
+        .filter(|e| e.applied)
+        .map(|e| e.file.clone())
+        .collect();
+    files.dedup();
+    let mut done = HashSet::new();
+    for f in files {
+        if !done.insert(f.clone()) {
+            continue;
+        }
+        let path = out.resolve(&f)?;
+        let bytes = match std::fs::read(&path) {
+            Ok(b) => b,
+            Err(_) => {
+                for e in edits.iter_mut().filter(|e| e.applied && e.file == f) {
+                    e.applied = false;
+                    e.note =
+                        format!("{f} does not exist: not created (edit it once the game made it)");
+                }
+                continue;
+            }
+        };
+        let mut ini = Ini::parse(&bytes);
+        for e in edits.iter_mut().filter(|e| e.applied && e.file == f) {
+            let sec = ini.section_or_insert(&e.section);
+            // The engine's SetString replaces every value of the key, which
+            // erased lists such as ServerPackages (fixed in UT v469): for a
+            // list key (known list, or already repeated) add the pair instead.
+            let list = LIST_KEYS.iter().any(|k| k.eq_ignore_ascii_case(&e.name))
+                || sec.get_all(&e.name).count() > 1;
+            if e.key.eq_ignore_ascii_case("ini") && !list {
+                sec.set(&e.name, &e.value);
+                e.note = format!("set [{}] {}={}", e.section, e.name, e.value);
+            } else if sec.has_pair(&e.name, &e.value) {
+                e.note = format!("already there: [{}] {}={}", e.section, e.name, e.value);
+            } else {
+                sec.add(&e.name, &e.value);
+                e.note = format!("added [{}] {}={}", e.section, e.name, e.value);
+            }
+        }
+        let new = ini.to_bytes();
+        if write && new != bytes {
+            out.write(&f, &new)?;
+        }
+    }
+    Ok(())
 }
 
 /// The game's `System\Manifest.ini`: relative path and contents.
@@ -391,17 +567,7 @@ pub fn install(umod: &Umod<'_>, game_dir: &Path, opts: &InstallOptions) -> Resul
         });
         payloads.push(payload);
     }
-    for g in &m.groups {
-        for (k, v) in &g.other {
-            let lk = k.to_ascii_lowercase();
-            if matches!(lk.as_str(), "ini" | "addini" | "saveini") {
-                notes.push(format!(
-                    "not applied: [{}] {k}={v} (edit the ini by hand if needed)",
-                    g.name
-                ));
-            }
-        }
-    }
+    let mut ini_edits = plan_ini_edits(&m, &mut map);
     let conflicts: Vec<&str> = files
         .iter()
         .filter(|f| f.action == FileAction::Conflict)
@@ -413,17 +579,27 @@ pub fn install(umod: &Umod<'_>, game_dir: &Path, opts: &InstallOptions) -> Resul
             conflicts.join(", ")
         )));
     }
-    let report = InstallReport {
+    if opts.dry_run {
+        apply_ini_edits(&mut ini_edits, &out, false)?;
+        return Ok(InstallReport {
+            product,
+            version,
+            requirements,
+            files,
+            ini_edits,
+            notes,
+            dry_run: true,
+        });
+    }
+    let mut report = InstallReport {
         product: product.clone(),
         version: version.clone(),
         requirements,
         files,
+        ini_edits: Vec::new(),
         notes,
-        dry_run: opts.dry_run,
+        dry_run: false,
     };
-    if opts.dry_run {
-        return Ok(report);
-    }
 
     for (f, p) in report.files.iter().zip(&payloads) {
         if let FileAction::Replace { backup } = &f.action {
@@ -477,6 +653,8 @@ pub fn install(umod: &Umod<'_>, game_dir: &Path, opts: &InstallOptions) -> Resul
         rc.set(&key, &n.to_string());
     }
     out.write(&ini_rel, &ini.to_bytes())?;
+    apply_ini_edits(&mut ini_edits, &out, true)?;
+    report.ini_edits = ini_edits;
     Ok(report)
 }
 

@@ -338,7 +338,8 @@ fn signed_self_extracting_exe() {
     let mut w = Writer::new();
     w.bytes(&stub).bytes(b"payload!");
     let dir = w.len() as u32;
-    w.compact(1).fstring(&pakrat_io::FString::new("System\\a.txt"));
+    w.compact(1)
+        .fstring(&pakrat_io::FString::new("System\\a.txt"));
     w.u32(0x200).u32(8).u32(0);
     let crc = pakrat_io::crc::mem_crc(w.as_slice());
     let end = w.len() as u32 + 20;

@@ -168,3 +168,55 @@ fn uninstall_never_leaves_the_game_folder() {
     );
     let _ = FileAction::Create;
 }
+
+#[test]
+fn ini_edits_merge_and_never_create() {
+    let t = tempfile::tempdir().unwrap();
+    let data = build(
+        t.path(),
+        "[Setup]\r\nProduct=M\r\nVersion=1\r\nGroup=G\r\n\r\n[G]\r\nFile=(Src=System\\M.u)\r\n\
+Ini=System\\UnrealTournament.ini,Engine.GameEngine.ServerPackages=M\r\n\
+Ini=System\\UnrealTournament.ini,Engine.Engine.GameRenderDevice=OpenGLDrv.OpenGLRenderDevice\r\n\
+AddIni=UnrealTournament.ini,Engine.GameEngine.ServerActors=M.Actor\r\n\
+AddIni=System\\User.ini,Engine.Input.F1=Say hello\r\n\
+Ini=!System\\UnrealTournament.ini,Engine.GameEngine.ServerPackages=NotM\r\n",
+        &[("System/M.u", b"u")],
+    );
+    let u = Umod::parse(&data).unwrap();
+    let g = game(t.path(), "[UnrealTournament]\r\nVersion=436\r\n");
+    let ut = "; comment kept\r\n[Engine.Engine]\r\nGameRenderDevice=SoftDrv.SoftwareRenderDevice\r\n\r\n[Engine.GameEngine]\r\nServerPackages=Botpack\r\nServerActors=IpDrv.UdpBeacon\r\n";
+    write(&g.join("System/UnrealTournament.ini"), ut.as_bytes());
+    // Dry run: planned, nothing written.
+    let opts = InstallOptions {
+        dry_run: true,
+        ..Default::default()
+    };
+    let rep = install(&u, &g, &opts).unwrap();
+    assert_eq!(rep.ini_edits.iter().filter(|e| e.applied).count(), 3);
+    assert_eq!(
+        std::fs::read_to_string(g.join("System/UnrealTournament.ini")).unwrap(),
+        ut
+    );
+    let rep = install(&u, &g, &InstallOptions::default()).unwrap();
+    let got = std::fs::read_to_string(g.join("System/UnrealTournament.ini")).unwrap();
+    assert_eq!(
+        got,
+        "; comment kept\r\n[Engine.Engine]\r\nGameRenderDevice=OpenGLDrv.OpenGLRenderDevice\r\n\r\n[Engine.GameEngine]\r\nServerPackages=Botpack\r\nServerPackages=M\r\nServerActors=IpDrv.UdpBeacon\r\nServerActors=M.Actor\r\n"
+    );
+    let user = rep
+        .ini_edits
+        .iter()
+        .find(|e| e.raw.contains("User.ini"))
+        .unwrap();
+    assert!(
+        !user.applied && user.note.contains("does not exist"),
+        "{user:?}"
+    );
+    assert!(!g.join("System/User.ini").exists());
+    let neg = rep
+        .ini_edits
+        .iter()
+        .find(|e| e.raw.starts_with('!'))
+        .unwrap();
+    assert!(!neg.applied);
+}

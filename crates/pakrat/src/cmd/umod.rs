@@ -370,6 +370,13 @@ pub fn install(a: &UmodInstallArgs) -> Result<ExitCode> {
         let uz = if f.decoded_uz { " (decoded .uz)" } else { "" };
         println!("{:>10}  {:<40} {what}{uz}", f.size, f.path);
     }
+    for e in &rep.ini_edits {
+        if e.applied {
+            println!("ini: {} in {}", e.note, e.file);
+        } else {
+            println!("ini: not applied: {}={}: {}", e.key, e.raw, e.note);
+        }
+    }
     for n in &rep.notes {
         println!("note: {n}");
     }
