@@ -14,7 +14,8 @@
 //! on disk differs from `ScriptSize`. Instead of walking the bytecode, pakrat
 //! **searches** for the one offset from which the whole tail (state fields,
 //! class fields, dependencies that all name classes with `Deep` 0 or 1 and
-//! include the class itself, valid names, and a tagged list ending exactly
+//! include the class itself, `LabelTableOffset` = 0xFFFF (classes have no
+//! labels), valid names, and a tagged list ending exactly
 //! at the end of the object)
 //! parses. The answer is accepted only when exactly one offset fits;
 //! otherwise the defaults are reported as not located.
@@ -74,7 +75,11 @@ fn try_tail<'a>(pkg: &Package<'a>, me: ObjRef, mut r: Reader<'a>) -> Option<Clas
     let offset = r.offset();
     r.u64("ProbeMask").ok()?;
     r.u64("IgnoreMask").ok()?;
-    r.u16("LabelTableOffset").ok()?;
+    // A class has no label table (labels live in states): MAXWORD, as in
+    // all 2805 classes located in the corpus.
+    if r.u16("LabelTableOffset").ok()? != 0xFFFF {
+        return None;
+    }
     r.u32("StateFlags").ok()?;
     if v < 62 {
         r.i32("class record size").ok()?;
