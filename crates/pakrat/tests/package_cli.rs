@@ -390,3 +390,33 @@ fn export_json_lists_skipped_objects_with_class() {
         .iter()
         .all(|o| o["class"] == "Palette" && o["reason"] == "no exporter for class Palette"));
 }
+
+#[test]
+fn export_all_mips() {
+    let Some(e) = entry("ue1/Faces.utx") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let out = pakrat()
+        .args(["export", "--mips"])
+        .arg(&e.path)
+        .arg("ivana")
+        .arg("-o")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // 64x64 with a full mip chain: 64, 32, 16, 8, 4, 2, 1.
+    for (m, size) in [(0u32, 64u32), (1, 32), (6, 1)] {
+        let png = std::fs::read(dir.path().join(format!("ivana_mip{m}.png"))).unwrap();
+        assert_eq!(
+            u32::from_be_bytes(png[16..20].try_into().unwrap()),
+            size,
+            "mip {m}"
+        );
+    }
+}
