@@ -175,6 +175,25 @@ fn compress_round_trips_through_the_cli() {
         let out = fs::metadata(row["output"].as_str().unwrap()).unwrap().len();
         assert_eq!(out, row["output_size"].as_u64().unwrap());
     }
+    // `info` recognises each by content (uz3 shares its magic with uz 5678).
+    for (f, fmt) in [
+        ("TestUC3.u.uz3", "uz3"),
+        ("ZeroPingPlus103.u.uz", "uz"),
+        ("kf1_KFMutators.u.uz2", "uz2"),
+    ] {
+        let o = pakrat()
+            .arg("info")
+            .arg(c.join(f))
+            .arg("--json")
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        let v = json(&o);
+        assert_eq!(v["format"], fmt, "{f}");
+        assert_eq!(v["is_package"], true, "{f}");
+    }
     // And back.
     let d = t.path().join("d");
     let mut cmd = pakrat();
