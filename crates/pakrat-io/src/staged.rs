@@ -96,6 +96,15 @@ impl<'o> Staging<'o> {
             .tempfile_in(dir)
             .map_err(|e| Error::io(dir, e))?;
         fill(tmp.as_file()).map_err(|e| Error::io(&path, e))?;
+        // Temporary files are created private (0600); a finished output file
+        // gets the usual permissions of a new file (0644).
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            tmp.as_file()
+                .set_permissions(fs::Permissions::from_mode(0o644))
+                .map_err(|e| Error::io(&path, e))?;
+        }
         Ok(Staged {
             temp: tmp.into_temp_path(),
             path,
@@ -154,6 +163,12 @@ mod tests {
         assert!(!out.root().join("A/b.txt").exists());
         let paths = st.commit(vec![a]).unwrap();
         assert_eq!(fs::read(&paths[0]).unwrap(), b"one");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = fs::metadata(&paths[0]).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o644);
+        }
         assert!(st.stage("A/b.txt", |_| Ok(())).is_err()); // exists, no force
         assert!(st.stage("../x", |_| Ok(())).is_err());
 

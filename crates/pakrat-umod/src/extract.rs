@@ -177,7 +177,7 @@ pub(crate) fn copy_entry(umod: &Umod<'_>, e: &Entry, w: &mut dyn Write) -> std::
 /// Copy a member into an open file: file to file in the kernel when the
 /// archive is a mapped file (`std::io::copy` uses `copy_file_range`), else
 /// from memory.
-fn copy_entry_to_file(umod: &Umod<'_>, e: &Entry, out: &File) -> std::io::Result<()> {
+pub(crate) fn copy_entry_to_file(umod: &Umod<'_>, e: &Entry, out: &File) -> std::io::Result<()> {
     // Bounds were checked by `structural_check`; check again, cheaply.
     umod.entry_data(e)
         .map_err(|err| std::io::Error::other(err.to_string()))?;

@@ -40,12 +40,13 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use pakrat_io::fsutil::OutputDir;
+use pakrat_io::staged::Staging;
 use pakrat_io::{Error, Result};
 use serde::Serialize;
 
 use crate::archive::{fold, Entry, Umod};
 use crate::create::find_source;
-use crate::extract::{check_before_writing, copy_entry};
+use crate::extract::{check_before_writing, copy_entry_to_file};
 use crate::ini::Ini;
 use crate::manifest::{FileRecord, Manifest, RecordKind, MANIFEST_INI};
 use crate::paths::CaseMap;
@@ -601,25 +602,43 @@ pub fn install(umod: &Umod<'_>, game_dir: &Path, opts: &InstallOptions) -> Resul
         dry_run: false,
     };
 
+    // Stage every new file first (nothing visible yet), then keep backups of
+    // the files being replaced, then rename everything into place.
+    let staging = Staging::new(&out);
+    let mut staged = Vec::new();
     for (f, p) in report.files.iter().zip(&payloads) {
-        if let FileAction::Replace { backup } = &f.action {
-            let src = out.resolve(&f.path)?;
-            let bak = OutputDir::create(game_dir, false)?;
-            bak.write_with(backup, |w| {
-                let mut r = File::open(&src)?;
-                std::io::copy(&mut r, w).map(|_| ())
-            })?;
+        if f.action == FileAction::Unchanged {
+            continue;
         }
-        match (&f.action, p) {
-            (FileAction::Unchanged, _) => {}
-            (_, Payload::Member(e)) => {
-                out.write_with(&f.path, |w| copy_entry(umod, e, w))?;
+        let r = staging.stage(&f.path, |file| match p {
+            Payload::Member(e) => copy_entry_to_file(umod, e, file),
+            Payload::Decoded(v) => {
+                let mut w = file;
+                std::io::Write::write_all(&mut w, v)
             }
-            (_, Payload::Decoded(v)) => {
-                out.write(&f.path, v)?;
+        });
+        match r {
+            Ok(s) => staged.push(s),
+            Err(e) => {
+                staging.abort(staged);
+                return Err(Error::Other(format!("{e}; nothing was changed")));
             }
         }
     }
+    for f in &report.files {
+        if let FileAction::Replace { backup } = &f.action {
+            let src = out.resolve(&f.path)?;
+            let bak = OutputDir::create(game_dir, false)?;
+            if let Err(e) = bak.write_with(backup, |w| {
+                let mut r = File::open(&src)?;
+                std::io::copy(&mut r, w).map(|_| ())
+            }) {
+                staging.abort(staged);
+                return Err(e);
+            }
+        }
+    }
+    staging.commit(staged)?;
 
     // The uninstall log.
     let mut ini = game_ini.unwrap_or_else(|| Ini {
