@@ -125,18 +125,57 @@ pub fn decompress(method: &Method, input: &[u8], out: &mut [u8]) -> Result<()> {
 }
 
 #[cfg(feature = "oodle")]
+thread_local! {
+    /// Set while this thread runs the Oodle decoder (see [`quiet_panics`]).
+    static IN_OODLE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// `oozextract` 0.5.7 panics (assertions, slice checks) on some corrupt
+/// streams instead of returning an error. We catch those panics and report a
+/// corrupt block; this hook keeps the default panic message off stderr while
+/// the decoder runs on this thread, and hands every other panic to the hook
+/// that was installed before.
+#[cfg(feature = "oodle")]
+fn quiet_panics() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let prev = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !IN_OODLE.with(|f| f.get()) {
+                prev(info);
+            }
+        }));
+    });
+}
+
+#[cfg(feature = "oodle")]
 fn oodle(input: &[u8], out: &mut [u8]) -> Result<()> {
     use std::cell::RefCell;
+    use std::panic::{catch_unwind, AssertUnwindSafe};
     thread_local! {
         // The extractor owns ~0.5 MiB of scratch space: make one per thread.
         static EX: RefCell<Option<oozextract::Extractor>> = const { RefCell::new(None) };
     }
+    quiet_panics();
     EX.with(|cell| {
         let mut slot = cell.borrow_mut();
         let ex = slot.get_or_insert_with(oozextract::Extractor::new);
-        let n = ex
-            .read_from_slice(input, out)
-            .map_err(|e| Error::Other(format!("Oodle block does not decode: {e}")));
+        IN_OODLE.with(|f| f.set(true));
+        let caught = catch_unwind(AssertUnwindSafe(|| ex.read_from_slice(input, out)));
+        IN_OODLE.with(|f| f.set(false));
+        let n = match caught {
+            Ok(r) => r.map_err(|e| Error::Other(format!("Oodle block does not decode: {e}"))),
+            Err(p) => {
+                let msg = p
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| p.downcast_ref::<String>().cloned())
+                    .unwrap_or_default();
+                Err(Error::Other(format!(
+                    "Oodle block is corrupt (the decoder rejected it: {msg})"
+                )))
+            }
+        };
         if n.is_err() {
             // Do not reuse an extractor whose state a bad block may have left behind.
             *slot = None;
@@ -162,6 +201,37 @@ fn oodle(_input: &[u8], _out: &mut [u8]) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `oozextract` panics on some corrupt streams (hostile-input finding F1):
+    /// such blocks must come back as errors.
+    #[cfg(feature = "oodle")]
+    #[test]
+    fn corrupt_oodle_is_an_error() {
+        // A Kraken-looking header followed by garbage, and pure garbage.
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        let mut errors = 0;
+        for len in [2usize, 7, 33, 200, 381, 4000] {
+            for _ in 0..40 {
+                let mut d: Vec<u8> = (0..len)
+                    .map(|_| {
+                        seed ^= seed << 13;
+                        seed ^= seed >> 7;
+                        seed ^= seed << 17;
+                        seed as u8
+                    })
+                    .collect();
+                if d.len() >= 2 {
+                    d[0] = 0x8C;
+                    d[1] = 0x06;
+                }
+                let mut out = vec![0u8; 65536];
+                if decompress(&Method::Oodle, &d, &mut out).is_err() {
+                    errors += 1;
+                }
+            }
+        }
+        assert!(errors > 200, "{errors}");
+    }
 
     #[test]
     fn names() {
