@@ -476,3 +476,37 @@ fn fuzz_regression_block_oodle_is_an_error() {
     });
     assert!(matches!(r, Ok(Err(_))), "{r:?}");
 }
+
+/// Finding F2 (helper-notes/findings-pakrat-iostore.md), found by the fuzz
+/// target `utoc_toc`: an entry of length 0 whose offset lies past the block
+/// table makes `Toc::block_range` return an empty range starting past the
+/// end, and `Toc::compressed_size` (so `Container::chunks`, `pakrat list
+/// --chunks`) slices the block table with it and panics.
+#[test]
+#[ignore = "finding: Toc::compressed_size panics on a zero-length entry past the blocks (helper-notes/findings-pakrat-iostore.md F2)"]
+fn fuzz_regression_zero_length_entry_past_blocks() {
+    let Some(rows) = pakrat_testkit::entries("iostore") else {
+        return;
+    };
+    let e = rows
+        .iter()
+        .find(|e| {
+            e.local_path.ends_with(
+                "UE5_8/IoStore/Tagged/Uncompressed/CUE4ParseFixtures-Minimal-Uncompressed-Windows.utoc",
+            )
+        })
+        .expect("fixture in manifest");
+    let mut data = std::fs::read(&e.path).unwrap();
+    let n = pakrat_iostore::Toc::parse(&data).unwrap().len();
+    // Offsets follow the 0x90-byte header and the 12-byte chunk ids: two
+    // big-endian 40-bit values per entry. Entry 0: offset 0xFF_FFFF_0000, length 0.
+    let at = 0x90 + 12 * n;
+    data[at..at + 10].copy_from_slice(&[0xFF, 0xFF, 0xFF, 0, 0, 0, 0, 0, 0, 0]);
+    let r = run_case(data, CASE_LIMIT, |d| {
+        let toc = pakrat_iostore::Toc::parse(d).map_err(|e| e.to_string())?;
+        let _ = toc.block_range(0);
+        let _ = toc.compressed_size(0);
+        Ok(())
+    });
+    assert!(matches!(r, Ok(_)), "{r:?}");
+}
