@@ -173,4 +173,22 @@ mod tests {
         t.push(0);
         assert_eq!(suffix_array(&t, 2), naive(&t));
     }
+
+    #[test]
+    fn deep_recursion_inputs() {
+        // Fibonacci word and periodic strings make the reduced strings
+        // repeat at every level.
+        let (mut a, mut b) = (vec![1u32], vec![1u32, 2]);
+        while b.len() < 3000 {
+            let next = [b.clone(), a].concat();
+            a = b;
+            b = next;
+        }
+        let periodic: Vec<u32> = (0..3000).map(|i| [1, 2, 3, 1, 2, 4][i % 6]).collect();
+        let squares: Vec<u32> = (0..3000u32).map(|i| 1 + (i * i % 7)).collect();
+        for mut t in [b, periodic, squares] {
+            t.push(0);
+            assert_eq!(suffix_array(&t, 8), naive(&t));
+        }
+    }
 }
