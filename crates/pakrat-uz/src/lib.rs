@@ -542,6 +542,22 @@ mod tests {
     }
 
     #[test]
+    fn stored_names_keep_their_form() {
+        // Latin-1 names are stored as 8-bit FStrings, others as UTF-16.
+        for (name, wide) in [("Ärger.u", false), ("Map€.unr", true)] {
+            let c = compress(b"abc", &CompressOptions::new(UzFormat::Uz, name)).unwrap();
+            let h = uz1::read_header(&c).unwrap();
+            assert_eq!(
+                (h.original_name.text.as_str(), h.original_name.wide),
+                (name, wide)
+            );
+            assert_eq!(decompress(&c).unwrap().original_name(), Some(name));
+        }
+        // A NUL cannot be stored (it would end the FString early).
+        assert!(compress(b"abc", &CompressOptions::new(UzFormat::Uz, "a\0b")).is_err());
+    }
+
+    #[test]
     fn names() {
         assert_eq!(safe_file_name("Foo.u").unwrap(), "Foo.u");
         for bad in [
