@@ -313,6 +313,20 @@ fn hostile_stored_names_never_escape_the_output_folder() {
     assert_eq!(files_in(t.path()), ["in", "out"]);
     assert_eq!(files_in(&out).len(), names.len());
     assert!(!Path::new("/tmp/abs.u").exists() || fs::read("/tmp/abs.u").unwrap() != payload);
+
+    // A stored name equal to the input's own name never replaces the input,
+    // even with --force.
+    let own = inp.join("own.uz");
+    let bytes =
+        pakrat_uz::compress(&payload, &CompressOptions::new(UzFormat::Uz, "own.uz")).unwrap();
+    fs::write(&own, &bytes).unwrap();
+    pakrat()
+        .args(["decompress", "--force"])
+        .arg(&own)
+        .assert()
+        .code(1)
+        .stderr(contains("would overwrite the input itself"));
+    assert_eq!(fs::read(&own).unwrap(), bytes);
 }
 
 #[test]

@@ -421,6 +421,16 @@ fn plan_one(input: &Path, a: &DecompressArgs) -> Result<Planned> {
 
 fn decompress_one(input: &Path, p: &Planned, force: bool) -> Result<DecompressOut> {
     let dir = OutputDir::create(&p.dir, force)?;
+    let target = dir.resolve(&p.name)?;
+    if let (Ok(a), Ok(b)) = (std::fs::canonicalize(&target), std::fs::canonicalize(input)) {
+        if a == b {
+            return Err(anyhow!(
+                "{}: the stored name {:?} would overwrite the input itself",
+                input.display(),
+                p.name
+            ));
+        }
+    }
     let mut head = Vec::new();
     let mut size = 0;
     let mut info = p.info.clone();
