@@ -225,6 +225,7 @@ struct ExportRow {
     reference: i32,
     class: String,
     path: String,
+    #[serde(rename = "super")]
     super_: Option<String>,
     flags: u32,
     flag_names: Vec<String>,
