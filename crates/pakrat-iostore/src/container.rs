@@ -68,6 +68,7 @@ pub struct Container {
     directory_error: Option<String>,
     path_of: Vec<Option<u32>>,
     fallback: OnceLock<HashMap<ChunkId, usize>>,
+    overflow: HashMap<ChunkId, usize>,
 }
 
 impl std::fmt::Debug for Container {
@@ -162,7 +163,14 @@ impl Container {
             files: Vec::new(),
             directory_error: None,
             fallback: OnceLock::new(),
+            overflow: HashMap::new(),
         };
+        // Index the overflow list once (the engine searches it linearly).
+        for &o in &c.toc.chunks_without_perfect_hash {
+            if let Some(id) = usize::try_from(o).ok().and_then(|i| c.toc.chunk_ids.get(i)) {
+                c.overflow.entry(*id).or_insert(o as usize);
+            }
+        }
         c.choose_key(keys)?;
         c.load_directory();
         Ok(c)
@@ -367,12 +375,7 @@ impl Container {
     /// else (or when the hash misses) a map built from the id array.
     pub fn find_chunk(&self, id: &ChunkId) -> Option<usize> {
         let t = &self.toc;
-        if let Some(i) = perfect_hash::lookup(
-            &t.perfect_hash_seeds,
-            &t.chunks_without_perfect_hash,
-            &t.chunk_ids,
-            id,
-        ) {
+        if let Some(i) = self.perfect_hash_slot(id) {
             return Some(i);
         }
         self.fallback
@@ -385,6 +388,16 @@ impl Container {
             })
             .get(id)
             .copied()
+    }
+
+    /// The slot the perfect hash (seeds, then the overflow list) gives `id`.
+    pub fn perfect_hash_slot(&self, id: &ChunkId) -> Option<usize> {
+        let t = &self.toc;
+        match perfect_hash::probe(&t.perfect_hash_seeds, &t.chunk_ids, id) {
+            perfect_hash::Probe::Slot(s) => Some(s),
+            perfect_hash::Probe::Absent => None,
+            perfect_hash::Probe::Overflow => self.overflow.get(id).copied(),
+        }
     }
 
     /// The first entry of a type (e.g. the container header), if any.

@@ -22,35 +22,58 @@ pub fn hash_chunk_id(seed: i32, id: &ChunkId) -> u64 {
     h
 }
 
-/// Find the slot of `id` using the seeds and overflow list; `None` when the
-/// hash says the id is not present (or when there are no seeds).
-pub fn lookup(seeds: &[i32], overflow: &[i32], ids: &[ChunkId], id: &ChunkId) -> Option<usize> {
+/// What the seeds say about an id.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Probe {
+    /// The id is in this slot.
+    Slot(usize),
+    /// The id is not in the container.
+    Absent,
+    /// The id may be in the overflow list (`ChunkIndicesWithoutPerfectHash`).
+    Overflow,
+}
+
+/// Apply the seeds to `id` (steps 1–4 and 6 of the lookup).
+pub fn probe(seeds: &[i32], ids: &[ChunkId], id: &ChunkId) -> Probe {
     if seeds.is_empty() || ids.is_empty() {
-        return None;
+        return Probe::Absent;
     }
     let bucket = (hash_chunk_id(0, id) % seeds.len() as u64) as usize;
-    let seed = *seeds.get(bucket)?;
+    let Some(&seed) = seeds.get(bucket) else {
+        return Probe::Absent;
+    };
     if seed == 0 {
-        return None;
+        return Probe::Absent;
     }
     let slot = if seed > 0 {
-        Some((hash_chunk_id(seed, id) % ids.len() as u64) as usize)
+        (hash_chunk_id(seed, id) % ids.len() as u64) as usize
     } else {
         let s = -(i64::from(seed)) - 1;
-        if (s as u64) < ids.len() as u64 {
-            Some(s as usize)
-        } else {
-            None
+        if (s as u64) >= ids.len() as u64 {
+            return Probe::Overflow;
         }
+        s as usize
     };
-    if let Some(slot) = slot {
-        return (ids.get(slot) == Some(id)).then_some(slot);
+    if ids.get(slot) == Some(id) {
+        Probe::Slot(slot)
+    } else {
+        Probe::Absent
     }
-    // Overflow list: entries the writer could not place.
-    overflow
-        .iter()
-        .filter_map(|&i| usize::try_from(i).ok())
-        .find(|&i| ids.get(i) == Some(id))
+}
+
+/// Find the slot of `id` using the seeds and overflow list; `None` when the
+/// hash says the id is not present (or when there are no seeds). The
+/// overflow list is searched linearly, as the engine does; use [`probe`]
+/// with an index of the overflow entries for many lookups.
+pub fn lookup(seeds: &[i32], overflow: &[i32], ids: &[ChunkId], id: &ChunkId) -> Option<usize> {
+    match probe(seeds, ids, id) {
+        Probe::Slot(s) => Some(s),
+        Probe::Absent => None,
+        Probe::Overflow => overflow
+            .iter()
+            .filter_map(|&i| usize::try_from(i).ok())
+            .find(|&i| ids.get(i) == Some(id)),
+    }
 }
 
 #[cfg(test)]

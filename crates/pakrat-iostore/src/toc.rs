@@ -791,6 +791,19 @@ impl Toc {
                 ),
             ));
         }
+        // Every partition file holds at least one block (UE's writer opens a
+        // new one only for a block that does not fit); this also bounds the
+        // number of files a reader tries to open.
+        if header.effective_partition_count() as usize > blocks.len().max(1) {
+            return Err(Error::invalid(
+                0x34,
+                format!(
+                    "{} partitions for {} blocks",
+                    header.effective_partition_count(),
+                    blocks.len()
+                ),
+            ));
+        }
         let numbering = guess_numbering(&header, &chunk_ids);
         Ok(Toc {
             header,

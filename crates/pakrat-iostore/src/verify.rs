@@ -15,7 +15,6 @@ use rayon::prelude::*;
 use sha1::Digest;
 
 use crate::container::Container;
-use crate::perfect_hash;
 use crate::toc::{flags, EncryptionMethod, TocVersion};
 
 /// What went wrong, by area.
@@ -242,12 +241,7 @@ pub fn verify(c: &Container, on_progress: &(dyn Fn(u64) + Sync)) -> Report {
         }
         let mut ok = 0u64;
         for (i, id) in toc.chunk_ids.iter().enumerate() {
-            match perfect_hash::lookup(
-                &toc.perfect_hash_seeds,
-                &toc.chunks_without_perfect_hash,
-                &toc.chunk_ids,
-                id,
-            ) {
+            match c.perfect_hash_slot(id) {
                 Some(s) if s == i => ok += 1,
                 Some(s) => sink.fail(
                     "perfect-hash",
