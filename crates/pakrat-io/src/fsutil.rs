@@ -169,10 +169,16 @@ pub fn write_atomic(
             path.display()
         )));
     }
-    let tmp = tempfile::Builder::new()
-        .prefix(TEMP_PREFIX)
-        .tempfile_in(dir)
-        .map_err(|e| Error::io(dir, e))?;
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(TEMP_PREFIX);
+    // A finished output gets a new file's usual mode (0666 less the umask),
+    // not the 0600 temp files are created with.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(fs::Permissions::from_mode(0o666));
+    }
+    let tmp = builder.tempfile_in(dir).map_err(|e| Error::io(dir, e))?;
     {
         let mut buf = io::BufWriter::with_capacity(1 << 20, tmp.as_file());
         fill(&mut buf).map_err(|e| Error::io(path, e))?;
@@ -242,6 +248,15 @@ mod tests {
             std::os::unix::fs::symlink(&outside, out.root().join("link")).unwrap();
             assert!(forced.write("link/x", b"x").is_err());
             assert!(fs::read_dir(&outside).unwrap().next().is_none());
+        }
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = fs::metadata(&p).unwrap().permissions().mode() & 0o777;
+            assert_ne!(
+                mode, 0o600,
+                "outputs must not keep the temp file's private mode"
+            );
         }
         let leftovers: Vec<_> = fs::read_dir(out.root().join("A"))
             .unwrap()

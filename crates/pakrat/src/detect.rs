@@ -19,8 +19,6 @@ pub enum Format {
     Uz,
 }
 
-/// UMOD trailer magic.
-pub const UMOD_MAGIC: u32 = 0x9FE3_C5A3;
 /// IoStore TOC magic.
 pub const TOC_MAGIC: &[u8; 16] = b"-==--==--==--==-";
 /// .pak footer magic.
@@ -42,7 +40,9 @@ pub fn detect(path: &Path, data: &[u8]) -> Option<Format> {
     {
         return Some(Format::Package);
     }
-    if data.len() >= 20 && le32(data, data.len() - 20) == Some(UMOD_MAGIC) {
+    // Plain UMODs end with the trailer; signed self-extracting .exe UMODs keep
+    // it just before the Authenticode certificate (pakrat_umod finds both).
+    if pakrat_umod::read_trailer(data).is_ok() {
         return Some(Format::Umod);
     }
     if pakrat_uz::detect(data).is_some() {
