@@ -620,6 +620,57 @@ mod tests {
     }
 
     #[test]
+    fn uncompressed_formats() {
+        let mip = |data: &'static [u8], w, h| Mip {
+            data,
+            width: w,
+            height: h,
+            ubits: 0,
+            vbits: 0,
+        };
+        let img = decode_mip(
+            &mip(&[1, 2, 3, 4, 5, 6, 7, 8], 2, 1),
+            F::Bgra8,
+            None,
+            false,
+            false,
+        )
+        .unwrap();
+        assert_eq!(img.pixels, Pixels::Rgba(vec![3, 2, 1, 4, 7, 6, 5, 8]));
+        let img = decode_mip(
+            &mip(&[0x34, 0x12, 0xFF, 0xFF], 2, 1),
+            F::G16,
+            None,
+            false,
+            false,
+        )
+        .unwrap();
+        assert_eq!(img.pixels, Pixels::Gray16(vec![0x1234, 0xFFFF]));
+        let img = decode_mip(&mip(&[9, 8], 1, 2), F::L8, None, false, false).unwrap();
+        assert_eq!(img.pixels, Pixels::Gray8(vec![9, 8]));
+        let img = decode_mip(&mip(&[0x00, 0xF8], 1, 1), F::Rgb565, None, false, false).unwrap();
+        assert_eq!(img.pixels, Pixels::Rgba(vec![255, 0, 0, 255]));
+        // P8: masked makes index 0 transparent; palette alpha ignored unless asked.
+        let pal = [[10, 20, 30, 0], [40, 50, 60, 0]];
+        let img = decode_mip(&mip(&[0, 1], 2, 1), F::P8, Some(&pal), true, false).unwrap();
+        assert_eq!(
+            img.pixels,
+            Pixels::Indexed {
+                data: vec![0, 1],
+                palette: vec![10, 20, 30, 40, 50, 60],
+                trns: vec![0, 255],
+            }
+        );
+        let img = decode_mip(&mip(&[0, 1], 2, 1), F::P8, Some(&pal), false, false).unwrap();
+        assert!(matches!(img.pixels, Pixels::Indexed { ref trns, .. } if trns.is_empty()));
+        // index beyond a short palette, missing palette, short data: errors
+        assert!(decode_mip(&mip(&[0, 2], 2, 1), F::P8, Some(&pal), false, false).is_err());
+        assert!(decode_mip(&mip(&[0, 1], 2, 1), F::P8, None, false, false).is_err());
+        assert!(decode_mip(&mip(&[0; 7], 2, 1), F::Bgra8, None, false, false).is_err());
+        assert!(decode_mip(&mip(&[0; 8], 2, 1), F::Other("BC7"), None, false, false).is_err());
+    }
+
+    #[test]
     fn png_round_trip_dims() {
         let img = Image {
             width: 2,

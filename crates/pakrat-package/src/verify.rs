@@ -8,7 +8,7 @@ use serde::Serialize;
 use crate::export::{kind_of_class, read_stored_file, read_text_buffer, Kind};
 use crate::package::{Package, Problem};
 use crate::props::read_object;
-use crate::texture::{read_palette, read_texture};
+use crate::texture::{mip_bytes, read_palette, read_texture, FormatTable};
 
 /// What `verify` found.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -42,7 +42,31 @@ pub fn check_export(pkg: &Package<'_>, i: usize) -> Result<(usize, u64), Problem
     if e.serial_size > 0 {
         match kind_of_class(class) {
             Some(Kind::Texture) => {
-                read_texture(pkg, i).map_err(wrap)?;
+                let t = read_texture(pkg, i).map_err(wrap)?;
+                // Stored (non-empty) mips must hold what their size needs.
+                let sets = std::iter::once((t.format, &t.mips))
+                    .chain(t.comp.as_ref().map(|(f, m)| (*f, m)));
+                for (format, mips) in sets {
+                    let Some(pf) = FormatTable::for_package(pkg, format).get(format) else {
+                        continue;
+                    };
+                    for (m, mip) in mips.iter().enumerate() {
+                        let need = mip_bytes(pf, mip.width, mip.height);
+                        if let Some(need) =
+                            need.filter(|&n| !mip.data.is_empty() && (mip.data.len() as u64) < n)
+                        {
+                            return Err(wrap(pakrat_io::Error::invalid(
+                                at,
+                                format!(
+                                    "mip {m}: {}x{} {pf:?} needs {need} bytes but holds {}",
+                                    mip.width,
+                                    mip.height,
+                                    mip.data.len()
+                                ),
+                            )));
+                        }
+                    }
+                }
             }
             Some(Kind::Sound) => {
                 read_stored_file(pkg, i, true).map_err(wrap)?;
