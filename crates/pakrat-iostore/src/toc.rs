@@ -622,6 +622,8 @@ pub struct Toc {
     pub on_demand_bytes: u64,
     /// Chunk type numbering this container uses.
     pub numbering: Numbering,
+    /// `compressed_prefix[i]` = sum of the compressed sizes of blocks `..i`.
+    compressed_prefix: Vec<u64>,
 }
 
 impl Toc {
@@ -805,6 +807,13 @@ impl Toc {
             ));
         }
         let numbering = guess_numbering(&header, &chunk_ids);
+        let mut compressed_prefix = Vec::with_capacity(blocks.len() + 1);
+        let mut sum = 0u64;
+        compressed_prefix.push(0);
+        for b in &blocks {
+            sum += u64::from(b.compressed_size);
+            compressed_prefix.push(sum);
+        }
         Ok(Toc {
             header,
             chunk_ids,
@@ -820,6 +829,7 @@ impl Toc {
             metas,
             on_demand_bytes,
             numbering,
+            compressed_prefix,
         })
     }
 
@@ -871,11 +881,9 @@ impl Toc {
     /// Stored (compressed, unpadded) size of entry `i`: the sum of its blocks.
     pub fn compressed_size(&self, i: usize) -> u64 {
         self.block_range(i)
-            .map(|r| {
-                self.blocks[r]
-                    .iter()
-                    .map(|b| u64::from(b.compressed_size))
-                    .sum()
+            .ok()
+            .and_then(|r| {
+                Some(self.compressed_prefix.get(r.end)? - self.compressed_prefix.get(r.start)?)
             })
             .unwrap_or(0)
     }
