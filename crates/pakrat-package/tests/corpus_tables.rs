@@ -248,3 +248,38 @@ fn class_default_properties() {
     assert_eq!(o.get(&p, "JumpZ").unwrap().value, Value::Float(325.0));
     assert_eq!(o.native.remaining(), 0);
 }
+
+#[test]
+fn verify_whole_corpus() {
+    let mut ok = 0;
+    for kind in ["ue1", "ue2"] {
+        let Some(entries) = pakrat_testkit::entries(kind) else {
+            return;
+        };
+        for e in entries.iter().filter(|e| !e.is_negative()) {
+            let data = std::fs::read(&e.path).unwrap();
+            let p = Package::parse_lenient(&data).unwrap();
+            let r = pakrat_package::verify::verify(&p);
+            // Only the 10-byte filler ScriptTexts of the two stripped mods.
+            let expected = match e.local_path.as_str() {
+                "ue1/ACEv10f_S.u" => 7,
+                "ue1/NPLoader_v17.u" => 14,
+                _ => 0,
+            };
+            assert_eq!(
+                r.problems.len(),
+                expected,
+                "{}: {:?}",
+                e.local_path,
+                r.problems.first()
+            );
+            assert!(r
+                .problems
+                .iter()
+                .all(|p| p.what.contains("ScriptText (TextBuffer)")));
+            assert_eq!(r.objects_ok + expected, p.exports.len());
+            ok += 1;
+        }
+    }
+    assert!(ok > 100);
+}
