@@ -1,7 +1,7 @@
 //! Default properties of `Class` exports.
 //!
 //! A UE1/UE2 `UClass` is serialised as `UField` (SuperField, Next),
-//! `UStruct` (ScriptText, Children, FriendlyName, [CppText], Line, TextPos,
+//! `UStruct` (ScriptText, Children, FriendlyName, CppText from v120, Line, TextPos,
 //! ScriptSize, bytecode), `UState` (u64 ProbeMask, u64 IgnoreMask, u16
 //! LabelTableOffset, u32 StateFlags), then `UClass`: u32 ClassFlags, GUID,
 //! `Dependencies` (CIdx count × {class, u32 Deep, u32 ScriptTextCRC}),
