@@ -4,7 +4,9 @@ fn main() {
     let t0 = std::time::Instant::now();
     for path in std::env::args().skip(1) {
         let data = std::fs::read(&path).expect("read");
-        let Ok(p) = pakrat_package::Package::parse(&data) else { continue };
+        let Ok(p) = pakrat_package::Package::parse(&data) else {
+            continue;
+        };
         for i in 0..p.exports.len() {
             if !p.exports[i].class.is_none() || p.exports[i].serial_size == 0 {
                 continue;
@@ -14,7 +16,11 @@ fn main() {
                     ok += 1;
                     let me = pakrat_package::ObjRef::export(i);
                     if !t.dependencies.iter().any(|d| d.0 == me) {
-                        println!("NOSELF {path} {} deps {}", p.export_path(i).unwrap(), t.dependencies.len());
+                        println!(
+                            "NOSELF {path} {} deps {}",
+                            p.export_path(i).unwrap(),
+                            t.dependencies.len()
+                        );
                     }
                 }
                 Err(e) => {
