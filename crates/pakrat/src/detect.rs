@@ -56,12 +56,28 @@ pub fn detect(path: &Path, data: &[u8]) -> Option<Format> {
     {
         return Some(Format::Pak);
     }
-    if path.with_extension("utoc").is_file()
-        && path
-            .extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case("ucas"))
+    if path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("ucas"))
+        && utoc_for_ucas(path).is_some()
     {
         return Some(Format::IoStoreCas);
     }
     None
+}
+
+/// The `.utoc` that owns a `.ucas`: `Name.utoc` for `Name.ucas` and for a
+/// partition `Name_s1.ucas`, `Name_s2.ucas`...
+pub fn utoc_for_ucas(path: &Path) -> Option<std::path::PathBuf> {
+    let direct = path.with_extension("utoc");
+    if direct.is_file() {
+        return Some(direct);
+    }
+    let stem = path.file_stem()?.to_str()?;
+    let (base, n) = stem.rsplit_once("_s")?;
+    if n.is_empty() || !n.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let toc = path.with_file_name(format!("{base}.utoc"));
+    toc.is_file().then_some(toc)
 }

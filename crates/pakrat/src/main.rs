@@ -69,28 +69,40 @@ pub fn sniff(path: &Path) -> Result<(Format, pakrat_io::Source)> {
     }
 }
 
+/// Sniff `file`; for a `.ucas` (or `_sN.ucas` partition) point `file` at the
+/// `.utoc` that describes it, since the data file has no header of its own.
+fn sniff_arg(file: &mut std::path::PathBuf) -> Result<Format> {
+    let (format, _) = sniff(file)?;
+    if format == Format::IoStoreCas {
+        if let Some(toc) = detect::utoc_for_ucas(file) {
+            *file = toc;
+        }
+    }
+    Ok(format)
+}
+
 fn run(command: Command) -> Result<ExitCode> {
     match command {
-        Command::Info(a) => match sniff(&a.file)?.0 {
+        Command::Info(mut a) => match sniff_arg(&mut a.file)? {
             Format::Umod => cmd::umod::info(&a),
             Format::Package => cmd::package::info(&a),
             Format::IoStoreToc | Format::IoStoreCas => cmd::iostore::info(&a),
             Format::Pak => cmd::iostore::pak_info(&a),
             Format::Uz => cmd::uz::info(&a),
         },
-        Command::List(a) => match sniff(&a.file)?.0 {
+        Command::List(mut a) => match sniff_arg(&mut a.file)? {
             Format::Umod => cmd::umod::list(&a),
             Format::Package => cmd::package::list(&a),
             Format::IoStoreToc | Format::IoStoreCas => cmd::iostore::list(&a),
             f => bail!("{}: cannot list a {f:?} file", a.file.display()),
         },
-        Command::Verify(a) => match sniff(&a.file)?.0 {
+        Command::Verify(mut a) => match sniff_arg(&mut a.file)? {
             Format::Umod => cmd::umod::verify(&a),
             Format::Package => cmd::package::verify(&a),
             Format::IoStoreToc | Format::IoStoreCas => cmd::iostore::verify(&a),
             f => bail!("{}: cannot verify a {f:?} file", a.file.display()),
         },
-        Command::Extract(a) => match sniff(&a.file)?.0 {
+        Command::Extract(mut a) => match sniff_arg(&mut a.file)? {
             Format::Umod => cmd::umod::extract(&a),
             Format::IoStoreToc | Format::IoStoreCas => cmd::iostore::extract(&a),
             Format::Package => bail!(

@@ -76,6 +76,12 @@ pub fn info(a: &InfoArgs) -> Result<ExitCode> {
         .collect();
     let psize = h.effective_partition_size();
     let numbering = format!("{:?}", toc.numbering);
+    // The companion .pak (Name.pak next to Name.utoc): its footer only.
+    let utoc_path = a.file.with_extension("utoc");
+    let companion = pakrat_iostore::pak::companion(&utoc_path).map(|(path, footer)| match footer {
+        Ok(f) => json!({"path": path.display().to_string(), "footer": f}),
+        Err(e) => json!({"path": path.display().to_string(), "error": e.to_string()}),
+    });
     if a.out.json {
         print_json(&json!({
             "file": a.file.display().to_string(),
@@ -106,6 +112,7 @@ pub fn info(a: &InfoArgs) -> Result<ExitCode> {
             "chunk_types": types,
             "uncompressed_bytes": size,
             "stored_bytes": stored,
+            "companion_pak": companion,
         }))?;
         return Ok(ExitCode::SUCCESS);
     }
@@ -166,6 +173,30 @@ pub fn info(a: &InfoArgs) -> Result<ExitCode> {
         println!("  directory:      {e}");
     } else {
         println!("  directory:      none");
+    }
+    match &companion {
+        Some(c) if c.get("footer").is_some() => {
+            let f = &c["footer"];
+            println!(
+                "  companion .pak: {} (pak version {} {}, index at {} of {} bytes{})",
+                c["path"].as_str().unwrap_or("?"),
+                f["version"],
+                f["version_name"].as_str().unwrap_or(""),
+                f["index_offset"],
+                f["index_size"],
+                if f["encrypted_index"].as_bool() == Some(true) {
+                    ", encrypted index"
+                } else {
+                    ""
+                }
+            );
+        }
+        Some(c) => println!(
+            "  companion .pak: {}: {}",
+            c["path"].as_str().unwrap_or("?"),
+            c["error"].as_str().unwrap_or("unreadable")
+        ),
+        None => println!("  companion .pak: none"),
     }
     println!(
         "  perfect hash:   {} seeds, {} overflow entries",
