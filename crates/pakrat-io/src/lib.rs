@@ -8,12 +8,14 @@
 //!   ([`FString`]), [`Guid`]s, and Unreal's `appMemCrc` ([`crc`]).
 //! * Safe output ([`fsutil`]): relative-path sanitising, refusal to escape the
 //!   output folder, no overwrite without `force`, atomic temp-file + rename.
+//! * Unreal `.ini` files ([`ini`]): tolerant, editable, byte-exact.
 #![deny(missing_docs)]
 
 pub mod compact;
 pub mod crc;
 mod error;
 pub mod fsutil;
+pub mod ini;
 mod guid;
 mod reader;
 mod source;

@@ -19,7 +19,7 @@ use pakrat_package::Summary;
 use serde::Serialize;
 
 use crate::game::{DirIndex, GameDir};
-use crate::ini::Ini;
+use pakrat_io::ini::Ini;
 
 /// One `[Cache]` line.
 #[derive(Clone, Debug, Serialize)]
@@ -60,19 +60,15 @@ impl CacheIni {
 
     /// The `[Cache]` section of a parsed ini.
     pub fn from_ini(ini: &Ini) -> CacheIni {
+        // Every [Cache] section (a repeated header continues it, as in the engine).
         let entries = ini
-            .section("Cache")
-            .map(|s| {
-                s.entries
-                    .iter()
-                    .map(|(k, v)| CacheEntry {
-                        key: k.clone(),
-                        guid: Guid::parse(k),
-                        name: v.clone(),
-                    })
-                    .collect()
+            .entries("Cache")
+            .map(|(k, v)| CacheEntry {
+                key: k.to_string(),
+                guid: Guid::parse(k),
+                name: v.to_string(),
             })
-            .unwrap_or_default();
+            .collect();
         CacheIni {
             path: None,
             entries,
@@ -509,5 +505,21 @@ mod tests {
         );
         assert_eq!(c.entries[0].package_name(), "Foo");
         assert!(c.entries[1].guid.is_none());
+    }
+
+    // Moved from the old pakrat-system ini reader's tests (the ini part now
+    // lives in pakrat_io::ini); the cache half stays here.
+    proptest::proptest! {
+        #[test]
+        fn never_panics(data in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..512)) {
+            let ini = Ini::parse(&data);
+            let _ = ini.array("Core.System", "Paths");
+            let _ = ini.get("Cache", "x");
+            let c = CacheIni::from_ini(&ini);
+            for e in &c.entries {
+                let _ = safe_file_name(&e.name);
+                let _ = e.package_name();
+            }
+        }
     }
 }

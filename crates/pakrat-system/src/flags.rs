@@ -15,7 +15,7 @@ use pakrat_package::flags::{package_flag_bit, package_flag_names, PACKAGE_FLAGS}
 use pakrat_package::Summary;
 use serde::Serialize;
 
-use crate::ini::{parse_bool, Ini};
+use pakrat_io::ini::{parse_bool, Ini};
 
 /// File offset of the package flags word.
 pub const FLAGS_OFFSET: usize = 8;
@@ -143,18 +143,20 @@ pub struct UpkgRow {
 /// Compare a package's flags with a `.upkg` file's `[Flags]` section.
 pub fn compare_upkg(flags: u32, upkg: &Path) -> Result<Vec<UpkgRow>> {
     let ini = Ini::load(upkg)?;
-    let sec = ini
-        .section("Flags")
-        .ok_or_else(|| Error::Other(format!("{}: no [Flags] section", upkg.display())))?;
-    Ok(sec
-        .entries
-        .iter()
+    if ini.section("Flags").is_none() {
+        return Err(Error::Other(format!(
+            "{}: no [Flags] section",
+            upkg.display()
+        )));
+    }
+    Ok(ini
+        .entries("Flags")
         .map(|(k, v)| {
             let bit = flag_bit(k);
             let want = parse_bool(v);
             let have = bit.map(|b| flags & b != 0);
             UpkgRow {
-                flag: k.clone(),
+                flag: k.to_string(),
                 bit,
                 upkg: want,
                 package: have,

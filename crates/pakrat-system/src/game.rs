@@ -26,7 +26,7 @@ use pakrat_io::{Error, Guid, Result};
 use serde::Serialize;
 
 use crate::cache::CacheIni;
-use crate::ini::Ini;
+use pakrat_io::ini::Ini;
 
 /// Ini files tried in `System/` when none is given, in this order.
 pub const DEFAULT_INIS: &[&str] = &[

@@ -16,7 +16,8 @@ pub mod deps;
 pub mod flags;
 pub mod game;
 pub mod graph;
-pub mod ini;
+/// Unreal `.ini` files: the shared reader, re-exported (`pakrat_system::ini` keeps working).
+pub use pakrat_io::ini;
 pub mod scan;
 
 pub use cache::{check_cache, restore, CacheIni, CacheReport, RestoreReport};

@@ -47,9 +47,9 @@ use serde::Serialize;
 use crate::archive::{fold, Entry, Umod};
 use crate::create::find_source;
 use crate::extract::{check_before_writing, copy_entry_to_file};
-use crate::ini::Ini;
 use crate::manifest::{FileRecord, Manifest, RecordKind, MANIFEST_INI};
 use crate::paths::CaseMap;
+use pakrat_io::ini::Ini;
 
 /// Options for [`install`].
 #[derive(Clone, Debug)]

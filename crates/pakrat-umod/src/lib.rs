@@ -19,7 +19,8 @@
 mod archive;
 pub mod create;
 pub mod extract;
-pub mod ini;
+/// Unreal `.ini` files: the shared reader, re-exported (`pakrat_umod::ini` keeps working).
+pub use pakrat_io::ini;
 pub mod install;
 mod manifest;
 mod mapped;

@@ -11,7 +11,7 @@ use pakrat_io::Result;
 use serde::Serialize;
 
 use crate::archive::{fold, Problem, ProblemKind, Umod};
-use crate::ini::Ini;
+use pakrat_io::ini::Ini;
 
 /// Member name of the setup definition.
 pub const MANIFEST_INI: &str = "System\\Manifest.ini";
