@@ -6,9 +6,16 @@ use crate::{Error, Result};
 
 /// The bytes of an input file, memory-mapped when possible (read once into
 /// memory otherwise, e.g. for empty files or pipes).
+///
+/// Mapped pages count towards the process's resident set, so a reader that
+/// streams a large file once can hand consumed ranges back with
+/// [`Source::release`] (peak memory then stays flat whatever the size), and
+/// [`Source::open_at`] reopens the same file for kernel-side copies.
 pub struct Source {
     path: PathBuf,
     data: Data,
+    /// (device, inode, length) of the mapped file, to reopen it safely.
+    id: Option<(u64, u64, u64)>,
 }
 
 enum Data {
@@ -28,6 +35,13 @@ impl Source {
                 std::io::Error::other("is a folder, not a file"),
             ));
         }
+        #[cfg(unix)]
+        let id = {
+            use std::os::unix::fs::MetadataExt;
+            Some((meta.dev(), meta.ino(), meta.len()))
+        };
+        #[cfg(not(unix))]
+        let id = None;
         let data = if meta.len() == 0 || !meta.is_file() {
             let mut v = Vec::new();
             std::io::Read::read_to_end(&mut &file, &mut v).map_err(|e| Error::io(path, e))?;
@@ -42,6 +56,7 @@ impl Source {
         Ok(Source {
             path: path.to_path_buf(),
             data,
+            id,
         })
     }
 
@@ -50,12 +65,60 @@ impl Source {
         Source {
             path: path.into(),
             data: Data::Owned(data),
+            id: None,
         }
     }
 
     /// The file name given to [`Source::open`].
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// A fresh handle on the same file (same device, inode and length as
+    /// when it was opened), positioned at `offset`; `None` if the path now
+    /// names something else or the data is in memory. Lets ranges be copied
+    /// file-to-file in the kernel (`std::io::copy` uses `copy_file_range`).
+    pub fn open_at(&self, offset: u64) -> Option<File> {
+        use std::io::{Seek, SeekFrom};
+        let want = self.id?;
+        let f = File::open(&self.path).ok()?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            let m = f.metadata().ok()?;
+            if (m.dev(), m.ino(), m.len()) != want {
+                return None;
+            }
+        }
+        #[cfg(not(unix))]
+        let _ = want;
+        (&f).seek(SeekFrom::Start(offset)).ok()?;
+        Some(f)
+    }
+
+    /// Tell the kernel that `start..start+len` was consumed, so its pages can
+    /// leave this process's resident set (`MADV_DONTNEED`; the bytes stay in
+    /// the page cache, so reading them again is cheap). A no-op for data in
+    /// memory or out of range.
+    pub fn release(&self, start: usize, len: usize) {
+        if let Data::Map(m) = &self.data {
+            let end = start.saturating_add(len).min(m.len());
+            if start >= end {
+                return;
+            }
+            // SAFETY: the mapping is a read-only shared file mapping, so
+            // MADV_DONTNEED only unmaps the pages from this process: the next
+            // access faults them back in from the file (page cache) with the
+            // same content. No Rust reference observes different bytes.
+            #[cfg(unix)]
+            unsafe {
+                let _ = m.unchecked_advise_range(
+                    memmap2::UncheckedAdvice::DontNeed,
+                    start,
+                    end - start,
+                );
+            }
+        }
     }
 }
 

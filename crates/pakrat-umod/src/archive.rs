@@ -16,7 +16,7 @@ use std::collections::HashMap;
 use pakrat_io::{fsutil, Error, Reader, Result};
 use serde::Serialize;
 
-use crate::mapped::UmodFile;
+use crate::UmodFile;
 
 /// Trailer magic (`ARCHIVE_MAGIC`).
 pub const MAGIC: u32 = 0x9FE3_C5A3;

@@ -23,7 +23,6 @@ pub mod extract;
 pub use pakrat_io::ini;
 pub mod install;
 mod manifest;
-mod mapped;
 pub mod paths;
 
 pub use archive::{
@@ -34,4 +33,7 @@ pub use extract::{extract, ExtractOptions, ExtractReport};
 pub use manifest::{
     FileRecord, Group, Manifest, RecordKind, Requirement, MANIFEST_INI, MANIFEST_INT,
 };
-pub use mapped::UmodFile;
+/// A UMOD's input file: [`pakrat_io::Source`] (mapped, with
+/// [`Source::release`](pakrat_io::Source::release) for streaming and
+/// [`Source::open_at`](pakrat_io::Source::open_at) for kernel copies).
+pub type UmodFile = pakrat_io::Source;
