@@ -9,14 +9,16 @@
 //! * Safe output ([`fsutil`]): relative-path sanitising, refusal to escape the
 //!   output folder, no overwrite without `force`, atomic temp-file + rename.
 //! * Unreal `.ini` files ([`ini`]): tolerant, editable, byte-exact.
+//! * Case-insensitive name lookup in a folder ([`nocase`]).
 #![deny(missing_docs)]
 
 pub mod compact;
 pub mod crc;
 mod error;
 pub mod fsutil;
-pub mod ini;
 mod guid;
+pub mod ini;
+pub mod nocase;
 mod reader;
 mod source;
 pub mod staged;

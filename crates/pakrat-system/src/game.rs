@@ -22,7 +22,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use pakrat_io::{Error, Guid, Result};
+use pakrat_io::{nocase, Error, Guid, Result};
 use serde::Serialize;
 
 use crate::cache::CacheIni;
@@ -105,32 +105,18 @@ impl DirIndex {
                 return v.clone();
             }
         }
-        let mut names: Vec<String> = std::fs::read_dir(dir)
-            .map(|rd| {
-                rd.filter_map(|e| e.ok())
-                    .filter_map(|e| e.file_name().into_string().ok())
-                    .collect()
-            })
-            .unwrap_or_default();
-        names.sort();
-        let names = Arc::new(names);
+        let names = Arc::new(nocase::list_names(dir));
         if let Ok(mut map) = self.map.lock() {
             map.insert(dir.to_path_buf(), names.clone());
         }
         names
     }
 
-    /// The entry of `dir` named `name`, exact spelling first, then ignoring
-    /// ASCII case (like the engine's `appStricmp`).
+    /// The entry of `dir` named `name`: exact spelling first, then ignoring
+    /// case ([`nocase::pick`]; the engine's `appStricmp`).
     pub fn find(&self, dir: &Path, name: &str) -> Option<PathBuf> {
         let names = self.list(dir);
-        if names.binary_search_by(|n| n.as_str().cmp(name)).is_ok() {
-            return Some(dir.join(name));
-        }
-        names
-            .iter()
-            .find(|n| n.eq_ignore_ascii_case(name))
-            .map(|n| dir.join(n))
+        nocase::pick(&names, name).map(|n| dir.join(n))
     }
 }
 

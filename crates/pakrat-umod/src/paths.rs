@@ -4,13 +4,14 @@
 //! file (`appToNormal`). On Linux, game folders mix case (`System`, `Maps`,
 //! `textures`), so writing `Textures\X.utx` into a folder that holds
 //! `textures/` must reuse that folder, not create a twin. [`CaseMap`] picks,
-//! for each path component, the spelling that already exists on disk (exact
-//! match preferred), else the first spelling seen in this run.
+//! for each path component, the spelling that already exists on disk
+//! ([`pakrat_io::nocase::pick`]: exact match preferred), else the first
+//! spelling seen in this run.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use pakrat_io::{fsutil, Result};
+use pakrat_io::{fsutil, nocase, Result};
 
 /// Maps archive names to the relative paths to use under a root.
 pub struct CaseMap {
@@ -34,18 +35,11 @@ impl CaseMap {
     fn listing(&mut self, dir: &str) -> &Vec<String> {
         let root = &self.root;
         self.listings.entry(dir.to_string()).or_insert_with(|| {
-            let p = if dir.is_empty() {
-                root.clone()
+            if dir.is_empty() {
+                nocase::list_names(root)
             } else {
-                root.join(dir)
-            };
-            std::fs::read_dir(p)
-                .map(|rd| {
-                    rd.filter_map(|e| e.ok())
-                        .filter_map(|e| e.file_name().into_string().ok())
-                        .collect()
-                })
-                .unwrap_or_default()
+                nocase::list_names(&root.join(dir))
+            }
         })
     }
 
@@ -68,16 +62,8 @@ impl CaseMap {
                 actual = c.clone();
                 continue;
             }
-            let want = comp.to_lowercase();
             let list = self.listing(&actual);
-            let pick = if list.contains(&comp) {
-                comp.clone()
-            } else {
-                let mut m: Vec<&String> =
-                    list.iter().filter(|n| n.to_lowercase() == want).collect();
-                m.sort();
-                m.first().map_or(comp.clone(), |s| (*s).clone())
-            };
+            let pick = nocase::pick(list, &comp).unwrap_or(&comp).to_string();
             if !actual.is_empty() {
                 actual.push('/');
             }
