@@ -14,36 +14,7 @@ use pakrat_system::{deps, flags, scan, GameDir, Via};
 use serde::Serialize;
 
 use crate::args::*;
-use crate::output::human_size;
-
-/// Run a handler with a buffered stdout. A closed pipe (`pakrat scan … | head`)
-/// ends the command quietly instead of panicking in `println!`.
-fn with_stdout(f: impl FnOnce(&mut dyn Write) -> Result<ExitCode>) -> Result<ExitCode> {
-    let stdout = std::io::stdout();
-    let mut w = std::io::BufWriter::new(stdout.lock());
-    let res = f(&mut w).and_then(|c| {
-        w.flush()?;
-        Ok(c)
-    });
-    match res {
-        Err(e) if is_broken_pipe(&e) => Ok(ExitCode::SUCCESS),
-        r => r,
-    }
-}
-
-fn is_broken_pipe(e: &anyhow::Error) -> bool {
-    e.chain().any(|c| {
-        c.downcast_ref::<std::io::Error>()
-            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
-    })
-}
-
-/// Pretty JSON on `w`.
-fn json<T: Serialize + ?Sized>(w: &mut dyn Write, v: &T) -> Result<()> {
-    serde_json::to_writer_pretty(&mut *w, v)?;
-    writeln!(w)?;
-    Ok(())
-}
+use crate::output::{human_size, with_stdout, write_json as json};
 
 fn code(problems: bool) -> ExitCode {
     if problems {
