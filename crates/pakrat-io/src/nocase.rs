@@ -11,15 +11,17 @@ use std::path::Path;
 /// The entry names of `dir`, sorted; names that are not valid UTF-8 are
 /// skipped (no game file has one) and an unreadable folder gives none.
 pub fn list_names(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .map(|rd| {
-            rd.filter_map(|e| e.ok())
-                .filter_map(|e| e.file_name().into_string().ok())
-                .collect()
-        })
-        .unwrap_or_default();
+    try_list_names(dir).unwrap_or_default()
+}
+
+/// Like [`list_names`], but an unreadable folder is an error.
+pub fn try_list_names(dir: &Path) -> std::io::Result<Vec<String>> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)?
+        .filter_map(|e| e.ok())
+        .filter_map(|e| e.file_name().into_string().ok())
+        .collect();
     names.sort();
-    names
+    Ok(names)
 }
 
 /// The entry of `names` (sorted, as [`list_names`] gives them) that stands
@@ -62,5 +64,6 @@ mod tests {
         assert_eq!(pick(&names, "CAF\u{c9}.U"), Some("Caf\u{e9}.u"));
         assert_eq!(pick(&names, "Textures"), None);
         assert!(list_names(&t.path().join("missing")).is_empty());
+        assert!(try_list_names(&t.path().join("missing")).is_err());
     }
 }

@@ -16,7 +16,7 @@ use std::fs::File;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
-use pakrat_io::{fsutil, Error, FString, Result, Writer};
+use pakrat_io::{fsutil, nocase, Error, FString, Result, Writer};
 use serde::Serialize;
 
 use crate::archive::{fold, ProblemKind, Umod, FLAGS_SETUP, MAGIC, TRAILER_LEN, VERSION};
@@ -101,16 +101,9 @@ pub fn find_source(root: &Path, name: &str) -> Result<PathBuf> {
             cur = exact;
             continue;
         }
-        let want = want.to_string_lossy().to_lowercase();
-        let rd = std::fs::read_dir(&cur).map_err(|e| Error::io(&cur, e))?;
-        let mut hits: Vec<PathBuf> = rd
-            .filter_map(|e| e.ok())
-            .filter(|e| e.file_name().to_string_lossy().to_lowercase() == want)
-            .map(|e| e.path())
-            .collect();
-        hits.sort();
-        match hits.into_iter().next() {
-            Some(p) => cur = p,
+        let names = nocase::try_list_names(&cur).map_err(|e| Error::io(&cur, e))?;
+        match nocase::pick(&names, &want.to_string_lossy()) {
+            Some(n) => cur = cur.join(n),
             None => {
                 return Err(Error::Other(format!(
                     "{}: no file or folder matching {:?} (looked for {name:?})",
