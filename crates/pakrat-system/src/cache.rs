@@ -512,10 +512,8 @@ mod tests {
     proptest::proptest! {
         #[test]
         fn never_panics(data in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..512)) {
-            let ini = Ini::parse(&data);
-            let _ = ini.array("Core.System", "Paths");
-            let _ = ini.get("Cache", "x");
-            let c = CacheIni::from_ini(&ini);
+            // The ini half (parse/array/get never panic) is in pakrat_io::ini.
+            let c = CacheIni::from_ini(&Ini::parse(&data));
             for e in &c.entries {
                 let _ = safe_file_name(&e.name);
                 let _ = e.package_name();
