@@ -78,6 +78,19 @@ pub struct Member {
     pub flags: u32,
 }
 
+impl Member {
+    /// A member read from `path` (its size checked to fit 32 bits), not yet placed.
+    fn from_file(name: String, path: PathBuf, flags: u32) -> Result<Member> {
+        Ok(Member {
+            size: file_size(&path)?,
+            name,
+            path,
+            offset: 0,
+            flags,
+        })
+    }
+}
+
 /// A complete layout, ready to write.
 #[derive(Clone, Debug, Serialize)]
 pub struct Plan {
@@ -199,13 +212,7 @@ pub fn plan(src: &Path, opts: &CreateOptions) -> Result<Plan> {
         None => {
             for (name, flags, size) in wanted {
                 let path = find_source(src, &name)?;
-                members.push(Member {
-                    size: file_size(&path)?,
-                    name,
-                    path,
-                    offset: 0,
-                    flags,
-                });
+                members.push(Member::from_file(name, path, flags)?);
                 declared.push(size);
             }
         }
@@ -216,13 +223,7 @@ pub fn plan(src: &Path, opts: &CreateOptions) -> Result<Plan> {
                         "the original has member {name:?} but the source folder does not: {e}"
                     ))
                 })?;
-                members.push(Member {
-                    size: file_size(&path)?,
-                    name: name.clone(),
-                    path,
-                    offset: 0,
-                    flags: *flags,
-                });
+                members.push(Member::from_file(name.clone(), path, *flags)?);
                 let d = wanted
                     .iter()
                     .find(|(n, _, _)| fold(n) == fold(name))
@@ -237,13 +238,7 @@ pub fn plan(src: &Path, opts: &CreateOptions) -> Result<Plan> {
                     "{name:?} is named by the manifest but not in the original: appended"
                 ));
                 let path = find_source(src, &name)?;
-                members.push(Member {
-                    size: file_size(&path)?,
-                    name,
-                    path,
-                    offset: 0,
-                    flags,
-                });
+                members.push(Member::from_file(name, path, flags)?);
                 declared.push(size);
             }
         }
