@@ -285,6 +285,9 @@ where
         .name("mutation-case".into())
         .spawn(move || {
             let r = catch_unwind(AssertUnwindSafe(|| f(&data)));
+            // Free the input before reporting, so that a caller measuring
+            // heap use sees this case's memory gone once it has the result.
+            drop(data);
             let _ = tx.send(r);
         })
         .map_err(|e| Failure::Panic(format!("could not spawn worker: {e}")))?;
