@@ -14,6 +14,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use pakrat_io::fsutil::OutputDir;
 use pakrat_io::{Error, Guid, Result, Source};
 use pakrat_package::Summary;
 use serde::Serialize;
@@ -448,7 +449,7 @@ pub fn restore(report: &CacheReport, game: &GameDir, dry_run: bool, force: bool)
             Action::Copy
         };
         if !dry_run {
-            if let Err(e) = copy_atomic(src, &dest, replacing) {
+            if let Err(e) = copy_atomic(game, src, &dest, replacing) {
                 skip(&mut r, format!("copy failed: {e}"));
             }
         }
@@ -457,12 +458,55 @@ pub fn restore(report: &CacheReport, game: &GameDir, dry_run: bool, force: bool)
     RestoreReport { dry_run, items }
 }
 
-fn copy_atomic(src: &Path, dest: &Path, force: bool) -> Result<()> {
-    if let Some(parent) = dest.parent() {
-        std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
-    }
+/// Copy `src` to `dest` through [`OutputDir`] rooted at the game folder (the
+/// parent of `System/`), so a symlink anywhere between the game folder and
+/// the destination is refused instead of followed out of the game folder.
+fn copy_atomic(game: &GameDir, src: &Path, dest: &Path, force: bool) -> Result<()> {
+    let root = game.system_dir.parent().unwrap_or(&game.root);
+    let (root_n, dest_n) = (lexical(root), lexical(dest));
+    let rel = dest_n
+        .strip_prefix(&root_n)
+        .ok()
+        .and_then(|r| r.to_str())
+        .filter(|r| !r.is_empty())
+        .ok_or_else(|| {
+            Error::Other(format!(
+                "refusing to restore to {}: it is outside the game folder {}",
+                dest.display(),
+                root.display()
+            ))
+        })?;
+    let out = OutputDir::create(root, force)?;
     let data = Source::open(src)?;
-    pakrat_io::fsutil::write_atomic(dest, force, |w| w.write_all(&data))
+    out.write_with(rel, |w| w.write_all(&data))?;
+    Ok(())
+}
+
+/// Resolve `.` and `..` without touching the file system.
+fn lexical(p: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                let up = matches!(
+                    out.components().next_back(),
+                    None | Some(Component::ParentDir)
+                );
+                if up {
+                    out.push("..");
+                } else if !matches!(
+                    out.components().next_back(),
+                    Some(Component::RootDir | Component::Prefix(_))
+                ) {
+                    out.pop();
+                }
+            }
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 #[cfg(test)]
