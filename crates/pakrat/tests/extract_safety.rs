@@ -783,7 +783,6 @@ fn cache_restore_does_not_write_through_a_file_symlink() {
 }
 
 #[test]
-#[ignore = "finding: cache restore writes through a symlinked folder of the game dir (helper-notes/findings-pakrat-system.md F1)"]
 fn cache_restore_refuses_symlinked_folder() {
     cache_restore_with_symlink("Textures", false);
     cache_restore_with_symlink("Textures", true);
