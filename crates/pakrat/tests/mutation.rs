@@ -240,9 +240,9 @@ fn corpus_mutations_end_cleanly() {
 }
 
 /// Mutated `.ucas` blocks of Oodle containers: `oozextract` panics on some
-/// corrupt streams (findings-pakrat-iostore.md, F1).
+/// corrupt streams, which pakrat-iostore must contain (finding F1 in
+/// helper-notes/findings-pakrat-iostore.md, fixed in 0716b6c).
 #[test]
-#[ignore = "finding: oozextract panics on corrupt Oodle blocks; pakrat-iostore must contain it (helper-notes/findings-pakrat-iostore.md F1)"]
 fn oodle_block_mutations_end_cleanly() {
     run(Part::OodleData);
 }
@@ -420,7 +420,6 @@ fn run(part: Part) {
 /// an Oodle block must give an error from `verify`/`read_chunk`, not a
 /// panic inside `oozextract`.
 #[test]
-#[ignore = "finding: oozextract panics on corrupt Oodle blocks (helper-notes/findings-pakrat-iostore.md F1)"]
 fn oodle_flipped_bit_is_an_error() {
     let Some(rows) = pakrat_testkit::entries("iostore") else {
         return;
@@ -461,7 +460,6 @@ fn oodle_flipped_bit_is_an_error() {
 const OODLE_CRASH_1: &str = "440200008c0600017288017000000000980100000000ee02002200803a0310011001287080949403003064c11e3f77768ad648145bc02474e10c915aaedbdd9242374500990300210c0050434d53575f53747265616d696e672f47616d652f46697874757265732f417564696f2f06000000006052ffffffffffffffff2e4000000004010501049809008d498e626462f24422097cdcd3ceac51ae45f47fe256084ea80105fba81e48d5349d0b0002030203020d040f020103640156c040003301483a7e0a94579e54469b6dcb15721b5e620305494646be09040057415645666d7420120144ac02001064617461980904002e2e04020000009809000098090000c1832a9e00003905c803024205050505d5c802cdcaebcd0ad715975515d80f172d2fd3409515d8d8d8581715e898ec4741c8c9eb0b54d9cfcd820787d590c8cd00001804080c0d03090200080e0000080c0015040a12080c0a100800000f033f00060000d400150609030e0d00060035160011a0c000d44c9a090881";
 
 #[test]
-#[ignore = "finding: oozextract panics on corrupt Oodle blocks (helper-notes/findings-pakrat-iostore.md F1)"]
 fn fuzz_regression_block_oodle_is_an_error() {
     use pakrat_iostore::compress::{decompress, Method};
     let data: Vec<u8> = (0..OODLE_CRASH_1.len())
@@ -483,7 +481,6 @@ fn fuzz_regression_block_oodle_is_an_error() {
 /// end, and `Toc::compressed_size` (so `Container::chunks`, `pakrat list
 /// --chunks`) slices the block table with it and panics.
 #[test]
-#[ignore = "finding: Toc::compressed_size panics on a zero-length entry past the blocks (helper-notes/findings-pakrat-iostore.md F2)"]
 fn fuzz_regression_zero_length_entry_past_blocks() {
     let Some(rows) = pakrat_testkit::entries("iostore") else {
         return;
