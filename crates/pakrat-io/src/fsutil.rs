@@ -10,7 +10,7 @@
 //!   then rename), so an interrupted run leaves no half-written file under the
 //!   final name.
 
-use std::fs;
+use std::fs::{self, File};
 use std::io::{self, Write};
 use std::path::{Component, Path, PathBuf};
 
@@ -149,6 +149,49 @@ impl OutputDir {
         write_atomic(&path, self.force, fill)?;
         Ok(path)
     }
+
+    /// Write `name` atomically with a callback that gets the open (temporary)
+    /// [`File`], with the same checks as [`OutputDir::write_with`]; see
+    /// [`write_atomic_file`].
+    pub fn write_file_with(
+        &self,
+        name: &str,
+        fill: impl FnOnce(&File) -> io::Result<()>,
+    ) -> Result<PathBuf> {
+        let path = self.resolve(name)?;
+        self.make_parents(&path)?;
+        write_atomic_file(&path, self.force, fill)?;
+        Ok(path)
+    }
+
+    /// Write `name` atomically with `len` bytes of `src` starting at
+    /// `offset`, copied file to file (`std::io::copy`, which is
+    /// `copy_file_range` inside the kernel on Linux), with the same checks as
+    /// [`OutputDir::write_with`]. `src` is left positioned after the copied
+    /// range. Fails, leaving no file, if `src` holds fewer bytes than asked.
+    pub fn write_from_file_range(
+        &self,
+        name: &str,
+        src: &mut File,
+        offset: u64,
+        len: u64,
+    ) -> Result<PathBuf> {
+        self.write_file_with(name, |f| copy_range(src, offset, len, f))
+    }
+}
+
+/// Copy `len` bytes of `src` from `offset` to the current position of `dst`.
+fn copy_range(src: &mut File, offset: u64, len: u64, mut dst: &File) -> io::Result<()> {
+    use std::io::{Read, Seek, SeekFrom};
+    src.seek(SeekFrom::Start(offset))?;
+    let n = io::copy(&mut src.take(len), &mut dst)?;
+    if n != len {
+        return Err(io::Error::new(
+            io::ErrorKind::UnexpectedEof,
+            format!("source holds only {n} of {len} bytes at offset {offset}"),
+        ));
+    }
+    Ok(())
 }
 
 /// Write `path` through a temporary file in the same folder and rename it
@@ -158,6 +201,22 @@ pub fn write_atomic(
     path: &Path,
     force: bool,
     fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> Result<()> {
+    write_atomic_file(path, force, |f| {
+        let mut buf = io::BufWriter::with_capacity(1 << 20, f);
+        fill(&mut buf)?;
+        buf.flush()
+    })
+}
+
+/// Like [`write_atomic`], but `fill` gets the open temporary [`File`]
+/// itself (unbuffered), so it can copy into it from another file with
+/// `std::io::copy` (which the standard library turns into `copy_file_range`
+/// on Linux).
+pub fn write_atomic_file(
+    path: &Path,
+    force: bool,
+    fill: impl FnOnce(&File) -> io::Result<()>,
 ) -> Result<()> {
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
@@ -179,11 +238,7 @@ pub fn write_atomic(
         builder.permissions(fs::Permissions::from_mode(0o666));
     }
     let tmp = builder.tempfile_in(dir).map_err(|e| Error::io(dir, e))?;
-    {
-        let mut buf = io::BufWriter::with_capacity(1 << 20, tmp.as_file());
-        fill(&mut buf).map_err(|e| Error::io(path, e))?;
-        buf.flush().map_err(|e| Error::io(path, e))?;
-    }
+    fill(tmp.as_file()).map_err(|e| Error::io(path, e))?;
     let res = if force {
         tmp.persist(path).map(|_| ())
     } else {
@@ -258,6 +313,26 @@ mod tests {
                 "outputs must not keep the temp file's private mode"
             );
         }
+        // Range copy from a file: same checks, exact bytes, short source refused.
+        let src_path = t.path().join("src.bin");
+        fs::write(&src_path, b"0123456789").unwrap();
+        let mut src = File::open(&src_path).unwrap();
+        let q = out
+            .write_from_file_range("A/range.bin", &mut src, 3, 4)
+            .unwrap();
+        assert_eq!(fs::read(&q).unwrap(), b"3456");
+        assert!(out
+            .write_from_file_range("A/range.bin", &mut src, 0, 1)
+            .is_err());
+        assert!(out
+            .write_from_file_range("A/short.bin", &mut src, 8, 5)
+            .is_err());
+        assert!(!out.root().join("A/short.bin").exists());
+        assert!(out.write_from_file_range("../esc", &mut src, 0, 1).is_err());
+        #[cfg(unix)]
+        assert!(forced
+            .write_from_file_range("link/y", &mut src, 0, 1)
+            .is_err());
         let leftovers: Vec<_> = fs::read_dir(out.root().join("A"))
             .unwrap()
             .filter_map(|e| e.ok())

@@ -648,6 +648,33 @@ impl Container {
         data.get(a..a + (next - first.offset) as usize)
     }
 
+    /// When entry `index` is stored (every block method 0, unencrypted, back
+    /// to back in one partition), where its bytes lie: (partition, offset in
+    /// that partition's file, length). Lets an extractor copy the bytes file
+    /// to file in the kernel. `None` otherwise (or when the blocks do not
+    /// cover the entry; [`Container::stream_chunk`] reports that).
+    pub fn stored_extent(&self, index: usize) -> Option<(usize, u64, u64)> {
+        let range = self.toc.block_range(index).ok()?;
+        let ol = *self.toc.offsets.get(index)?;
+        let bs = u64::from(self.toc.header.block_size);
+        if ol.length == 0 || bs == 0 {
+            return None;
+        }
+        let start = ol.offset % bs;
+        let end = start.checked_add(ol.length)?;
+        let run = self.stored_run(range.clone())?;
+        if end > run.len() as u64 {
+            return None;
+        }
+        let first = self.toc.blocks.get(range.start)?;
+        let psize = self.toc.header.effective_partition_size();
+        Some((
+            (first.offset / psize) as usize,
+            first.offset % psize + start,
+            ol.length,
+        ))
+    }
+
     /// Tell the OS that the mapped `.ucas` pages of entry `index` are no
     /// longer needed by this process, so that a long extraction does not
     /// keep the whole container resident (the pages stay in the page cache;

@@ -1,7 +1,9 @@
 //! Parallel extraction of chunks into an [`OutputDir`]: chunks in parallel,
 //! and inside each chunk windows of blocks decoded in parallel
 //! ([`Container::stream_chunk`]), each file written atomically. Memory stays
-//! at about one window plus one write buffer per worker thread.
+//! at about one window plus one write buffer per worker thread. Large stored
+//! (uncompressed, unencrypted) entries are copied `.ucas` → file inside the
+//! kernel instead ([`COPY_MIN`]).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
@@ -38,6 +40,27 @@ pub fn chunk_file_name(x: &ChunkInfo) -> String {
     format!("_chunks/{}.{}", x.id, x.chunk_type.name())
 }
 
+/// Stored entries at least this large are copied file to file.
+pub const COPY_MIN: u64 = 256 << 10;
+
+/// A stored, unencrypted entry whose bytes lie in one piece of one `.ucas`
+/// file is copied file to file inside the kernel (`copy_file_range`), with
+/// the same output checks as every other write. `None` when the entry is not
+/// such a run, is small, or the `.ucas` cannot be reopened as the very file
+/// that is mapped (then the caller streams it as usual).
+fn copy_stored(
+    c: &Container,
+    j: &Job,
+    out: &OutputDir,
+) -> Option<pakrat_io::Result<std::path::PathBuf>> {
+    let (p, offset, len) = c.stored_extent(j.index)?;
+    if len < COPY_MIN {
+        return None;
+    }
+    let mut f = c.partitions().get(p)?.source.as_ref()?.open_at(offset)?;
+    Some(out.write_from_file_range(&j.name, &mut f, offset, len))
+}
+
 /// Write every job; `on_progress` receives uncompressed bytes as they are written.
 pub fn extract(
     c: &Container,
@@ -49,6 +72,21 @@ pub fn extract(
     let bytes = AtomicU64::new(0);
     let errors = Mutex::new(Vec::new());
     jobs.par_iter().for_each(|j| {
+        if let Some(res) = copy_stored(c, j, out) {
+            match res {
+                Ok(_) => {
+                    on_progress(j.size);
+                    files.fetch_add(1, Ordering::Relaxed);
+                    bytes.fetch_add(j.size, Ordering::Relaxed);
+                }
+                Err(e) => {
+                    if let Ok(mut v) = errors.lock() {
+                        v.push(format!("{}: {e}", j.name));
+                    }
+                }
+            }
+            return;
+        }
         let res = out.write_with(&j.name, |w| {
             c.stream_chunk(j.index, |b| {
                 w.write_all(b)
