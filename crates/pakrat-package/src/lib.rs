@@ -31,6 +31,7 @@
 //! allocates from a count before checking it against the bytes that remain.
 #![deny(missing_docs)]
 
+pub mod arrays;
 pub mod class;
 pub mod export;
 pub mod flags;

@@ -143,6 +143,15 @@ pub enum Value<'a> {
         /// The element bytes.
         data: &'a [u8],
     },
+    /// A dynamic array whose element type was found in the class
+    /// definition ([`crate::arrays`]); the elements used exactly the
+    /// property's bytes.
+    TypedArray {
+        /// The decoded elements (as many as the stored count).
+        elems: Vec<Value<'a>>,
+        /// The element bytes they were decoded from (after the count).
+        data: &'a [u8],
+    },
     /// Map or fixed array (element types come from the class): raw bytes.
     Raw(&'a [u8]),
 }
@@ -270,7 +279,8 @@ pub fn read_object<'a>(pkg: &Package<'a>, i: usize) -> Result<ObjectData<'a>> {
         // A UClass: no tagged list here (UObject::Serialize skips it); its
         // default properties end the object, after the bytecode.
         let mut tail = crate::class::read_class_tail(pkg, i)?;
-        let properties = std::mem::take(&mut tail.defaults);
+        let mut properties = std::mem::take(&mut tail.defaults);
+        crate::arrays::type_arrays_with(pkg, i, &mut properties, None);
         let end = Reader::with_base(
             &data[data.len()..],
             u64::from(e.serial_offset) + data.len() as u64,
@@ -284,12 +294,18 @@ pub fn read_object<'a>(pkg: &Package<'a>, i: usize) -> Result<ObjectData<'a>> {
             class: Some(Box::new(tail)),
         });
     }
-    let properties = if e.serial_size == 0 {
+    let mut properties = if e.serial_size == 0 {
         // Size 0: no data at all (stripped script text, server packages).
         Vec::new()
     } else {
         read_tagged(pkg, &mut r, 0)?
     };
+    if properties
+        .iter()
+        .any(|p| matches!(p.value, Value::Array { .. }))
+    {
+        crate::arrays::type_arrays_with(pkg, i, &mut properties, None);
+    }
     Ok(ObjectData {
         state_frame,
         properties,
@@ -447,7 +463,7 @@ pub(crate) fn strip(e: &Error) -> String {
     }
 }
 
-fn read_name(pkg: &Package<'_>, r: &mut Reader<'_>, what: &str) -> Result<u32> {
+pub(crate) fn read_name(pkg: &Package<'_>, r: &mut Reader<'_>, what: &str) -> Result<u32> {
     let at = r.offset();
     let i = r.compact(what)?;
     if i < 0 || i as usize >= pkg.names.len() {
@@ -462,7 +478,7 @@ fn read_name(pkg: &Package<'_>, r: &mut Reader<'_>, what: &str) -> Result<u32> {
     Ok(i as u32)
 }
 
-fn read_obj(pkg: &Package<'_>, r: &mut Reader<'_>, what: &str) -> Result<ObjRef> {
+pub(crate) fn read_obj(pkg: &Package<'_>, r: &mut Reader<'_>, what: &str) -> Result<ObjRef> {
     let at = r.offset();
     let v = ObjRef(r.compact(what)?);
     pkg.check_ref(v)
@@ -528,7 +544,7 @@ fn read_value<'a>(
 /// True when a struct payload is a nested tagged list: from version 118,
 /// except the structs UE2 keeps binary (Vector, Rotator, Color of their
 /// binary size, and PointRegion).
-fn struct_is_tagged(pkg: &Package<'_>, sname: &str, size: u32) -> bool {
+pub(crate) fn struct_is_tagged(pkg: &Package<'_>, sname: &str, size: u32) -> bool {
     if pkg.summary.version < STRUCT_TAGS_VERSION {
         return false;
     }
@@ -539,7 +555,11 @@ fn struct_is_tagged(pkg: &Package<'_>, sname: &str, size: u32) -> bool {
 }
 
 /// Read a binary struct payload of known size (the whole of `r`).
-fn read_struct<'a>(pkg: &Package<'a>, r: &mut Reader<'a>, sname: &str) -> Result<StructValue<'a>> {
+pub(crate) fn read_struct<'a>(
+    pkg: &Package<'a>,
+    r: &mut Reader<'a>,
+    sname: &str,
+) -> Result<StructValue<'a>> {
     let n = r.remaining();
     let is = |s: &str| sname.eq_ignore_ascii_case(s);
     // Binary in every version (UELib: immutable before UE3).

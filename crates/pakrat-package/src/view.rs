@@ -67,6 +67,10 @@ pub fn value_text(pkg: &Package<'_>, v: &Value<'_>) -> String {
                 hex_preview(data)
             ),
         },
+        Value::TypedArray { elems, .. } => {
+            let parts: Vec<String> = elems.iter().map(|e| value_text(pkg, e)).collect();
+            format!("[{}]", parts.join(","))
+        }
         Value::Raw(b) => format!("<{} bytes: {}>", b.len(), hex_preview(b)),
         Value::Struct(s) => struct_text(pkg, s),
     }
@@ -156,6 +160,9 @@ pub fn value_json(pkg: &Package<'_>, v: &Value<'_>) -> Json {
             elem_size,
             data,
         } => json!({"count": count, "element_size": elem_size, "hex": hex(data)}),
+        Value::TypedArray { elems, .. } => {
+            Json::Array(elems.iter().map(|e| value_json(pkg, e)).collect())
+        }
         Value::Raw(b) => json!({"hex": hex(b)}),
         Value::Struct(s) => struct_json(pkg, s),
     }
