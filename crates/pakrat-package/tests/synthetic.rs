@@ -256,3 +256,54 @@ fn ue2_structs_are_tagged_lists_and_errors_are_precise() {
         matches!(&o.properties[0].value, Value::Struct(s) if matches!(**s, StructValue::Raw(b) if b.len() == 7))
     );
 }
+
+/// A class defined in the package declares `array<int> Vals`: an object of
+/// that class decodes its `Vals` typed when the elements use exactly the
+/// tag's bytes, and keeps the raw bytes when one byte is left over.
+#[test]
+fn arrays_typed_by_local_class_definition_or_kept_raw() {
+    use pakrat_package::props::{read_object, Value};
+    let names = &[
+        "None",
+        "Core",
+        "Class",
+        "ArrayProperty",
+        "IntProperty",
+        "MyClass",
+        "Vals",
+        "Obj1",
+        "Obj2",
+    ];
+    // Property data: empty tagged list, SuperField, Next, ArrayDim=1,
+    // PropertyFlags=0, Category=None, then (array) Inner = export 3.
+    const ARR: &[u8] = &[0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 3];
+    const INT: &[u8] = &[0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0];
+    // Vals: Array, size in a u8 (code 5): count 2, 7, -1; then None.
+    const OBJ1: &[u8] = &[6, 0x59, 9, 2, 7, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF, 0];
+    const OBJ2: &[u8] = &[6, 0x59, 10, 2, 7, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF, 0, 0];
+    let data = build(
+        names,
+        &[(1, 2, 0, 3), (1, 2, 0, 4)],
+        &[
+            (0, 0, 0, 5, 0, &[]),
+            (-1, 0, 1, 6, 0, ARR),
+            (-2, 0, 2, 6, 0, INT),
+            (1, 0, 0, 7, 0, OBJ1),
+            (1, 0, 0, 8, 0, OBJ2),
+        ],
+    );
+    let pkg = Package::parse(&data).unwrap();
+    let o = read_object(&pkg, 3).unwrap();
+    assert!(
+        matches!(&o.properties[0].value, Value::TypedArray { elems, data }
+            if *elems == [Value::Int(7), Value::Int(-1)] && data.len() == 8),
+        "{:?}",
+        o.properties[0].value
+    );
+    let o = read_object(&pkg, 4).unwrap();
+    assert!(
+        matches!(&o.properties[0].value, Value::Array { count: 2, data, .. } if data.len() == 9),
+        "{:?}",
+        o.properties[0].value
+    );
+}
