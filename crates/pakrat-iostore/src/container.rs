@@ -530,11 +530,21 @@ impl Container {
     /// Decode the blocks of entry `index` window by window (blocks of a window
     /// in parallel) and hand the chunk's bytes, in order, to `sink`. Memory
     /// stays at one window (`WINDOW_BLOCKS` blocks) per call.
-    pub fn stream_chunk(
+    pub fn stream_chunk(&self, index: usize, sink: impl FnMut(&[u8]) -> Result<()>) -> Result<()> {
+        self.stream_chunk_windowed(index, WINDOW_BLOCKS, sink)
+    }
+
+    /// [`Container::stream_chunk`] with windows of at most `window_blocks`
+    /// blocks (at least 1; still closed early after `WINDOW_BYTES`). Small
+    /// windows keep the decoded bytes in the CPU cache until they are
+    /// written, which pays when many chunks are already decoded in parallel.
+    pub fn stream_chunk_windowed(
         &self,
         index: usize,
+        window_blocks: usize,
         mut sink: impl FnMut(&[u8]) -> Result<()>,
     ) -> Result<()> {
+        let window_blocks = window_blocks.clamp(1, WINDOW_BLOCKS);
         if let Some(e) = self.encryption_error("data") {
             return Err(e);
         }
@@ -566,7 +576,7 @@ impl Container {
             let data = raw
                 .get(start as usize..end as usize)
                 .ok_or_else(|| Error::Other(format!("chunk {index}: stored run too short")))?;
-            for piece in data.chunks(WINDOW_BLOCKS * self.toc.header.block_size as usize) {
+            for piece in data.chunks(window_blocks * self.toc.header.block_size as usize) {
                 sink(piece)?;
             }
             return Ok(());
@@ -583,7 +593,7 @@ impl Container {
             let mut wend = w;
             let mut wbytes = 0usize;
             while wend < range.end
-                && wend - w < WINDOW_BLOCKS
+                && wend - w < window_blocks
                 && (wend == w || wbytes < WINDOW_BYTES)
             {
                 wbytes += self.toc.blocks[wend].uncompressed_size as usize;

@@ -40,6 +40,9 @@ pub fn chunk_file_name(x: &ChunkInfo) -> String {
     format!("_chunks/{}.{}", x.id, x.chunk_type.name())
 }
 
+/// Blocks per window when many files are extracted in parallel.
+pub const SMALL_WINDOW: usize = 4;
+
 /// Stored entries at least this large are copied file to file.
 pub const COPY_MIN: u64 = 256 << 10;
 
@@ -71,6 +74,14 @@ pub fn extract(
     let files = AtomicU64::new(0);
     let bytes = AtomicU64::new(0);
     let errors = Mutex::new(Vec::new());
+    // With enough files to keep every thread busy, decode a few blocks at a
+    // time and write them while they are still in the CPU cache; a lone big
+    // file keeps wide windows so its blocks are decoded in parallel.
+    let window = if jobs.len() >= 4 * rayon::current_num_threads() {
+        SMALL_WINDOW
+    } else {
+        crate::container::WINDOW_BLOCKS
+    };
     jobs.par_iter().for_each(|j| {
         if let Some(res) = copy_stored(c, j, out) {
             match res {
@@ -88,7 +99,7 @@ pub fn extract(
             return;
         }
         let res = out.write_with(&j.name, |w| {
-            c.stream_chunk(j.index, |b| {
+            c.stream_chunk_windowed(j.index, window, |b| {
                 w.write_all(b)
                     .map_err(|e| pakrat_io::Error::Other(e.to_string()))?;
                 on_progress(b.len() as u64);
