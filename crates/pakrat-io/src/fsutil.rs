@@ -150,6 +150,16 @@ impl OutputDir {
         Ok(path)
     }
 
+    /// Start writing `name` (same checks as [`OutputDir::write_with`]: a
+    /// safe relative name, no symbolic link on the way, no existing file
+    /// without `force`); the data goes in through the returned
+    /// [`PendingFile`], which [`PendingFile::commit`] puts in place.
+    pub fn begin(&self, name: &str) -> Result<PendingFile> {
+        let path = self.resolve(name)?;
+        self.make_parents(&path)?;
+        PendingFile::begin(&path, self.force)
+    }
+
     /// Write `name` atomically with a callback that gets the open (temporary)
     /// [`File`], with the same checks as [`OutputDir::write_with`]; see
     /// [`write_atomic_file`].
@@ -203,7 +213,9 @@ pub fn write_atomic(
     fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
 ) -> Result<()> {
     write_atomic_file(path, force, |f| {
-        let mut buf = io::BufWriter::with_capacity(1 << 20, f);
+        // 64 KiB: small writes are gathered, and larger ones (whole blocks or
+        // windows) go straight to the file instead of being copied first.
+        let mut buf = io::BufWriter::with_capacity(64 << 10, f);
         fill(&mut buf)?;
         buf.flush()
     })
@@ -218,42 +230,99 @@ pub fn write_atomic_file(
     force: bool,
     fill: impl FnOnce(&File) -> io::Result<()>,
 ) -> Result<()> {
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    if !force && fs::symlink_metadata(path).is_ok() {
-        return Err(Error::Other(format!(
-            "{} already exists (use --force to replace it)",
-            path.display()
-        )));
-    }
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(TEMP_PREFIX);
-    // A finished output gets a new file's usual mode (0666 less the umask),
-    // not the 0600 temp files are created with.
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        builder.permissions(fs::Permissions::from_mode(0o666));
-    }
-    let tmp = builder.tempfile_in(dir).map_err(|e| Error::io(dir, e))?;
-    fill(tmp.as_file()).map_err(|e| Error::io(path, e))?;
-    let res = if force {
-        tmp.persist(path).map(|_| ())
-    } else {
-        tmp.persist_noclobber(path).map(|_| ())
-    };
-    res.map_err(|e| {
-        if e.error.kind() == io::ErrorKind::AlreadyExists {
-            Error::Other(format!(
-                "{} already exists (use --force to replace it)",
-                path.display()
-            ))
-        } else {
-            Error::io(path, e.error)
+    let pending = PendingFile::begin(path, force)?;
+    fill(pending.file()).map_err(|e| Error::io(path, e))?;
+    pending.commit().map(|_| ())
+}
+
+/// A file being written atomically: a temporary file in the folder of its
+/// final path, renamed into place by [`PendingFile::commit`]. Dropped
+/// without a commit (an error, a panic, a stage that gave up), it is
+/// deleted, so no half-written file ever carries the final name. It can be
+/// moved to another thread, which lets one stage open files and another
+/// fill and commit them.
+#[derive(Debug)]
+pub struct PendingFile {
+    tmp: tempfile::NamedTempFile,
+    path: PathBuf,
+    force: bool,
+}
+
+impl PendingFile {
+    /// Open a temporary file for `path` (whose folder must exist). Without
+    /// `force` an existing `path` is refused now, and again at the commit.
+    pub fn begin(path: &Path, force: bool) -> Result<PendingFile> {
+        let dir = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        if !force && fs::symlink_metadata(path).is_ok() {
+            return Err(already_exists(path));
         }
-    })
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(TEMP_PREFIX);
+        // A finished output gets a new file's usual mode (0666 less the umask),
+        // not the 0600 temp files are created with.
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            builder.permissions(fs::Permissions::from_mode(0o666));
+        }
+        let tmp = builder.tempfile_in(dir).map_err(|e| Error::io(dir, e))?;
+        Ok(PendingFile {
+            tmp,
+            path: path.to_path_buf(),
+            force,
+        })
+    }
+
+    /// The open temporary file (write through `&File`, or copy into it).
+    pub fn file(&self) -> &File {
+        self.tmp.as_file()
+    }
+
+    /// The final path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Rename the temporary file to its final path (without `force`, only
+    /// if that path still does not exist: atomic where the file system
+    /// supports hard links). Returns the final path.
+    pub fn commit(self) -> Result<PathBuf> {
+        let PendingFile { tmp, path, force } = self;
+        let res = if force {
+            tmp.persist(&path).map(|_| ())
+        } else {
+            tmp.persist_noclobber(&path).map(|_| ())
+        };
+        match res {
+            Ok(()) => Ok(path),
+            Err(e) if e.error.kind() == io::ErrorKind::AlreadyExists => Err(already_exists(&path)),
+            Err(e) => Err(Error::io(&path, e.error)),
+        }
+    }
+}
+
+impl Write for PendingFile {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.tmp.as_file().write(buf)
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        self.tmp.as_file().write_all(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+fn already_exists(path: &Path) -> Error {
+    Error::Other(format!(
+        "{} already exists (use --force to replace it)",
+        path.display()
+    ))
 }
 
 #[cfg(test)]
@@ -283,6 +352,46 @@ mod tests {
             sanitize_relative("System\\Foo.u").unwrap(),
             Path::new("System").join("Foo.u")
         );
+    }
+
+    #[test]
+    fn pending_files_commit_or_vanish() {
+        let t = tempfile::tempdir().unwrap();
+        let out = OutputDir::create(t.path().join("out"), false).unwrap();
+        let temps = || {
+            fs::read_dir(out.root().join("d"))
+                .unwrap()
+                .filter(|e| {
+                    let n = e.as_ref().unwrap().file_name();
+                    n.to_string_lossy().starts_with(TEMP_PREFIX)
+                })
+                .count()
+        };
+        // Dropped without a commit: nothing under the final name, no temp.
+        let mut p = out.begin("d/a.bin").unwrap();
+        p.write_all(b"half").unwrap();
+        assert_eq!(temps(), 1);
+        drop(p);
+        assert_eq!(temps(), 0);
+        assert!(!out.root().join("d/a.bin").exists());
+        // Committed from another thread.
+        let mut p = out.begin("d/a.bin").unwrap();
+        p.write_all(b"whole").unwrap();
+        let path = std::thread::spawn(move || p.commit())
+            .join()
+            .unwrap()
+            .unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"whole");
+        // Without force: refused at begin, and at commit when the file
+        // appeared in between (the earlier content stays).
+        assert!(out.begin("d/a.bin").is_err());
+        let p = out.begin("d/b.bin").unwrap();
+        fs::write(out.root().join("d/b.bin"), b"theirs").unwrap();
+        let e = p.commit().unwrap_err().to_string();
+        assert!(e.contains("already exists"), "{e}");
+        assert_eq!(fs::read(out.root().join("d/b.bin")).unwrap(), b"theirs");
+        assert_eq!(temps(), 0);
+        assert!(out.begin("../x").is_err());
     }
 
     #[test]

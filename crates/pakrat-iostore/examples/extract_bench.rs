@@ -11,8 +11,11 @@
 //! single-thread decode speed of the codec and `cat` for the uncompressed
 //! case. "decode" rows run the same pipeline (read, decrypt, decompress)
 //! without writing files, "extract" rows write every chunk to a file like
-//! `pakrat extract`. Everything it writes is deleted at the end.
-//! Set `BENCH_DIR` to choose where the temporary files go.
+//! `pakrat extract`: "N thread(s)" is the rayon pool that decodes, "+ 1
+//! writer" the thread that fills and commits the files beside it. Everything
+//! it writes is deleted at the end. Set `BENCH_DIR` to choose where the
+//! temporary files go; `extract_bench build DIR [GIB]` only builds the
+//! containers (and keeps them) for profiling the worker by hand.
 
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -254,6 +257,11 @@ fn codec_speed(src: &[SrcBlock], m: &Method) -> (f64, f64) {
     )
 }
 
+/// Blocks for `gib` GiB of output, a whole number of chunks.
+fn blocks_for(gib: f64) -> usize {
+    ((gib * (1u64 << 30) as f64) as usize / BS).div_ceil(CHUNK_BLOCKS) * CHUNK_BLOCKS
+}
+
 fn gbs(bytes: f64) -> String {
     format!("{:.3} GB/s", bytes / 1e9)
 }
@@ -269,8 +277,28 @@ fn main() {
         );
         return;
     }
+    if args.get(1).map(String::as_str) == Some("build") {
+        // Build the containers under DIR and keep them (for profiling the
+        // worker by hand): extract_bench build DIR [GIB]
+        let dir = PathBuf::from(&args[2]);
+        let gib: f64 = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(2.0);
+        let nblocks = blocks_for(gib);
+        let root = pakrat_testkit::corpus_dir().expect("corpus");
+        for (label, v, stored) in [
+            ("Oodle", "Oodle", false),
+            ("Zlib", "Zlib", false),
+            ("None", "Oodle", true),
+        ] {
+            let (src, name) = source_blocks(&fixture(&root, v));
+            let d = dir.join(label);
+            std::fs::create_dir_all(&d).unwrap();
+            let utoc = build(&d, &src, (!stored).then_some(name.as_str()), nblocks);
+            println!("{}", utoc.display());
+        }
+        return;
+    }
     let gib: f64 = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(2.0);
-    let nblocks = ((gib * (1u64 << 30) as f64) as usize / BS).div_ceil(CHUNK_BLOCKS) * CHUNK_BLOCKS;
+    let nblocks = blocks_for(gib);
     let Some(root) = pakrat_testkit::corpus_dir() else {
         eprintln!("no corpus");
         return;
@@ -348,8 +376,16 @@ fn main() {
                     );
                 }
             }
+            let writers = if mode == "extract" {
+                format!(
+                    " + {} writer",
+                    pakrat_iostore::extract::writer_threads(threads)
+                )
+            } else {
+                String::new()
+            };
             println!(
-                "  {mode:<7} {threads} thread(s): {bytes} B in {secs:.2} s = {} wall-clock, {} per CPU-second ({cpu:.2} CPU-s); peak RSS: anonymous {:.1} MiB, total incl. mapped .ucas pages {:.1} MiB",
+                "  {mode:<7} {threads} thread(s){writers}: {bytes} B in {secs:.2} s = {} wall-clock, {} per CPU-second ({cpu:.2} CPU-s); peak RSS: anonymous {:.1} MiB, total incl. mapped .ucas pages {:.1} MiB",
                 gbs(bytes as f64 / secs),
                 gbs(bytes as f64 / cpu.max(0.01)),
                 anon as f64 / 1024.0,

@@ -27,6 +27,15 @@ pub const WINDOW_BLOCKS: usize = 32;
 /// claim blocks of up to 16 MiB).
 pub const WINDOW_BYTES: usize = 4 << 20;
 
+/// Decoded bytes of a chunk, as handed out by [`Container::stream_chunk_pieces`].
+#[derive(Debug)]
+pub enum Piece<'a> {
+    /// A window decoded into an owned buffer; the chunk's bytes are the range.
+    Owned(Vec<u8>, std::ops::Range<usize>),
+    /// Stored bytes, straight from the mapped `.ucas`.
+    Mapped(&'a [u8]),
+}
+
 /// One `.ucas` file.
 pub struct Partition {
     /// Where it should be.
@@ -544,6 +553,36 @@ impl Container {
         window_blocks: usize,
         mut sink: impl FnMut(&[u8]) -> Result<()>,
     ) -> Result<()> {
+        // One buffer, reused window after window.
+        let slot = std::cell::Cell::new(Vec::new());
+        self.stream_chunk_pieces(
+            index,
+            window_blocks,
+            || slot.take(),
+            |piece| match piece {
+                Piece::Mapped(b) => sink(b),
+                Piece::Owned(buf, r) => {
+                    let res = sink(&buf[r]);
+                    slot.set(buf);
+                    res
+                }
+            },
+        )
+    }
+
+    /// The engine of [`Container::stream_chunk_windowed`] for callers that
+    /// hand the decoded bytes to another thread: each window is decoded
+    /// into a buffer from `take_buf` (any length; it is resized) and passed
+    /// to `sink` by value with the range that belongs to the chunk, so the
+    /// buffer can be written elsewhere and given back for reuse. Stored,
+    /// unencrypted runs come as slices of the mapped `.ucas` instead.
+    pub fn stream_chunk_pieces<'a>(
+        &'a self,
+        index: usize,
+        window_blocks: usize,
+        mut take_buf: impl FnMut() -> Vec<u8>,
+        mut sink: impl FnMut(Piece<'a>) -> Result<()>,
+    ) -> Result<()> {
         let window_blocks = window_blocks.clamp(1, WINDOW_BLOCKS);
         if let Some(e) = self.encryption_error("data") {
             return Err(e);
@@ -577,11 +616,10 @@ impl Container {
                 .get(start as usize..end as usize)
                 .ok_or_else(|| Error::Other(format!("chunk {index}: stored run too short")))?;
             for piece in data.chunks(window_blocks * self.toc.header.block_size as usize) {
-                sink(piece)?;
+                sink(Piece::Mapped(piece))?;
             }
             return Ok(());
         }
-        let mut buf: Vec<u8> = Vec::new();
         let mut pos = 0u64; // position of the window start in the joined blocks
         let mut w = range.start;
         while w < range.end {
@@ -601,6 +639,7 @@ impl Container {
             }
             let wblocks = &self.toc.blocks[w..wend];
             let wlen: usize = wblocks.iter().map(|b| b.uncompressed_size as usize).sum();
+            let mut buf = take_buf();
             buf.resize(wlen, 0);
             let mut slices: Vec<(usize, &mut [u8])> = Vec::with_capacity(wblocks.len());
             let mut rest: &mut [u8] = &mut buf;
@@ -622,7 +661,10 @@ impl Container {
             let a = start.max(wstart);
             let z = end.min(wstop);
             if a < z {
-                sink(&buf[(a - wstart) as usize..(z - wstart) as usize])?;
+                sink(Piece::Owned(
+                    buf,
+                    (a - wstart) as usize..(z - wstart) as usize,
+                ))?;
             }
             pos = wstop;
             w = wend;

@@ -173,6 +173,24 @@ fn verify_corpus_and_keys() {
             .assert()
             .code(2)
             .stderr(contains("wrong AES key"));
+        // `info` still shows the unencrypted header, then reports the key.
+        pakrat()
+            .args(["info", e, "--aes-key", &"11".repeat(32)])
+            .assert()
+            .code(1)
+            .stdout(contains("wrong key given"))
+            .stdout(contains("entries:"))
+            .stderr(contains("wrong AES key"));
+        let o = pakrat()
+            .args(["info", e, "--json", "--aes-key", &"11".repeat(32)])
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(1));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert!(v["key_error"].as_str().unwrap().contains("wrong AES key"));
+        assert_eq!(v["key_given"], false);
+        assert!(v["encryption"].as_str().unwrap().starts_with("AES-256"));
+        assert_eq!(v["entries"], 112);
         let t = tempfile::tempdir().unwrap();
         let keys = t.path().join("keys.json");
         std::fs::write(

@@ -56,7 +56,20 @@ fn progress(total: u64, quiet: bool, what: &str) -> Option<indicatif::ProgressBa
 
 /// `info` for this format.
 pub fn info(a: &InfoArgs) -> Result<ExitCode> {
-    let c = open(&a.file, &a.keys)?;
+    // A key that does not fit still leaves the (unencrypted) header worth
+    // showing: open without keys, show it, report the key and exit 1.
+    let (c, key_error) = match open(&a.file, &a.keys) {
+        Ok(c) => (c, None),
+        Err(e) => match Container::open(&a.file, &KeyRing::new()) {
+            Ok(c) => (c, Some(e.to_string())),
+            Err(_) => return Err(e),
+        },
+    };
+    let status = if key_error.is_some() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    };
     let toc = c.toc();
     let h = &toc.header;
     let mut types: BTreeMap<String, usize> = BTreeMap::new();
@@ -101,6 +114,7 @@ pub fn info(a: &InfoArgs) -> Result<ExitCode> {
             "encryption_key_guid": guid_text(h.encryption_key_guid),
             "encryption": encryption_name(h.encryption()),
             "key_given": c.key().is_some(),
+            "key_error": key_error,
             "directory_index_size": h.directory_index_size,
             "mount_point": c.mount_point(),
             "directory_error": c.directory_error(),
@@ -114,7 +128,10 @@ pub fn info(a: &InfoArgs) -> Result<ExitCode> {
             "stored_bytes": stored,
             "companion_pak": companion,
         }))?;
-        return Ok(ExitCode::SUCCESS);
+        if let Some(e) = &key_error {
+            eprintln!("pakrat: error: {e}");
+        }
+        return Ok(status);
     }
     println!("{}: IoStore container (.utoc)", a.file.display());
     println!(
@@ -160,10 +177,11 @@ pub fn info(a: &InfoArgs) -> Result<ExitCode> {
         "  encryption:     {} (key GUID {}{})",
         encryption_name(h.encryption()),
         guid_text(h.encryption_key_guid),
-        match (h.encryption(), c.key()) {
-            (EncryptionMethod::None, _) => "",
-            (_, Some(_)) => ", key given",
-            (_, None) => ", no key given",
+        match (h.encryption(), c.key(), &key_error) {
+            (EncryptionMethod::None, _, _) => "",
+            (_, Some(_), _) => ", key given",
+            (_, None, Some(_)) => ", wrong key given",
+            (_, None, None) => ", no key given",
         }
     );
     if let Some(m) = c.mount_point() {
@@ -213,7 +231,10 @@ pub fn info(a: &InfoArgs) -> Result<ExitCode> {
         human_size(size),
         human_size(stored)
     );
-    Ok(ExitCode::SUCCESS)
+    if let Some(e) = &key_error {
+        eprintln!("pakrat: error: {e}");
+    }
+    Ok(status)
 }
 
 /// `pak_info` for this format: the `.pak` footer (the contents are not read).
