@@ -12,7 +12,8 @@
 //! case. "decode" rows run the same pipeline (read, decrypt, decompress)
 //! without writing files, "extract" rows write every chunk to a file like
 //! `pakrat extract`: "N thread(s)" is the rayon pool that decodes, "+ 1
-//! writer" the thread that fills and commits the files beside it. Everything
+//! writer" the thread that fills and commits the files beside it when the
+//! pool leaves a core free (`extract::writer_threads`). Everything
 //! it writes is deleted at the end. Set `BENCH_DIR` to choose where the
 //! temporary files go; `extract_bench build DIR [GIB]` only builds the
 //! containers (and keeps them) for profiling the worker by hand.
@@ -376,13 +377,10 @@ fn main() {
                     );
                 }
             }
-            let writers = if mode == "extract" {
-                format!(
-                    " + {} writer",
-                    pakrat_iostore::extract::writer_threads(threads)
-                )
-            } else {
-                String::new()
+            let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+            let writers = match pakrat_iostore::extract::writer_threads(threads, cores) {
+                n if n > 0 && mode == "extract" => format!(" + {n} writer"),
+                _ => String::new(),
             };
             println!(
                 "  {mode:<7} {threads} thread(s){writers}: {bytes} B in {secs:.2} s = {} wall-clock, {} per CPU-second ({cpu:.2} CPU-s); peak RSS: anonymous {:.1} MiB, total incl. mapped .ucas pages {:.1} MiB",

@@ -71,19 +71,28 @@ fn copy_stored(
 const QUEUE_BYTES: usize = 8 << 20;
 
 /// Writer threads [`extract`] starts beside a pool of `pool_threads`
-/// decoders: one per four (a writer copies into the page cache several
-/// times faster than one thread decodes).
-pub fn writer_threads(pool_threads: usize) -> usize {
-    pool_threads.div_ceil(4).max(1)
+/// decoders on a machine with `cores` cores: none when the pool already
+/// fills every core (a writer would only take turns with the decoders and
+/// make the decoded bytes cross between cores: measured about 10 % slower
+/// at 2 threads on 2 cores), otherwise one per four decoders (a writer
+/// copies into the page cache several times faster than one thread
+/// decodes), on cores the pool leaves free.
+pub fn writer_threads(pool_threads: usize, cores: usize) -> usize {
+    if pool_threads >= cores {
+        0
+    } else {
+        pool_threads.div_ceil(4).min(cores - pool_threads)
+    }
 }
 
 /// Write every job; `on_progress` receives uncompressed bytes as they are written.
 ///
-/// Two stages: the rayon pool decodes (chunks in parallel, the blocks of a
-/// window in parallel), and dedicated writer threads (one per four pool
-/// threads) fill and commit the files, so that the kernel's cost of copying
-/// into the page cache runs beside decoding instead of in turn with it. A
-/// decoder blocks only when its writer's queue is full, and the writers
+/// The rayon pool decodes (chunks in parallel, the blocks of a window in
+/// parallel). When the pool leaves cores free ([`writer_threads`]),
+/// dedicated writer threads fill and commit the files, so that the
+/// kernel's cost of copying into the page cache runs beside decoding
+/// instead of in turn with it; otherwise each decoder writes its own file.
+/// A decoder blocks only when its writer's queue is full, and the writers
 /// never wait for the pool, so the two cannot deadlock. Buffers go back to
 /// a shared pool after writing; memory stays at the queues
 /// ([`QUEUE_BYTES`] per writer) plus one window per pool thread.
@@ -92,6 +101,20 @@ pub fn extract(
     jobs: &[Job],
     out: &OutputDir,
     on_progress: &(dyn Fn(u64) + Sync),
+) -> Summary {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let writers = writer_threads(rayon::current_num_threads(), cores);
+    extract_with_writers(c, jobs, out, on_progress, writers)
+}
+
+/// [`extract`] with a chosen number of writer threads (0: every decoder
+/// writes its own files).
+pub fn extract_with_writers(
+    c: &Container,
+    jobs: &[Job],
+    out: &OutputDir,
+    on_progress: &(dyn Fn(u64) + Sync),
+    writers: usize,
 ) -> Summary {
     let threads = rayon::current_num_threads();
     // With enough files to keep every thread busy, decode a few blocks at a
@@ -117,21 +140,21 @@ pub fn extract(
     };
     std::thread::scope(|s| {
         let mut txs = Vec::new();
-        for n in 0..writer_threads(threads) {
+        for n in 0..writers {
             let (tx, rx) = sync_channel::<Msg>(queue);
-            txs.push(tx);
             let st = &st;
             let spawned = std::thread::Builder::new()
                 .name(format!("pakrat-writer-{n}"))
                 .spawn_scoped(s, move || st.writer(rx));
-            if let Err(e) = spawned {
-                st.error(format!("cannot start a writer thread: {e}"));
-                return;
+            if spawned.is_err() {
+                break; // fewer writers (or none: decoders write themselves)
             }
+            txs.push(tx);
         }
-        jobs.par_iter()
-            .enumerate()
-            .for_each(|(k, j)| st.decode(k, j, out, window, &txs[k % txs.len()]));
+        jobs.par_iter().enumerate().for_each(|(k, j)| {
+            let tx = (!txs.is_empty()).then(|| &txs[k % txs.len()]);
+            st.decode(k, j, out, window, tx)
+        });
         // Dropping the senders ends the writers once their queues are empty.
         drop(txs);
     });
@@ -191,9 +214,16 @@ impl<'a> Stage<'a> {
             .unwrap_or_default()
     }
 
-    /// Decoder side (on the rayon pool): open job `k`'s file and send its
-    /// bytes to the writer.
-    fn decode(&self, k: usize, j: &Job, out: &OutputDir, window: usize, tx: &SyncSender<Msg<'a>>) {
+    /// Decoder side (on the rayon pool): open job `k`'s file and hand its
+    /// bytes to the writer `tx`, or write them here when there is none.
+    fn decode(
+        &self,
+        k: usize,
+        j: &Job,
+        out: &OutputDir,
+        window: usize,
+        tx: Option<&SyncSender<Msg<'a>>>,
+    ) {
         if let Some(res) = copy_stored(self.c, j, out) {
             match res {
                 Ok(_) => {
@@ -204,15 +234,28 @@ impl<'a> Stage<'a> {
             }
             return;
         }
-        let pending = match out.begin(&j.name) {
+        // Reserve the space first: a full disk shows before decoding, and
+        // ext4 writes into reserved space with less work per page.
+        let pending = match out
+            .begin(&j.name)
+            .and_then(|p| p.preallocate(j.size).map(|()| p))
+        {
             Ok(p) => p,
             Err(e) => {
                 self.error(format!("{}: {e}", j.name));
                 return;
             }
         };
+        let mut open = HashMap::new();
+        let mut send = |m: Msg<'a>| match tx {
+            Some(tx) => tx.send(m).is_ok(),
+            None => {
+                self.handle(&mut open, m);
+                true
+            }
+        };
         let gone = || pakrat_io::Error::Other("the writer thread stopped".into());
-        if tx.send(Msg::Start(k, pending)).is_err() {
+        if !send(Msg::Start(k, pending)) {
             self.error(format!("{}: {}", j.name, gone()));
             return;
         }
@@ -225,14 +268,18 @@ impl<'a> Stage<'a> {
                     // The writer has reported this file already.
                     return Err(pakrat_io::Error::Other("write failed".into()));
                 }
-                tx.send(Msg::Data(k, piece)).map_err(|_| gone())
+                if send(Msg::Data(k, piece)) {
+                    Ok(())
+                } else {
+                    Err(gone())
+                }
             },
         );
         let last = match res {
             Ok(()) => Msg::End(k),
             Err(e) => Msg::Fail(k, e.to_string()),
         };
-        if tx.send(last).is_err() {
+        if !send(last) {
             self.error(format!("{}: {}", j.name, gone()));
         }
     }
@@ -242,48 +289,54 @@ impl<'a> Stage<'a> {
     fn writer(&self, rx: Receiver<Msg<'a>>) {
         let mut open: HashMap<usize, PendingFile> = HashMap::new();
         for m in rx {
-            match m {
-                Msg::Start(k, f) => {
-                    open.insert(k, f);
-                }
-                Msg::Data(k, piece) => {
-                    let bytes = match &piece {
-                        Piece::Owned(b, r) => b.get(r.clone()).unwrap_or_default(),
-                        Piece::Mapped(b) => b,
-                    };
-                    if let Some(f) = open.get_mut(&k) {
-                        match f.write_all(bytes) {
-                            Ok(()) => (self.on_progress)(bytes.len() as u64),
-                            Err(e) => {
-                                let e = pakrat_io::Error::io(f.path(), e);
-                                open.remove(&k); // deletes the temporary file
-                                self.failed[k].store(true, Ordering::Relaxed);
-                                self.error(format!("{}: {e}", self.jobs[k].name));
-                            }
+            self.handle(&mut open, m);
+        }
+    }
+
+    /// Act on one message: `open` holds the files started and not yet
+    /// committed or discarded.
+    fn handle(&self, open: &mut HashMap<usize, PendingFile>, m: Msg<'a>) {
+        match m {
+            Msg::Start(k, f) => {
+                open.insert(k, f);
+            }
+            Msg::Data(k, piece) => {
+                let bytes = match &piece {
+                    Piece::Owned(b, r) => b.get(r.clone()).unwrap_or_default(),
+                    Piece::Mapped(b) => b,
+                };
+                if let Some(f) = open.get_mut(&k) {
+                    match f.write_all(bytes) {
+                        Ok(()) => (self.on_progress)(bytes.len() as u64),
+                        Err(e) => {
+                            let e = pakrat_io::Error::io(f.path(), e);
+                            open.remove(&k); // deletes the temporary file
+                            self.failed[k].store(true, Ordering::Relaxed);
+                            self.error(format!("{}: {e}", self.jobs[k].name));
                         }
                     }
-                    if let Piece::Owned(b, _) = piece {
-                        if let Ok(mut p) = self.pool.lock() {
-                            p.push(b);
-                        }
+                }
+                if let Piece::Owned(b, _) = piece {
+                    if let Ok(mut p) = self.pool.lock() {
+                        p.push(b);
                     }
                 }
-                Msg::End(k) => {
-                    if let Some(f) = open.remove(&k) {
-                        match f.commit() {
-                            Ok(_) => self.done(self.jobs[k].size),
-                            Err(e) => self.error(format!("{}: {e}", self.jobs[k].name)),
-                        }
+            }
+            Msg::End(k) => {
+                if let Some(f) = open.remove(&k) {
+                    match f.commit() {
+                        Ok(_) => self.done(self.jobs[k].size),
+                        Err(e) => self.error(format!("{}: {e}", self.jobs[k].name)),
                     }
-                    // Done with this chunk's part of the mapped .ucas.
-                    self.c.release(self.jobs[k].index);
                 }
-                Msg::Fail(k, e) => {
-                    if open.remove(&k).is_some() {
-                        self.error(format!("{}: {e}", self.jobs[k].name));
-                    }
-                    self.c.release(self.jobs[k].index);
+                // Done with this chunk's part of the mapped .ucas.
+                self.c.release(self.jobs[k].index);
+            }
+            Msg::Fail(k, e) => {
+                if open.remove(&k).is_some() {
+                    self.error(format!("{}: {e}", self.jobs[k].name));
                 }
+                self.c.release(self.jobs[k].index);
             }
         }
     }

@@ -1,5 +1,5 @@
-//! The two-stage extractor (decoders on the rayon pool, writer threads
-//! committing files): every file must hold exactly what `read_chunk`
+//! The extractor, with writer threads committing files beside the rayon
+//! decoders or with the decoders writing themselves: every file must hold exactly what `read_chunk`
 //! decodes whatever the number of threads and windows, a chunk with a
 //! corrupt block must fail alone and leave no file (not even a temporary
 //! one), and an existing file must survive a run without `force`.
@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use pakrat_io::fsutil::{OutputDir, TEMP_PREFIX};
-use pakrat_iostore::extract::{extract, Job};
+use pakrat_iostore::extract::{extract, extract_with_writers, Job};
 use pakrat_iostore::toc::{ChunkId, TOC_MAGIC};
 use pakrat_iostore::{Container, KeyRing};
 
@@ -141,8 +141,16 @@ fn every_thread_count_writes_what_read_chunk_decodes() {
         let (utoc, _) = build(&dir, n);
         let c = Container::open(&utoc, &KeyRing::new()).unwrap();
         let js = jobs(&c);
-        for threads in [1usize, 2, 3, 8] {
-            let out_path = dir.join(format!("out{threads}"));
+        for (threads, writers) in [
+            (1usize, 1usize),
+            (1, 0),
+            (2, 0),
+            (2, 1),
+            (3, 2),
+            (8, 0),
+            (8, 3),
+        ] {
+            let out_path = dir.join(format!("out{threads}-{writers}"));
             let out = OutputDir::create(&out_path, false).unwrap();
             let progress = std::sync::atomic::AtomicU64::new(0);
             let pool = rayon::ThreadPoolBuilder::new()
@@ -150,9 +158,15 @@ fn every_thread_count_writes_what_read_chunk_decodes() {
                 .build()
                 .unwrap();
             let s = pool.install(|| {
-                extract(&c, &js, &out, &|b| {
-                    progress.fetch_add(b, std::sync::atomic::Ordering::Relaxed);
-                })
+                extract_with_writers(
+                    &c,
+                    &js,
+                    &out,
+                    &|b| {
+                        progress.fetch_add(b, std::sync::atomic::Ordering::Relaxed);
+                    },
+                    writers,
+                )
             });
             assert!(s.errors.is_empty(), "{threads} threads: {:?}", s.errors);
             assert_eq!(s.files, n as u64);
@@ -191,14 +205,14 @@ fn a_corrupt_block_fails_its_file_alone_and_leaves_nothing() {
     std::fs::write(&cas, bytes).unwrap();
     let c = Container::open(&utoc, &KeyRing::new()).unwrap();
     let js = jobs(&c);
-    for threads in [1usize, 2] {
-        let out_path = t.path().join(format!("out{threads}"));
+    for (threads, writers) in [(1usize, 0usize), (1, 1), (2, 0), (2, 1)] {
+        let out_path = t.path().join(format!("out{threads}-{writers}"));
         let out = OutputDir::create(&out_path, false).unwrap();
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .build()
             .unwrap();
-        let s = pool.install(|| extract(&c, &js, &out, &|_| {}));
+        let s = pool.install(|| extract_with_writers(&c, &js, &out, &|_| {}, writers));
         assert_eq!(s.errors.len(), 1, "{:?}", s.errors);
         let name = &js[victim].name;
         assert!(
