@@ -186,7 +186,10 @@ impl OutputDir {
         offset: u64,
         len: u64,
     ) -> Result<PathBuf> {
-        self.write_file_with(name, |f| copy_range(src, offset, len, f))
+        let pending = self.begin(name)?;
+        pending.preallocate(len)?;
+        copy_range(src, offset, len, pending.file()).map_err(|e| Error::io(pending.path(), e))?;
+        pending.commit()
     }
 }
 
