@@ -111,13 +111,23 @@ impl OutputDir {
 
     /// Make the parent folders of a resolved path, refusing symlinks.
     fn make_parents(&self, path: &Path) -> Result<()> {
+        self.make_parents_noting(path, |_| {})
+    }
+
+    /// [`OutputDir::make_parents`], calling `created` with each folder it
+    /// made (so that a stage can remove them again).
+    pub(crate) fn make_parents_noting(
+        &self,
+        path: &Path,
+        mut created: impl FnMut(&Path),
+    ) -> Result<()> {
         let parent = path.parent().unwrap_or(&self.root);
         let rel = parent.strip_prefix(&self.root).unwrap_or(Path::new(""));
         let mut cur = self.root.clone();
         for comp in rel.components() {
             cur.push(comp);
             match fs::create_dir(&cur) {
-                Ok(()) => {}
+                Ok(()) => created(&cur),
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
                     let meta = fs::symlink_metadata(&cur).map_err(|e| Error::io(&cur, e))?;
                     if !meta.is_dir() || meta.file_type().is_symlink() {
@@ -262,16 +272,7 @@ impl PendingFile {
         if !force && fs::symlink_metadata(path).is_ok() {
             return Err(already_exists(path));
         }
-        let mut builder = tempfile::Builder::new();
-        builder.prefix(TEMP_PREFIX);
-        // A finished output gets a new file's usual mode (0666 less the umask),
-        // not the 0600 temp files are created with.
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            builder.permissions(fs::Permissions::from_mode(0o666));
-        }
-        let tmp = builder.tempfile_in(dir).map_err(|e| Error::io(dir, e))?;
+        let tmp = temp_file_in(dir)?;
         Ok(PendingFile {
             tmp,
             path: path.to_path_buf(),
@@ -358,7 +359,22 @@ impl Write for PendingFile {
     }
 }
 
-fn already_exists(path: &Path) -> Error {
+/// A new temporary file in `dir`, named with [`TEMP_PREFIX`]. It gets a
+/// new file's usual mode (0666 less the umask), not the 0600 temporary
+/// files are normally created with, since it becomes an output as it is.
+pub(crate) fn temp_file_in(dir: &Path) -> Result<tempfile::NamedTempFile> {
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(TEMP_PREFIX);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(fs::Permissions::from_mode(0o666));
+    }
+    builder.tempfile_in(dir).map_err(|e| Error::io(dir, e))
+}
+
+/// "PATH already exists (use --force to replace it)".
+pub(crate) fn already_exists(path: &Path) -> Error {
     Error::Other(format!(
         "{} already exists (use --force to replace it)",
         path.display()

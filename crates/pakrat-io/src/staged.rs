@@ -17,7 +17,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use crate::fsutil::{OutputDir, TEMP_PREFIX};
+use crate::fsutil::{already_exists, temp_file_in, OutputDir};
 use crate::{Error, Result};
 
 /// One staged file: a temporary file and the final path it will get.
@@ -51,31 +51,11 @@ impl<'o> Staging<'o> {
     }
 
     fn make_parents(&self, path: &Path) -> Result<()> {
-        let root = self.out.root();
-        let parent = path.parent().unwrap_or(root);
-        let rel = parent.strip_prefix(root).unwrap_or(Path::new(""));
-        let mut cur = root.to_path_buf();
-        for comp in rel.components() {
-            cur.push(comp);
-            match fs::create_dir(&cur) {
-                Ok(()) => {
-                    if let Ok(mut c) = self.created.lock() {
-                        c.push(cur.clone());
-                    }
-                }
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
-                    let meta = fs::symlink_metadata(&cur).map_err(|e| Error::io(&cur, e))?;
-                    if !meta.is_dir() || meta.file_type().is_symlink() {
-                        return Err(Error::Other(format!(
-                            "{} exists and is not a plain folder",
-                            cur.display()
-                        )));
-                    }
-                }
-                Err(e) => return Err(Error::io(&cur, e)),
+        self.out.make_parents_noting(path, |dir| {
+            if let Ok(mut c) = self.created.lock() {
+                c.push(dir.to_path_buf());
             }
-        }
-        Ok(())
+        })
     }
 
     /// Write `name` into a temporary file beside its final place. Fails
@@ -84,27 +64,12 @@ impl<'o> Staging<'o> {
     pub fn stage(&self, name: &str, fill: impl FnOnce(&File) -> io::Result<()>) -> Result<Staged> {
         let path = self.out.resolve(name)?;
         if !self.out.force() && fs::symlink_metadata(&path).is_ok() {
-            return Err(Error::Other(format!(
-                "{} already exists (use --force to replace it)",
-                path.display()
-            )));
+            return Err(already_exists(&path));
         }
         self.make_parents(&path)?;
         let dir = path.parent().unwrap_or(self.out.root());
-        let tmp = tempfile::Builder::new()
-            .prefix(TEMP_PREFIX)
-            .tempfile_in(dir)
-            .map_err(|e| Error::io(dir, e))?;
+        let tmp = temp_file_in(dir)?;
         fill(tmp.as_file()).map_err(|e| Error::io(&path, e))?;
-        // Temporary files are created private (0600); a finished output file
-        // gets the usual permissions of a new file (0644).
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            tmp.as_file()
-                .set_permissions(fs::Permissions::from_mode(0o644))
-                .map_err(|e| Error::io(&path, e))?;
-        }
         Ok(Staged {
             temp: tmp.into_temp_path(),
             path,
@@ -124,10 +89,7 @@ impl<'o> Staging<'o> {
             };
             res.map_err(|e| {
                 if e.error.kind() == io::ErrorKind::AlreadyExists {
-                    Error::Other(format!(
-                        "{} already exists (use --force to replace it)",
-                        s.path.display()
-                    ))
+                    already_exists(&s.path)
                 } else {
                     Error::io(&s.path, e.error)
                 }
@@ -166,8 +128,13 @@ mod tests {
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
+            // The mode of any new file here (0666 less the umask).
+            let plain = out.root().join("plain");
+            fs::write(&plain, b"").unwrap();
+            let want = fs::metadata(&plain).unwrap().permissions().mode();
+            fs::remove_file(&plain).unwrap();
             let mode = fs::metadata(&paths[0]).unwrap().permissions().mode();
-            assert_eq!(mode & 0o777, 0o644);
+            assert_eq!(mode & 0o777, want & 0o777);
         }
         assert!(st.stage("A/b.txt", |_| Ok(())).is_err()); // exists, no force
         assert!(st.stage("../x", |_| Ok(())).is_err());

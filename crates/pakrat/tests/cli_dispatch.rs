@@ -3,11 +3,8 @@
 use std::fs;
 use std::path::Path;
 
-use assert_cmd::Command;
-
-fn pakrat() -> Command {
-    Command::cargo_bin("pakrat").unwrap()
-}
+mod common;
+use common::pakrat;
 
 fn copy(from: &Path, to: &Path) {
     fs::copy(from, to).unwrap_or_else(|e| panic!("copy {}: {e}", from.display()));

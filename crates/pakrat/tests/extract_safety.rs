@@ -12,9 +12,11 @@ use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
 use pakrat_io::fsutil::{write_atomic, OutputDir, TEMP_PREFIX};
 use pakrat_io::{FString, Writer};
+
+mod common;
+use common::pakrat;
 
 /// Every path (files, folders, links) below `dir`, relative, with `/`.
 fn tree(dir: &Path) -> BTreeSet<String> {
@@ -439,10 +441,6 @@ fn package_export_refuses_symlinks_in_target() {
 }
 
 // ---------------------------------------------------------------- uz decompress
-
-fn pakrat() -> Command {
-    Command::cargo_bin("pakrat").unwrap()
-}
 
 /// A `.uz` whose stored original name is `name` (written without checks).
 fn uz_named(name: &str) -> Vec<u8> {

@@ -4,51 +4,15 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
 use predicates::str::contains;
 
-const KEY: &str = "0x435545345061727365466978747572654145534b657930313233343536373839";
+mod common;
+use common::{files as tree, json_ok as json, pakrat, FIXTURE_KEY as KEY};
 
 fn fixture(root: &Path, eng: &str, mode: &str, v: &str) -> PathBuf {
     root.join(format!(
         "iostore/cue4parse/{eng}/IoStore/{mode}/{v}/CUE4ParseFixtures-Minimal-{v}-Windows.utoc"
     ))
-}
-
-fn pakrat() -> Command {
-    Command::cargo_bin("pakrat").unwrap()
-}
-
-fn json(args: &[&str]) -> serde_json::Value {
-    let out = pakrat().args(args).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
-}
-
-/// Every file under `dir` with its bytes, by relative path.
-fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    fn walk(base: &Path, d: &Path, out: &mut BTreeMap<String, Vec<u8>>) {
-        for e in std::fs::read_dir(d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                walk(base, &p, out);
-            } else {
-                let rel = p
-                    .strip_prefix(base)
-                    .unwrap()
-                    .to_string_lossy()
-                    .replace('\\', "/");
-                out.insert(rel, std::fs::read(&p).unwrap());
-            }
-        }
-    }
-    let mut m = BTreeMap::new();
-    walk(dir, dir, &mut m);
-    m
 }
 
 #[test]

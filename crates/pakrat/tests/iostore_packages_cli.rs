@@ -1,22 +1,14 @@
 //! `pakrat packages` and `pakrat info X.pak` on the corpus.
 
-use assert_cmd::Command;
 use predicates::prelude::*;
 
-const FIXTURE_KEY: &str = "0x435545345061727365466978747572654145534b657930313233343536373839";
-
-fn pakrat() -> Command {
-    Command::cargo_bin("pakrat").unwrap()
-}
+mod common;
+use common::{json_ok, pakrat, FIXTURE_KEY};
 
 fn json(args: &[&str]) -> serde_json::Value {
-    let out = pakrat().args(args).arg("--json").output().unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    let mut a = args.to_vec();
+    a.push("--json");
+    json_ok(&a)
 }
 
 /// Fixture containers (with data and packages) from the manifest.

@@ -3,12 +3,10 @@
 
 use std::path::PathBuf;
 
-use assert_cmd::Command;
 use serde_json::Value;
 
-fn pakrat() -> Command {
-    Command::cargo_bin("pakrat").unwrap()
-}
+mod common;
+use common::pakrat;
 
 fn entry(suffix: &str) -> Option<pakrat_testkit::Entry> {
     let all = pakrat_testkit::manifest()?;

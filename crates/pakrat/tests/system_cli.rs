@@ -5,15 +5,13 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
 use serde_json::Value;
+
+mod common;
+use common::pakrat;
 
 fn corpus() -> Option<PathBuf> {
     pakrat_testkit::corpus_dir()
-}
-
-fn pakrat() -> Command {
-    Command::cargo_bin("pakrat").expect("pakrat binary")
 }
 
 /// Run and parse stdout as one JSON value; returns (exit code, value).

@@ -2,12 +2,10 @@
 
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
 use predicates::prelude::*;
 
-fn pakrat() -> Command {
-    Command::cargo_bin("pakrat").unwrap()
-}
+mod common;
+use common::{file_names as files_under, pakrat};
 
 fn example() -> PathBuf {
     pakrat_testkit::repo_root().join("examples/HelloMod")
@@ -23,23 +21,6 @@ fn build_example(dir: &Path) -> PathBuf {
         .assert()
         .success()
         .stdout(predicate::str::contains("4 members"));
-    out
-}
-
-fn files_under(dir: &Path) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let e = e.unwrap();
-            if e.file_type().unwrap().is_dir() {
-                stack.push(e.path());
-            } else {
-                out.push(e.path().strip_prefix(dir).unwrap().display().to_string());
-            }
-        }
-    }
-    out.sort();
     out
 }
 

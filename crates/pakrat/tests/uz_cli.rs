@@ -4,14 +4,12 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
 use pakrat_testkit::entries;
 use pakrat_uz::{CompressOptions, UzFormat, UzSignature};
 use predicates::str::contains;
 
-fn pakrat() -> Command {
-    Command::cargo_bin("pakrat").expect("pakrat binary")
-}
+mod common;
+use common::pakrat;
 
 fn corpus(rel: &str) -> Option<PathBuf> {
     let p = pakrat_testkit::corpus_dir()?.join(rel);
