@@ -68,7 +68,7 @@ fn copy_stored(
 }
 
 /// Bytes of decoded windows that may wait for a writer, per writer thread.
-const QUEUE_BYTES: usize = 8 << 20;
+pub const QUEUE_BYTES: usize = 8 << 20;
 
 /// Writer threads [`extract`] starts beside a pool of `pool_threads`
 /// decoders on a machine with `cores` cores: none when the pool already

@@ -307,7 +307,7 @@ pub fn plan(src: &Path, opts: &CreateOptions) -> Result<Plan> {
     })
 }
 
-/// What [`write`] produced.
+/// What [`write()`] produced.
 #[derive(Clone, Debug, Serialize)]
 pub struct CreateReport {
     /// Output file.
@@ -406,7 +406,7 @@ pub fn write(plan: &Plan, out: &Path, force: bool) -> Result<CreateReport> {
     })
 }
 
-/// [`plan`] then [`write`].
+/// [`plan`] then [`write()`].
 pub fn create(
     src: &Path,
     out: &Path,
