@@ -25,8 +25,8 @@ use std::time::Instant;
 
 use pakrat_iostore::compress::{decompress, Method};
 use pakrat_iostore::extract::{extract, Job};
-use pakrat_iostore::toc::{ChunkId, TOC_MAGIC};
 use pakrat_iostore::{Container, KeyRing};
+use pakrat_testkit::utoc;
 
 const BS: usize = 65536;
 const CHUNK_BLOCKS: usize = 128; // 8 MiB chunks
@@ -73,7 +73,7 @@ fn build(dir: &Path, src: &[SrcBlock], method: Option<&str>, nblocks: usize) -> 
         8 << 20,
         std::fs::File::create(dir.join("Bench.ucas")).unwrap(),
     );
-    let mut blocks = Vec::with_capacity(nblocks * 12);
+    let mut blocks = Vec::with_capacity(nblocks);
     let mut off = 0u64;
     for i in 0..nblocks {
         let s = &src[i % src.len()];
@@ -82,57 +82,29 @@ fn build(dir: &Path, src: &[SrcBlock], method: Option<&str>, nblocks: usize) -> 
             None => (&s.plain, BS as u32, 0),
         };
         cas.write_all(bytes).unwrap();
-        blocks.extend_from_slice(&off.to_le_bytes()[..5]);
-        blocks.extend_from_slice(&csize.to_le_bytes()[..3]);
-        blocks.extend_from_slice(&(BS as u32).to_le_bytes()[..3]);
-        blocks.push(midx);
+        blocks.push(utoc::Block {
+            offset: off,
+            compressed: csize,
+            uncompressed: BS as u32,
+            method: midx,
+        });
         off += bytes.len() as u64;
     }
     // On disk before anything is timed: otherwise the first runs compete
     // with the kernel writing back the freshly built .ucas (dirty-page
     // throttling), which made 1-thread runs look slower than they are.
     cas.into_inner().unwrap().sync_all().unwrap();
-    let nchunks = nblocks / CHUNK_BLOCKS;
-    let mut t = Vec::new();
-    t.extend_from_slice(TOC_MAGIC);
-    t.extend_from_slice(&[8, 0, 0, 0]);
-    for v in [
-        0x90u32,
-        nchunks as u32,
-        nblocks as u32,
-        12,
-        u32::from(method.is_some()),
-        32,
-        BS as u32,
-        0,
-        1,
-    ] {
-        t.extend_from_slice(&v.to_le_bytes());
-    }
-    t.extend_from_slice(&0x1234_5678u64.to_le_bytes());
-    t.extend_from_slice(&[0u8; 16]);
-    t.extend_from_slice(&[u8::from(method.is_some()), 0, 0, 0]);
-    t.extend_from_slice(&0u32.to_le_bytes());
-    t.extend_from_slice(&u64::MAX.to_le_bytes());
-    t.extend_from_slice(&[0u8; 8 + 40]);
-    assert_eq!(t.len(), 0x90);
-    for i in 0..nchunks {
-        t.extend_from_slice(&ChunkId::new(i as u64 + 1, 0, 0, 2).0);
-    }
-    for i in 0..nchunks {
-        let o = (i * CHUNK_BLOCKS * BS) as u64;
-        let l = (CHUNK_BLOCKS * BS) as u64;
-        t.extend_from_slice(&o.to_be_bytes()[3..]);
-        t.extend_from_slice(&l.to_be_bytes()[3..]);
-    }
-    t.extend_from_slice(&blocks);
-    if let Some(m) = method {
-        let mut n = [0u8; 32];
-        n[..m.len()].copy_from_slice(m.as_bytes());
-        t.extend_from_slice(&n);
-    }
-    t.extend(std::iter::repeat_n(0u8, nchunks * 24));
-    std::fs::write(&utoc, t).unwrap();
+    let chunk = (CHUNK_BLOCKS * BS) as u64;
+    let toc = utoc::TocV8 {
+        container_id: 0x1234_5678,
+        block_size: BS as u32,
+        method: method.map(str::to_string),
+        entries: (0..nblocks / CHUNK_BLOCKS)
+            .map(|i| (utoc::chunk_id(i as u64 + 1, 0, 2), i as u64 * chunk, chunk))
+            .collect(),
+        blocks,
+    };
+    std::fs::write(&utoc, toc.bytes()).unwrap();
     utoc
 }
 

@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 
 use pakrat_io::fsutil::{OutputDir, TEMP_PREFIX};
 use pakrat_iostore::extract::{extract, extract_with_writers, Job};
-use pakrat_iostore::toc::{ChunkId, TOC_MAGIC};
 use pakrat_iostore::{Container, KeyRing};
+use pakrat_testkit::utoc;
 
 const BS: usize = 4096;
 
@@ -37,66 +37,41 @@ fn zlib(data: &[u8]) -> Vec<u8> {
 fn build(dir: &Path, n: usize) -> (PathBuf, Vec<(u64, usize)>) {
     let mut cas = Vec::new();
     let mut blocks = Vec::new();
-    let mut where_ = Vec::new();
-    let mut offsets = Vec::new();
+    let mut entries = Vec::new();
     let mut upos = 0u64;
     for i in 0..n {
         let data = chunk_data(i);
-        offsets.push((upos, data.len() as u64));
+        entries.push((utoc::chunk_id(i as u64 + 1, 0, 2), upos, data.len() as u64));
         for piece in data.chunks(BS) {
             let mut plain = piece.to_vec();
             plain.resize(BS, 0); // every block decodes to BS bytes
             let z = zlib(&plain);
-            where_.push((cas.len() as u64, z.len()));
-            blocks.extend_from_slice(&(cas.len() as u64).to_le_bytes()[..5]);
-            blocks.extend_from_slice(&(z.len() as u32).to_le_bytes()[..3]);
-            blocks.extend_from_slice(&(BS as u32).to_le_bytes()[..3]);
-            blocks.push(1);
+            blocks.push(utoc::Block {
+                offset: cas.len() as u64,
+                compressed: z.len() as u32,
+                uncompressed: BS as u32,
+                method: 1,
+            });
             cas.extend_from_slice(&z);
             cas.resize(cas.len().next_multiple_of(16), 0);
         }
         upos += (data.len().div_ceil(BS) * BS) as u64;
     }
     std::fs::write(dir.join("T.ucas"), &cas).unwrap();
-    let nblocks = where_.len();
-    let mut t = Vec::new();
-    t.extend_from_slice(TOC_MAGIC);
-    t.extend_from_slice(&[8, 0, 0, 0]);
-    for v in [
-        0x90u32,
-        n as u32,
-        nblocks as u32,
-        12,
-        1,
-        32,
-        BS as u32,
-        0,
-        1,
-    ] {
-        t.extend_from_slice(&v.to_le_bytes());
-    }
-    t.extend_from_slice(&9u64.to_le_bytes());
-    t.extend_from_slice(&[0u8; 16]);
-    t.extend_from_slice(&[1, 0, 0, 0]); // flags: Compressed
-    t.extend_from_slice(&0u32.to_le_bytes());
-    t.extend_from_slice(&u64::MAX.to_le_bytes());
-    t.extend_from_slice(&[0u8; 48]);
-    assert_eq!(t.len(), 0x90);
-    for i in 0..n {
-        t.extend_from_slice(&ChunkId::new(i as u64 + 1, 0, 0, 2).0);
-    }
-    for (o, l) in offsets {
-        t.extend_from_slice(&o.to_be_bytes()[3..]);
-        t.extend_from_slice(&l.to_be_bytes()[3..]);
-    }
-    t.extend_from_slice(&blocks);
-    let mut name = [0u8; 32];
-    name[..4].copy_from_slice(b"Zlib");
-    t.extend_from_slice(&name);
-    t.extend(std::iter::repeat_n(0u8, n * 24));
-    let utoc = dir.join("T.utoc");
-    std::fs::write(&utoc, t).unwrap();
-    (utoc, where_)
+    let where_ = blocks
+        .iter()
+        .map(|b| (b.offset, b.compressed as usize))
+        .collect();
+    let toc = utoc::TocV8 {
+        container_id: 9,
+        block_size: BS as u32,
+        method: Some("Zlib".into()),
+        entries,
+        blocks,
+    };
+    let path = dir.join("T.utoc");
+    std::fs::write(&path, toc.bytes()).unwrap();
+    (path, where_)
 }
 
 fn jobs(c: &Container) -> Vec<Job> {

@@ -7,8 +7,8 @@ use std::path::Path;
 
 use pakrat_io::fsutil::OutputDir;
 use pakrat_iostore::extract::{extract, Job, COPY_MIN};
-use pakrat_iostore::toc::{ChunkId, TOC_MAGIC};
 use pakrat_iostore::{Container, KeyRing};
+use pakrat_testkit::utoc;
 
 const BS: u64 = 65536;
 
@@ -21,36 +21,27 @@ fn build(dir: &Path) -> std::path::PathBuf {
         .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
         .collect();
     std::fs::write(dir.join("S.ucas"), &data).unwrap();
-    let mut t = Vec::new();
-    t.extend_from_slice(TOC_MAGIC);
-    t.extend_from_slice(&[8, 0, 0, 0]);
-    for v in [0x90u32, 3, nblocks as u32, 12, 0, 32, BS as u32, 0, 1] {
-        t.extend_from_slice(&v.to_le_bytes());
-    }
-    t.extend_from_slice(&7u64.to_le_bytes());
-    t.extend_from_slice(&[0u8; 16]);
-    t.extend_from_slice(&[0u8; 4]);
-    t.extend_from_slice(&0u32.to_le_bytes());
-    t.extend_from_slice(&u64::MAX.to_le_bytes());
-    t.extend_from_slice(&[0u8; 48]);
-    assert_eq!(t.len(), 0x90);
-    for i in 0..ENTRIES.len() {
-        t.extend_from_slice(&ChunkId::new(i as u64 + 1, 0, 0, 2).0);
-    }
-    for (o, l) in ENTRIES {
-        t.extend_from_slice(&o.to_be_bytes()[3..]);
-        t.extend_from_slice(&l.to_be_bytes()[3..]);
-    }
-    for b in 0..nblocks {
-        t.extend_from_slice(&(b * BS).to_le_bytes()[..5]);
-        t.extend_from_slice(&(BS as u32).to_le_bytes()[..3]);
-        t.extend_from_slice(&(BS as u32).to_le_bytes()[..3]);
-        t.push(0);
-    }
-    t.extend(std::iter::repeat_n(0u8, ENTRIES.len() * 24));
-    let utoc = dir.join("S.utoc");
-    std::fs::write(&utoc, t).unwrap();
-    utoc
+    let toc = utoc::TocV8 {
+        container_id: 7,
+        block_size: BS as u32,
+        method: None,
+        entries: ENTRIES
+            .iter()
+            .enumerate()
+            .map(|(i, &(o, l))| (utoc::chunk_id(i as u64 + 1, 0, 2), o, l))
+            .collect(),
+        blocks: (0..nblocks)
+            .map(|b| utoc::Block {
+                offset: b * BS,
+                compressed: BS as u32,
+                uncompressed: BS as u32,
+                method: 0,
+            })
+            .collect(),
+    };
+    let path = dir.join("S.utoc");
+    std::fs::write(&path, toc.bytes()).unwrap();
+    path
 }
 
 #[test]

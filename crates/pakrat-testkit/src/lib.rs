@@ -6,6 +6,7 @@
 #![deny(missing_docs)]
 
 pub mod mutate;
+pub mod utoc;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
