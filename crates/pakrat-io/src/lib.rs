@@ -10,6 +10,7 @@
 //!   output folder, no overwrite without `force`, atomic temp-file + rename.
 //! * Unreal `.ini` files ([`ini`]): tolerant, editable, byte-exact.
 //! * Case-insensitive name lookup in a folder ([`nocase`]).
+//! * Names and values from files printed safely on a terminal ([`text`]).
 #![deny(missing_docs)]
 
 pub mod compact;
@@ -23,6 +24,7 @@ mod reader;
 mod source;
 pub mod staged;
 mod string;
+pub mod text;
 mod writer;
 
 pub use error::{Error, Result};
