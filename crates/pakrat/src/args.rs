@@ -367,6 +367,11 @@ pub struct UmodUninstallArgs {
     /// Show what would happen; change nothing.
     #[arg(long)]
     pub dry_run: bool,
+    /// Also delete recorded files that pakrat has no size/CRC record of
+    /// (products installed by the engine's Setup or an older pakrat);
+    /// without it they are left in place and listed.
+    #[arg(long)]
+    pub remove_unrecorded: bool,
     #[command(flatten)]
     #[allow(missing_docs)]
     pub out: JsonArg,

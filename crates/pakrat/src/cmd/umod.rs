@@ -6,8 +6,9 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Result};
 use pakrat_io::fsutil::OutputDir;
+use pakrat_io::text::show;
 use pakrat_umod::create::{CreateOptions, OrderTemplate};
-use pakrat_umod::install::{FileAction, InstallOptions, UninstallAction};
+use pakrat_umod::install::{FileAction, InstallOptions, UninstallAction, UninstallOptions};
 use pakrat_umod::{Container, ExtractOptions, Manifest, RecordKind, Severity, Umod, UmodFile};
 use serde::Serialize;
 
@@ -357,33 +358,48 @@ pub fn install(a: &UmodInstallArgs) -> Result<ExitCode> {
     } else {
         "installed"
     };
+    // Everything below comes from the UMOD or the game folder: printed
+    // through `show` so that no escape sequence reaches the terminal.
     for r in &rep.requirements {
-        println!("{} {}", if r.ok { "ok  " } else { "FAIL" }, r.message);
+        println!(
+            "{} {}",
+            if r.ok { "ok  " } else { "FAIL" },
+            show(&r.message)
+        );
     }
     for f in &rep.files {
         let what = match &f.action {
             FileAction::Create => "new".to_string(),
-            FileAction::Unchanged => "same".to_string(),
-            FileAction::Replace { backup } => format!("replace (backup {backup})"),
+            FileAction::Unchanged if f.owned => "same".to_string(),
+            FileAction::Unchanged => {
+                "same (already there, not owned: uninstall keeps it)".to_string()
+            }
+            FileAction::Replace { backup } => format!("replace (backup {})", show(backup)),
             FileAction::Conflict => "CONFLICT: differs (needs --force)".to_string(),
         };
         let uz = if f.decoded_uz { " (decoded .uz)" } else { "" };
-        println!("{:>10}  {:<40} {what}{uz}", f.size, f.path);
+        let ini = if f.ini_edited { " (ini edited)" } else { "" };
+        println!("{:>10}  {:<40} {what}{uz}{ini}", f.size, show(&f.path));
     }
     for e in &rep.ini_edits {
         if e.applied {
-            println!("ini: {} in {}", e.note, e.file);
+            println!("ini: {} in {}", show(&e.note), show(&e.file));
         } else {
-            println!("ini: not applied: {}={}: {}", e.key, e.raw, e.note);
+            println!(
+                "ini: not applied: {}={}: {}",
+                show(&e.key),
+                show(&e.raw),
+                show(&e.note)
+            );
         }
     }
     for n in &rep.notes {
-        println!("note: {n}");
+        println!("note: {}", show(n));
     }
     println!(
         "{verb} {} version {}: {} files{}",
-        rep.product,
-        rep.version,
+        show(&rep.product),
+        show(&rep.version),
         rep.files.len(),
         if rep.dry_run {
             ""
@@ -396,7 +412,11 @@ pub fn install(a: &UmodInstallArgs) -> Result<ExitCode> {
 
 /// `umod uninstall`.
 pub fn uninstall(a: &UmodUninstallArgs) -> Result<ExitCode> {
-    let rep = pakrat_umod::install::uninstall(&a.product, &a.game_dir, a.dry_run).map_err(flat)?;
+    let opts = UninstallOptions {
+        dry_run: a.dry_run,
+        remove_unrecorded: a.remove_unrecorded,
+    };
+    let rep = pakrat_umod::install::uninstall_with(&a.product, &a.game_dir, &opts).map_err(flat)?;
     if a.out.json {
         print_json(&rep)?;
         return Ok(ExitCode::SUCCESS);
@@ -406,24 +426,42 @@ pub fn uninstall(a: &UmodUninstallArgs) -> Result<ExitCode> {
     } else {
         "removed"
     };
+    let mut unowned = 0;
     for f in &rep.files {
+        let dest = show(&f.dest);
         match &f.action {
-            UninstallAction::Remove => println!("{rm:>12}  {}", f.dest),
+            UninstallAction::Remove => println!("{rm:>12}  {dest}"),
             UninstallAction::Keep { refs, used_by } => println!(
-                "{:>12}  {} (still used: {refs} reference(s){}{})",
+                "{:>12}  {dest} (still used: {refs} reference(s){}{})",
                 "kept",
-                f.dest,
                 if used_by.is_empty() { "" } else { ", by " },
-                used_by.join(", ")
+                show(&used_by.join(", "))
             ),
-            UninstallAction::Missing => println!("{:>12}  {}", "missing", f.dest),
+            UninstallAction::NotOwned => {
+                unowned += 1;
+                println!(
+                    "{:>12}  {dest} (no record that pakrat put it there)",
+                    "left alone"
+                )
+            }
+            UninstallAction::Changed { reason } => println!(
+                "{:>12}  {dest} (changed since install: {})",
+                "left alone",
+                show(reason)
+            ),
+            UninstallAction::Missing => println!("{:>12}  {dest}", "missing"),
             UninstallAction::Refused { reason } => {
-                println!("{:>12}  {} ({reason})", "left alone", f.dest)
+                println!("{:>12}  {dest} ({})", "left alone", show(reason))
             }
         }
     }
     for d in &rep.removed_folders {
-        println!("{:>12}  {d}/", "rmdir");
+        println!("{:>12}  {}/", "rmdir", show(d));
+    }
+    if unowned > 0 {
+        println!(
+            "note: {unowned} file(s) have no pakrat install record (installed by the engine's Setup, already there, or listed by hand); --remove-unrecorded deletes them"
+        );
     }
     println!(
         "{} {}{}",
@@ -432,7 +470,7 @@ pub fn uninstall(a: &UmodUninstallArgs) -> Result<ExitCode> {
         } else {
             "uninstalled"
         },
-        rep.product,
+        show(&rep.product),
         if rep.dry_run {
             ""
         } else {
