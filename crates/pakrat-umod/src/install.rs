@@ -1251,6 +1251,7 @@ fn commit_plan(umod: &Umod<'_>, plan: Plan<'_>, opts: &InstallOptions) -> Result
         let target = s.path().to_path_buf();
         let injected = opts.fail_after_renames == Some(n);
         let res = if injected {
+            drop(s);
             Err(Error::Other(format!(
                 "{}: injected failure (test hook)",
                 target.display()
