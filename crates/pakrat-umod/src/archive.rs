@@ -140,6 +140,9 @@ pub enum ProblemKind {
     DuplicateName,
     /// Bytes between the end of the directory and the trailer.
     TrailingBytes,
+    /// A member's name is also the folder of another member (`Y` and
+    /// `Y\B`): they cannot both be written.
+    NameClash,
     /// A manifest problem (missing member, stale size, bad value...).
     Manifest,
 }
@@ -281,6 +284,8 @@ pub struct Umod<'a> {
     /// End of the directory (exclusive).
     pub dir_end: u64,
     problems: Vec<Problem>,
+    /// Folded name ([`fold`]) → index of the first entry of that name.
+    index: HashMap<String, usize>,
 }
 
 impl<'a> Umod<'a> {
@@ -327,6 +332,7 @@ impl<'a> Umod<'a> {
             entries,
             dir_end: r.offset(),
             problems: Vec::new(),
+            index: HashMap::new(),
         };
         umod.problems = umod.structural_problems();
         Ok(umod)
@@ -350,7 +356,7 @@ impl<'a> Umod<'a> {
         &self.problems
     }
 
-    fn structural_problems(&self) -> Vec<Problem> {
+    fn structural_problems(&mut self) -> Vec<Problem> {
         let mut out = Vec::new();
         let t = &self.trailer;
         if u64::from(t.file_size) != t.end() {
@@ -448,7 +454,7 @@ impl<'a> Umod<'a> {
                 reach = Some(i);
             }
         }
-        let mut seen: HashMap<String, usize> = HashMap::new();
+        let seen = &mut self.index;
         for (i, e) in self.entries.iter().enumerate() {
             if let Some(&first) = seen.get(&fold(&e.name)) {
                 out.push(Problem::warning(
@@ -461,6 +467,27 @@ impl<'a> Umod<'a> {
                 ));
             } else {
                 seen.insert(fold(&e.name), i);
+            }
+        }
+        // A member whose name is the folder of another ("Y" and "Y\B").
+        for (i, e) in self.entries.iter().enumerate() {
+            let f = fold(&e.name);
+            let mut at = 0;
+            while let Some(k) = f[at..].find('\\') {
+                let folder = &f[..at + k];
+                at += k + 1;
+                if let Some(&j) = seen.get(folder) {
+                    out.push(Problem::error(
+                        ProblemKind::NameClash,
+                        Some(e.record_offset),
+                        format!(
+                            "name clash: entry {j} {} is a file, and entry {i} {} needs a folder of that name",
+                            show_quoted(&self.entries[j].name),
+                            show_quoted(&e.name)
+                        ),
+                    ));
+                    break;
+                }
             }
         }
         out
@@ -563,8 +590,8 @@ impl<'a> Umod<'a> {
     /// Find a member by name, ignoring case and treating `/` and `\` alike
     /// (the engine's `appToNormal`). The first match wins, as in the engine.
     pub fn find(&self, name: &str) -> Option<&Entry> {
-        let want = fold(name);
-        self.entries.iter().find(|e| fold(&e.name) == want)
+        // One hash lookup: the folded names were indexed once at parse time.
+        self.index.get(&fold(name)).map(|&i| &self.entries[i])
     }
 
     /// Full check: structural problems, the CRC, and the manifest.
@@ -624,6 +651,11 @@ impl Verification {
     pub fn errors(&self) -> impl Iterator<Item = &Problem> {
         self.problems.iter().filter(|p| p.is_error())
     }
+}
+
+/// A name in double quotes, control characters and bidi marks escaped.
+fn show_quoted(name: &str) -> String {
+    format!("\"{}\"", pakrat_io::text::show(name))
 }
 
 /// Case- and separator-insensitive form of a member name.

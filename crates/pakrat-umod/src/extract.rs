@@ -11,7 +11,7 @@ use pakrat_io::{Error, Result};
 use serde::Serialize;
 
 use crate::archive::{fold, Entry, ProblemKind, Umod, CHUNK};
-use crate::paths::CaseMap;
+use crate::paths::{check_way, CaseMap};
 
 /// What to extract.
 #[derive(Clone, Debug, Default)]
@@ -104,7 +104,10 @@ pub fn structural_check(umod: &Umod<'_>) -> Result<()> {
         .filter(|p| {
             matches!(
                 p.kind,
-                ProblemKind::UnsafeName | ProblemKind::EntryOutOfBounds | ProblemKind::Overlap
+                ProblemKind::UnsafeName
+                    | ProblemKind::EntryOutOfBounds
+                    | ProblemKind::Overlap
+                    | ProblemKind::NameClash
             )
         })
         .map(|p| p.to_string())
@@ -217,6 +220,10 @@ pub fn extract(umod: &Umod<'_>, out: &OutputDir, opts: &ExtractOptions) -> Resul
     for e in selected {
         let rel = map.map(&e.name)?;
         let path = out.resolve(&rel)?;
+        // A file where a folder is needed, or a folder where the file goes,
+        // is refused here, before anything is written (even with --force).
+        check_way(out, &rel, &path)
+            .map_err(|e| Error::Other(format!("{e}; nothing was written")))?;
         if !out.force() && std::fs::symlink_metadata(&path).is_ok() {
             return Err(Error::Other(format!(
                 "{} already exists (use --force to replace it); nothing was written",

@@ -84,7 +84,7 @@ use crate::archive::{fold, Entry, Umod};
 use crate::create::find_source;
 use crate::extract::{check_before_writing, copy_entry_to_file};
 use crate::manifest::{Manifest, RecordKind, MANIFEST_INI};
-use crate::paths::CaseMap;
+use crate::paths::{check_way, CaseMap};
 
 /// Key that marks a product section as written by pakrat's install.
 pub const OWNER_MARK: &str = "PakratInstall";
@@ -544,44 +544,8 @@ fn same_file(path: &Path, size: u64, crc: u32, data: Option<&[u8]>) -> Result<bo
     }
 }
 
-/// Check the way to `path` (relative `rel`) under the game folder: every
-/// existing parent must be a plain folder; the file itself must be absent or
-/// a regular file. Symbolic links were refused by [`OutputDir::resolve`].
-fn check_way(out: &OutputDir, rel: &str, path: &Path) -> Result<()> {
-    let mut cur = out.root().to_path_buf();
-    let inner = path.strip_prefix(out.root()).unwrap_or(path);
-    let n = inner.components().count();
-    for (i, c) in inner.components().enumerate() {
-        cur.push(c);
-        let Ok(meta) = std::fs::symlink_metadata(&cur) else {
-            return Ok(()); // the rest does not exist yet
-        };
-        let last = i + 1 == n;
-        if !last && !meta.is_dir() {
-            return Err(Error::Other(format!(
-                "{} is a file where installing {} needs a folder; nothing was changed",
-                show(
-                    &cur.strip_prefix(out.root())
-                        .unwrap_or(&cur)
-                        .display()
-                        .to_string()
-                ),
-                show(rel)
-            )));
-        }
-        if last && !meta.is_file() {
-            return Err(Error::Other(format!(
-                "{} exists and is {} where the install puts a file; nothing was changed",
-                show(rel),
-                if meta.is_dir() {
-                    "a folder"
-                } else {
-                    "not a regular file"
-                }
-            )));
-        }
-    }
-    Ok(())
+fn nothing_changed(e: Error) -> Error {
+    Error::Other(format!("{e}; nothing was changed"))
 }
 
 /// Everything an install will do, found without writing anything.
@@ -752,7 +716,7 @@ fn make_plan<'a>(umod: &'a Umod<'_>, game_dir: &Path, opts: &InstallOptions) -> 
         })?;
         let rel = map.map(&dest)?;
         let path = out.resolve(&rel)?;
-        check_way(&out, &rel, &path)?;
+        check_way(&out, &rel, &path).map_err(nothing_changed)?;
         let exists = std::fs::symlink_metadata(&path).is_ok();
         // One member decoded at a time: sized, CRC'd, compared, dropped.
         let (payload, size, crc, same) = if rec.decodes_uz() {
@@ -846,7 +810,7 @@ fn make_plan<'a>(umod: &'a Umod<'_>, game_dir: &Path, opts: &InstallOptions) -> 
     let mut ini_writes = Vec::new();
     for t in targets {
         let path = out.resolve(&t)?;
-        check_way(&out, &t, &path)?;
+        check_way(&out, &t, &path).map_err(nothing_changed)?;
         if let Some(i) = files
             .iter()
             .position(|f| fold(&f.path.replace('/', "\\")) == fold(&t.replace('/', "\\")))

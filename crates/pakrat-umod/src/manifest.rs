@@ -5,18 +5,45 @@
 //! stale `Size=` values and empty fields; they are accepted and reported as
 //! warnings, never as errors.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
-use pakrat_io::Result;
+use pakrat_io::{Error, Result};
 use serde::Serialize;
 
 use crate::archive::{fold, Problem, ProblemKind, Umod};
-use pakrat_io::ini::Ini;
+use pakrat_io::ini::{Ini, Section, MAX_INI_LINES, MAX_INI_SIZE};
 
 /// Member name of the setup definition.
 pub const MANIFEST_INI: &str = "System\\Manifest.ini";
 /// Member name of its English localisation.
 pub const MANIFEST_INT: &str = "System\\Manifest.int";
+
+/// The ini reader's caps, applied to a manifest member before it is parsed
+/// (a manifest of nothing but line ends once cost 80 times its size).
+fn check_caps(data: &[u8], name: &str, offset: u32) -> Result<()> {
+    if data.len() as u64 > MAX_INI_SIZE {
+        return Err(Error::invalid(
+            u64::from(offset),
+            format!(
+                "{name} of at most {MAX_INI_SIZE} bytes (an ini file), found {} bytes",
+                data.len()
+            ),
+        ));
+    }
+    // Line ends as the ini reader splits them (\r\n, \n, lone \r).
+    let lines = data
+        .iter()
+        .enumerate()
+        .filter(|&(i, &b)| b == b'\n' || (b == b'\r' && data.get(i + 1) != Some(&b'\n')))
+        .count();
+    if lines > MAX_INI_LINES {
+        return Err(Error::invalid(
+            u64::from(offset),
+            format!("{name} of at most {MAX_INI_LINES} lines, found {lines}"),
+        ));
+    }
+    Ok(())
+}
 
 /// `File=` (installed) or `Copy=` (setup-only, bootstrap) record.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -251,11 +278,21 @@ pub struct Manifest {
 
 impl Manifest {
     /// Parse from Manifest.ini (and Manifest.int, if present) bytes.
+    ///
+    /// No size limit here: [`Manifest::from_umod`] applies the ini reader's
+    /// caps ([`MAX_INI_SIZE`], [`MAX_INI_LINES`]) first. Work is linear in
+    /// the input: sections are looked up through one index.
     pub fn parse(ini: &[u8], int: Option<&[u8]>) -> Manifest {
         let ini = Ini::parse(ini);
         let int = int.map(Ini::parse);
+        // First section of each name (case-insensitive), as Ini::section.
+        let mut index: HashMap<String, &Section> = HashMap::new();
+        for s in &ini.sections {
+            index.entry(s.name.to_ascii_lowercase()).or_insert(s);
+        }
+        let section = |n: &str| index.get(&n.to_ascii_lowercase()).copied();
         let mut warnings = Vec::new();
-        let setup = ini.section("Setup");
+        let setup = section("Setup");
         if setup.is_none() {
             warnings.push("Manifest.ini has no [Setup] section".into());
         }
@@ -275,7 +312,7 @@ impl Manifest {
         }
         let mut requirements = Vec::new();
         for sec in setup.into_iter().flat_map(|s| s.get_all("Requires")) {
-            let Some(s) = ini.section(sec) else {
+            let Some(s) = section(sec) else {
                 warnings.push(format!("Requires={sec} but there is no [{sec}] section"));
                 continue;
             };
@@ -325,7 +362,7 @@ impl Manifest {
                 warnings.push(format!("group [{name}] is listed more than once"));
                 continue;
             }
-            let Some(sec) = ini.section(&name) else {
+            let Some(sec) = section(&name) else {
                 warnings.push(format!("Group={name} but there is no [{name}] section"));
                 continue;
             };
@@ -380,12 +417,17 @@ impl Manifest {
         let Some(ini) = umod.find(MANIFEST_INI) else {
             return Ok(None);
         };
-        let ini = umod.entry_data(ini)?;
+        let ini_bytes = umod.entry_data(ini)?;
+        check_caps(ini_bytes, MANIFEST_INI, ini.offset)?;
         let int = match umod.find(MANIFEST_INT) {
-            Some(e) => Some(umod.entry_data(e)?),
+            Some(e) => {
+                let b = umod.entry_data(e)?;
+                check_caps(b, MANIFEST_INT, e.offset)?;
+                Some(b)
+            }
             None => None,
         };
-        Ok(Some(Manifest::parse(ini, int)))
+        Ok(Some(Manifest::parse(ini_bytes, int)))
     }
 
     /// A Manifest.int `[Setup]` value (case-insensitive key).

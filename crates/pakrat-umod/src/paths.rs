@@ -11,7 +11,9 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use pakrat_io::{fsutil, nocase, Result};
+use pakrat_io::fsutil::OutputDir;
+use pakrat_io::text::show;
+use pakrat_io::{fsutil, nocase, Error, Result};
 
 /// Maps archive names to the relative paths to use under a root.
 pub struct CaseMap {
@@ -77,6 +79,46 @@ impl CaseMap {
     pub fn root(&self) -> &Path {
         &self.root
     }
+}
+
+/// Check the way to `path` (relative `rel`) under the game folder: every
+/// existing parent must be a plain folder; the file itself must be absent or
+/// a regular file. Symbolic links were refused by [`OutputDir::resolve`].
+pub(crate) fn check_way(out: &OutputDir, rel: &str, path: &Path) -> Result<()> {
+    let mut cur = out.root().to_path_buf();
+    let inner = path.strip_prefix(out.root()).unwrap_or(path);
+    let n = inner.components().count();
+    for (i, c) in inner.components().enumerate() {
+        cur.push(c);
+        let Ok(meta) = std::fs::symlink_metadata(&cur) else {
+            return Ok(()); // the rest does not exist yet
+        };
+        let last = i + 1 == n;
+        if !last && !meta.is_dir() {
+            return Err(Error::Other(format!(
+                "{} is a file where writing {} needs a folder",
+                show(
+                    &cur.strip_prefix(out.root())
+                        .unwrap_or(&cur)
+                        .display()
+                        .to_string()
+                ),
+                show(rel)
+            )));
+        }
+        if last && !meta.is_file() {
+            return Err(Error::Other(format!(
+                "{} exists and is {} where a file goes",
+                show(rel),
+                if meta.is_dir() {
+                    "a folder"
+                } else {
+                    "not a regular file"
+                }
+            )));
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

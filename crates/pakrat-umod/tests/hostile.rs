@@ -372,3 +372,117 @@ fn signed_self_extracting_exe() {
     assert!(v.ok(), "{:?}", v.problems);
     assert_eq!(u.entry_data(&u.entries[0]).unwrap(), b"payload!");
 }
+
+// ---- Issue 16, findings 5, 9 and 10.
+
+#[test]
+fn f5_file_and_folder_of_the_same_name() {
+    // "Y\B" then "Y" (and the other order): a verify error, and extract
+    // writes nothing, with or without --force.
+    for names in [[&b"Y\\B"[..], b"y"], [b"Y", b"y/b"]] {
+        let mut entries: Vec<(&[u8], u32, u32, u32)> = vec![(b"System\\Good.u", 0, 4, 0)];
+        entries.push((names[0], 4, 1, 0));
+        entries.push((names[1], 5, 1, 0));
+        let data = build(b"goodBY", &entries);
+        let u = Umod::parse(&data).unwrap();
+        let v = u.verify();
+        assert!(!v.ok());
+        assert!(
+            v.errors().any(|p| p.kind == ProblemKind::NameClash),
+            "{:?}",
+            v.problems
+        );
+        refused(&data, "name clash");
+        let t = tempfile::tempdir().unwrap();
+        let out = OutputDir::create(t.path().join("out"), true).unwrap();
+        let err = extract(&u, &out, &ExtractOptions::default()).unwrap_err();
+        assert!(err.to_string().contains("name clash"), "{err}");
+        assert_eq!(tree(t.path()), ["out"]);
+    }
+}
+
+#[test]
+fn f5_a_file_on_disk_where_a_folder_is_needed() {
+    let data = build(
+        b"goodB",
+        &[(b"System\\Good.u", 0, 4, 0), (b"Y\\B", 4, 1, 0)],
+    );
+    let u = Umod::parse(&data).unwrap();
+    for force in [false, true] {
+        let t = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(t.path().join("out")).unwrap();
+        std::fs::write(t.path().join("out/Y"), b"a file").unwrap();
+        let out = OutputDir::create(t.path().join("out"), force).unwrap();
+        let err = extract(&u, &out, &ExtractOptions::default()).unwrap_err();
+        let msg = err.to_string();
+        assert!(
+            msg.contains("needs a folder") && msg.contains("nothing was written"),
+            "{msg}"
+        );
+        assert_eq!(tree(t.path()), ["out", "out/Y"]);
+        assert_eq!(std::fs::read(t.path().join("out/Y")).unwrap(), b"a file");
+    }
+    // And a folder where a file goes.
+    let t = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(t.path().join("out/System/Good.u")).unwrap();
+    let out = OutputDir::create(t.path().join("out"), true).unwrap();
+    let err = extract(&u, &out, &ExtractOptions::default()).unwrap_err();
+    assert!(
+        err.to_string().contains("a folder where a file goes"),
+        "{err}"
+    );
+    assert!(!t.path().join("out/Y").exists());
+}
+
+/// A UMOD whose only member is a Manifest.ini with these bytes.
+fn with_manifest(ini: &[u8]) -> Vec<u8> {
+    build(ini, &[(b"System\\Manifest.ini", 0, ini.len() as u32, 3)])
+}
+
+#[test]
+fn f9_manifest_caps_and_linear_groups() {
+    // Over the ini reader's line cap: refused before a model is built.
+    let lines = vec![b'\n'; pakrat_io::ini::MAX_INI_LINES + 1];
+    let data = with_manifest(&lines);
+    let u = Umod::parse(&data).unwrap();
+    let err = pakrat_umod::Manifest::from_umod(&u).unwrap_err();
+    assert!(err.to_string().contains("lines"), "{err}");
+    assert!(u.verify().errors().any(|p| p.kind == ProblemKind::Manifest));
+    // A long chain of groups parses completely, each group once.
+    let n = 30_000;
+    let mut ini = String::from("[Setup]\r\nProduct=Chain\r\nVersion=1\r\nGroup=G0\r\n");
+    for i in 0..n {
+        ini.push_str(&format!("[G{i}]\r\nGroup=G{}\r\nGroup=G0\r\n", i + 1));
+    }
+    let data = with_manifest(ini.as_bytes());
+    let u = Umod::parse(&data).unwrap();
+    let m = pakrat_umod::Manifest::from_umod(&u).unwrap().unwrap();
+    assert_eq!(m.groups.len(), n);
+    assert!(m
+        .warnings
+        .iter()
+        .any(|w| w.contains(&format!("Group=G{n} but there is no"))));
+}
+
+#[test]
+fn f10_member_lookup_is_indexed() {
+    // 60,000 members; every manifest record is found, ignoring case and
+    // separators, the first of a duplicate name winning.
+    let n = 60_000u32;
+    let names: Vec<String> = (0..n)
+        .map(|i| format!("Dir{}\\File{i}.u", i % 50))
+        .collect();
+    let mut entries: Vec<(&[u8], u32, u32, u32)> =
+        names.iter().map(|s| (s.as_bytes(), 0, 1, 0)).collect();
+    entries.push((b"DIR0\\FILE0.U", 1, 1, 0));
+    let data = build(b"ab", &entries);
+    let u = Umod::parse(&data).unwrap();
+    assert_eq!(u.entries.len(), n as usize + 1);
+    for i in (0..n).step_by(997) {
+        let e = u.find(&format!("dir{}/file{i}.U", i % 50)).unwrap();
+        assert_eq!(e.name, names[i as usize]);
+    }
+    assert_eq!(u.find("Dir0/File0.u").unwrap().offset, 0);
+    assert!(u.find("Dir0\\File60000.u").is_none());
+    let _ = u.verify();
+}

@@ -430,7 +430,7 @@ fn f4_file_and_folder_of_the_same_name_is_refused_up_front() {
     // puts a file.
     for (setup, msg) in [
         ("Textures", "needs a folder"),
-        ("System/Good.u/", "a folder where the install puts a file"),
+        ("System/Good.u/", "a folder where a file goes"),
     ] {
         let g = ut_game(&t.path().join(setup.replace('/', "_")));
         if let Some(d) = setup.strip_suffix('/') {
