@@ -26,7 +26,9 @@ fn main() -> ExitCode {
     match run(cli.command) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("pakrat: error: {}", error_text(&e));
+            // Errors quote names from the input: no raw escape sequence
+            // may reach the terminal (one could hide or rewrite a line).
+            eprintln!("pakrat: error: {}", pakrat_io::text::show(&error_text(&e)));
             ExitCode::from(2)
         }
     }

@@ -494,3 +494,54 @@ fn install_uninstall_cycle() {
         .failure()
         .stderr(predicate::str::contains("is not installed here"));
 }
+
+/// Issue 16 finding 6: names and manifest values holding escape sequences
+/// are printed escaped by info, list, verify, extract errors and the
+/// install dry run, so that one line cannot hide or rewrite another.
+#[test]
+fn escape_sequences_are_printed_escaped() {
+    let t = tempfile::tempdir().unwrap();
+    let src = t.path().join("Esc");
+    std::fs::create_dir_all(src.join("System")).unwrap();
+    std::fs::write(src.join("System/Esc.u"), b"x").unwrap();
+    std::fs::write(
+        src.join("System/Manifest.ini"),
+        "[Setup]\r\nProduct=Esc\r\nVersion=1\r\nGroup=G\r\n\r\n[G]\r\nFile=(Src=System\\Esc.u)\r\nIni=System\\UnrealTournament.ini,Engine.GameEngine.ServerPackages=Evil\x1b[1A\x1b[2K\r\nIni=System\\UnrealTournament.ini,Engine.GameEngine.ServerPackages=Fine\r\n",
+    )
+    .unwrap();
+    let u = t.path().join("Esc.umod");
+    pakrat()
+        .args(["umod", "create"])
+        .arg(&src)
+        .arg("-o")
+        .arg(&u)
+        .assert()
+        .success();
+    let g = game(t.path(), "436");
+    std::fs::write(
+        g.join("system/UnrealTournament.ini"),
+        b"[Engine.GameEngine]\r\nServerPackages=Botpack\r\n",
+    )
+    .unwrap();
+    let runs: Vec<Vec<std::ffi::OsString>> = vec![
+        vec!["info".into(), u.clone().into()],
+        vec!["verify".into(), u.clone().into()],
+        vec![
+            "umod".into(),
+            "install".into(),
+            "--dry-run".into(),
+            u.clone().into(),
+            "--game-dir".into(),
+            g.clone().into(),
+        ],
+    ];
+    for args in runs {
+        let out = pakrat().args(&args).output().unwrap();
+        let all = [out.stdout.as_slice(), out.stderr.as_slice()].concat();
+        let text = String::from_utf8_lossy(&all);
+        assert!(!all.contains(&0x1b), "{args:?} printed a raw ESC:\n{text}");
+        if args[0] != "verify" {
+            assert!(text.contains("Evil\\x1b[1A\\x1b[2K"), "{args:?}:\n{text}");
+        }
+    }
+}

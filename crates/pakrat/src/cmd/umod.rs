@@ -115,7 +115,9 @@ pub fn info(a: &InfoArgs) -> Result<ExitCode> {
     match &m {
         None => println!("no System\\Manifest.ini: not installable by Setup"),
         Some(m) => {
-            let val = |v: Option<&str>| v.filter(|s| !s.is_empty()).unwrap_or("-").to_string();
+            // Manifest values come from a stranger: escaped for the terminal.
+            let val =
+                |v: Option<&str>| show(v.filter(|s| !s.is_empty()).unwrap_or("-")).into_owned();
             println!(
                 "product:      {} (Product={}, Version={})",
                 val(m.display_name()),
@@ -124,38 +126,38 @@ pub fn info(a: &InfoArgs) -> Result<ExitCode> {
             );
             let dev = val(m.local("Developer"));
             match m.local("DeveloperURL").filter(|s| !s.is_empty()) {
-                Some(url) => println!("developer:    {dev} <{url}>"),
+                Some(url) => println!("developer:    {dev} <{}>", show(url)),
                 None => println!("developer:    {dev}"),
             }
             if let Some(u) = m.local("ProductURL").filter(|s| !s.is_empty()) {
-                println!("product URL:  {u}");
+                println!("product URL:  {}", show(u));
             }
             if let Some(r) = m.local("ReadMe").filter(|s| !s.is_empty()) {
-                println!("readme:       {r}");
+                println!("readme:       {}", show(r));
             }
             for r in &m.requirements {
                 let v = match r.version.as_deref() {
                     None | Some("") => "any version".to_string(),
-                    Some(v) => format!("version {v} or later"),
+                    Some(v) => format!("version {} or later", show(v)),
                 };
                 println!(
                     "requires:     {} {v} [{}]",
-                    r.product.as_deref().unwrap_or("?"),
-                    r.section
+                    show(r.product.as_deref().unwrap_or("?")),
+                    show(&r.section)
                 );
             }
             let groups: Vec<String> = m
                 .groups
                 .iter()
                 .map(|g| match &g.parent {
-                    Some(p) => format!("{p}/{}", g.name),
-                    None => g.name.clone(),
+                    Some(p) => format!("{}/{}", show(p), show(&g.name)),
+                    None => show(&g.name).into_owned(),
                 })
                 .collect();
             println!("groups:       {}", groups.join(", "));
             for g in &m.groups {
                 for (k, v) in &g.other {
-                    println!("              [{}] {k}={v}", g.name);
+                    println!("              [{}] {}={}", show(&g.name), show(k), show(v));
                 }
             }
         }
@@ -167,7 +169,10 @@ pub fn info(a: &InfoArgs) -> Result<ExitCode> {
     for f in &files {
         println!(
             "{:>10}  {:>5}  {:<32}  {}",
-            f.size, f.flags, f.name, f.destination
+            f.size,
+            f.flags,
+            show(f.name),
+            show(&f.destination)
         );
     }
     let errors = u.problems().iter().filter(|p| p.is_error()).count();
@@ -189,7 +194,10 @@ pub fn list(a: &ListArgs) -> Result<ExitCode> {
     for e in &u.entries {
         println!(
             "{:>10}  {:>10}  {:>5}  {}",
-            e.offset, e.size, e.flags, e.name
+            e.offset,
+            e.size,
+            e.flags,
+            show(&e.name)
         );
     }
     let total: u64 = u.entries.iter().map(|e| u64::from(e.size)).sum();
@@ -258,7 +266,7 @@ pub fn verify(a: &VerifyArgs) -> Result<ExitCode> {
                 Severity::Error => "error",
                 Severity::Warning => "warning",
             };
-            println!("{tag}: {p}");
+            println!("{tag}: {}", show(&p.to_string()));
         }
         let errors = v.errors().count();
         let warnings = v.problems.len() - errors;
@@ -287,13 +295,13 @@ pub fn extract(a: &ExtractArgs) -> Result<ExitCode> {
     let rep = pakrat_umod::extract(&u, &out, &opts)
         .map_err(|e| anyhow::anyhow!("{}: {e}", a.file.display()))?;
     for w in &rep.warnings {
-        eprintln!("pakrat: warning: {w}");
+        eprintln!("pakrat: warning: {}", show(w));
     }
     if a.out.json {
         print_json(&rep)?;
     } else if !a.quiet {
         for f in &rep.files {
-            println!("{:>10}  {}", f.size, f.path.display());
+            println!("{:>10}  {}", f.size, show(&f.path.display().to_string()));
         }
         let total: u64 = rep.files.iter().map(|f| f.size).sum();
         println!(
