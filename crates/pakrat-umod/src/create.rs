@@ -61,6 +61,34 @@ pub struct CreateOptions {
     pub align: Option<u32>,
     /// Copy order, flags and layout from an existing archive.
     pub order_from: Option<OrderTemplate>,
+    /// Pack the target of a symbolic link found in the source folder;
+    /// without it such a link is refused (it could pull in any file of the
+    /// machine, from outside the folder).
+    pub follow_symlinks: bool,
+}
+
+/// Refuse a source file reached through a symbolic link below `root`
+/// (unless `follow`).
+fn check_links(root: &Path, path: &Path, follow: bool) -> Result<()> {
+    if follow {
+        return Ok(());
+    }
+    let rel = path.strip_prefix(root).unwrap_or(path);
+    let mut cur = root.to_path_buf();
+    for c in rel.components() {
+        cur.push(c);
+        let meta = std::fs::symlink_metadata(&cur).map_err(|e| Error::io(&cur, e))?;
+        if meta.file_type().is_symlink() {
+            let to = std::fs::read_link(&cur)
+                .map(|t| t.display().to_string())
+                .unwrap_or_default();
+            return Err(Error::Other(format!(
+                "{} is a symbolic link (to {to}): refusing to pack what it points at (use --follow-symlinks to pack the target)",
+                cur.display()
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// One member to write.
@@ -242,6 +270,9 @@ pub fn plan(src: &Path, opts: &CreateOptions) -> Result<Plan> {
                 declared.push(size);
             }
         }
+    }
+    for m in &members {
+        check_links(src, &m.path, opts.follow_symlinks)?;
     }
     for (m, d) in members.iter().zip(&declared) {
         if let Some(d) = d {

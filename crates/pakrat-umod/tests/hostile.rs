@@ -486,3 +486,43 @@ fn f10_member_lookup_is_indexed() {
     assert!(u.find("Dir0\\File60000.u").is_none());
     let _ = u.verify();
 }
+
+#[cfg(unix)]
+#[test]
+fn create_refuses_symlinks_unless_asked() {
+    use pakrat_umod::create::{create, CreateOptions};
+    let t = tempfile::tempdir().unwrap();
+    std::fs::write(t.path().join("secret.txt"), b"outside the source folder").unwrap();
+    let src = t.path().join("src");
+    std::fs::create_dir_all(src.join("System")).unwrap();
+    std::fs::write(
+        src.join("System/Manifest.ini"),
+        b"[Setup]\r\nProduct=L\r\nVersion=1\r\nGroup=G\r\n\r\n[G]\r\nFile=(Src=Help\\ReadMe.txt)\r\n",
+    )
+    .unwrap();
+    // A linked file, then a linked folder.
+    std::fs::create_dir_all(src.join("Help")).unwrap();
+    std::os::unix::fs::symlink(t.path().join("secret.txt"), src.join("Help/ReadMe.txt")).unwrap();
+    let out = t.path().join("l.umod");
+    let err = create(&src, &out, false, &CreateOptions::default()).unwrap_err();
+    assert!(err.to_string().contains("symbolic link"), "{err}");
+    assert!(!out.exists());
+    std::fs::remove_file(src.join("Help/ReadMe.txt")).unwrap();
+    std::fs::remove_dir(src.join("Help")).unwrap();
+    std::fs::create_dir_all(t.path().join("elsewhere")).unwrap();
+    std::fs::write(t.path().join("elsewhere/ReadMe.txt"), b"linked folder").unwrap();
+    std::os::unix::fs::symlink(t.path().join("elsewhere"), src.join("Help")).unwrap();
+    let err = create(&src, &out, false, &CreateOptions::default()).unwrap_err();
+    assert!(err.to_string().contains("symbolic link"), "{err}");
+    assert!(!out.exists());
+    // Asked for: the target's bytes are packed.
+    let opts = CreateOptions {
+        follow_symlinks: true,
+        ..Default::default()
+    };
+    create(&src, &out, false, &opts).unwrap();
+    let data = std::fs::read(&out).unwrap();
+    let u = Umod::parse(&data).unwrap();
+    let e = u.find("Help\\ReadMe.txt").unwrap();
+    assert_eq!(u.entry_data(e).unwrap(), b"linked folder");
+}

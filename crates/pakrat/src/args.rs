@@ -329,6 +329,10 @@ pub struct UmodCreateArgs {
     /// Copy member order, flags and layout from an existing UMOD.
     #[arg(long, value_name = "UMOD")]
     pub order_from: Option<PathBuf>,
+    /// Pack the targets of symbolic links in the source folder (refused
+    /// without it: a link could pull in any file of the machine).
+    #[arg(long)]
+    pub follow_symlinks: bool,
     /// Replace the output if it exists.
     #[arg(long)]
     pub force: bool,

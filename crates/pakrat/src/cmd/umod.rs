@@ -327,6 +327,7 @@ pub fn create(a: &UmodCreateArgs) -> Result<ExitCode> {
     let opts = CreateOptions {
         align: a.align,
         order_from: template,
+        follow_symlinks: a.follow_symlinks,
     };
     if !a.src.is_dir() {
         bail!("{}: not a folder", a.src.display());
