@@ -301,13 +301,31 @@ impl PendingFile {
             let rc = unsafe {
                 libc::fallocate(self.file().as_raw_fd(), libc::FALLOC_FL_KEEP_SIZE, 0, n)
             };
+            #[cfg(test)]
+            let rc = if FAKE_ENOSPC.with(|f| f.get()) {
+                // SAFETY: sets this thread's errno, as the call would.
+                unsafe { *libc::__errno_location() = libc::ENOSPC };
+                -1
+            } else {
+                rc
+            };
             if rc != 0 {
                 let e = io::Error::last_os_error();
                 if e.raw_os_error() == Some(libc::ENOSPC) {
-                    return Err(Error::Other(format!(
-                        "{}: not enough disk space for {len} bytes",
-                        self.path.display()
-                    )));
+                    // fallocate can say ENOSPC while the space is there:
+                    // ext4 counts other writers' delayed allocations and
+                    // its reserved clusters against a reservation, and
+                    // quotas or tmpfs limits differ from statvfs. Fail only
+                    // when the file system really lacks the bytes; else
+                    // write without a reservation (as before fallocate).
+                    if let Some(free) = free_bytes(self.file()) {
+                        if free < len {
+                            return Err(Error::Other(format!(
+                                "{}: not enough disk space for {len} bytes ({free} bytes free)",
+                                self.path.display()
+                            )));
+                        }
+                    }
                 }
                 // EOPNOTSUPP, EINVAL, ...: no preallocation on this file system.
             }
@@ -359,12 +377,112 @@ impl Write for PendingFile {
     }
 }
 
-/// A new temporary file in `dir`, named with [`TEMP_PREFIX`]. It gets a
-/// new file's usual mode (0666 less the umask), not the 0600 temporary
-/// files are normally created with, since it becomes an output as it is.
+#[cfg(test)]
+thread_local! {
+    /// Test hook: make this thread's next `fallocate` calls fail with ENOSPC.
+    static FAKE_ENOSPC: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Bytes an unprivileged writer may still use on the file system of `f`.
+#[cfg(target_os = "linux")]
+fn free_bytes(f: &File) -> Option<u64> {
+    use std::os::fd::AsRawFd;
+    // SAFETY: fstatvfs fills the zeroed struct we own; fd is open.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    let rc = unsafe { libc::fstatvfs(f.as_raw_fd(), &mut st) };
+    (rc == 0).then(|| u64::from(st.f_bavail).saturating_mul(u64::from(st.f_frsize)))
+}
+
+/// Leftover temporary files removed by this run (see [`temp_file_in`]).
+static LEFTOVERS_REMOVED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// How many temporary files of interrupted earlier runs (a process that
+/// no longer exists) this process has removed so far.
+pub fn leftovers_removed() -> usize {
+    LEFTOVERS_REMOVED.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// Whether process `pid` exists (a process we may not signal exists too).
+fn process_alive(pid: u32) -> bool {
+    #[cfg(unix)]
+    {
+        let Ok(p) = libc::pid_t::try_from(pid) else {
+            return false;
+        };
+        if p <= 0 {
+            return true; // never ours to judge
+        }
+        // SAFETY: signal 0 only checks that the process exists.
+        let rc = unsafe { libc::kill(p, 0) };
+        rc == 0 || io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = pid;
+        true
+    }
+}
+
+/// The pid in a temporary file's name (`.pakrat-tmp-<pid>-…`), if any.
+pub fn temp_owner(name: &str) -> Option<u32> {
+    let rest = name.strip_prefix(TEMP_PREFIX)?;
+    let (pid, tail) = rest.split_once('-')?;
+    if tail.is_empty() || pid.is_empty() || !pid.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    pid.parse().ok()
+}
+
+/// Remove, once per folder and run, the temporary files that a process
+/// which no longer exists left in `dir` (killed in the middle of a write).
+/// Only regular files named `.pakrat-tmp-<pid>-…` with a dead `<pid>` are
+/// removed; a live process's files and every other name are left alone.
+pub fn sweep_leftovers(dir: &Path) -> usize {
+    static SWEPT: std::sync::Mutex<Option<std::collections::HashSet<PathBuf>>> =
+        std::sync::Mutex::new(None);
+    {
+        let Ok(mut g) = SWEPT.lock() else {
+            return 0;
+        };
+        if !g
+            .get_or_insert_with(Default::default)
+            .insert(dir.to_path_buf())
+        {
+            return 0;
+        }
+    }
+    let me = std::process::id();
+    let Ok(rd) = fs::read_dir(dir) else {
+        return 0;
+    };
+    let mut n = 0;
+    for e in rd.flatten() {
+        let name = e.file_name();
+        let Some(pid) = name.to_str().and_then(temp_owner) else {
+            continue;
+        };
+        if pid == me || process_alive(pid) {
+            continue;
+        }
+        if e.file_type().is_ok_and(|t| t.is_file()) && fs::remove_file(e.path()).is_ok() {
+            n += 1;
+        }
+    }
+    LEFTOVERS_REMOVED.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
+    n
+}
+
+/// A new temporary file in `dir`, named `.pakrat-tmp-<pid>-<random>` so
+/// that a later run can tell a leftover of a killed process from a file
+/// another running pakrat is writing ([`sweep_leftovers`], done here once
+/// per folder). It gets a new file's usual mode (0666 less the umask), not
+/// the 0600 temporary files are normally created with, since it becomes an
+/// output as it is.
 pub(crate) fn temp_file_in(dir: &Path) -> Result<tempfile::NamedTempFile> {
+    sweep_leftovers(dir);
+    let prefix = format!("{TEMP_PREFIX}{}-", std::process::id());
     let mut builder = tempfile::Builder::new();
-    builder.prefix(TEMP_PREFIX);
+    builder.prefix(&prefix);
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
@@ -507,5 +625,63 @@ mod tests {
             .filter(|e| e.file_name().to_string_lossy().starts_with(TEMP_PREFIX))
             .collect();
         assert!(leftovers.is_empty());
+    }
+
+    #[test]
+    fn temp_names_carry_the_pid() {
+        assert_eq!(temp_owner(".pakrat-tmp-1234-abcDEF"), Some(1234));
+        assert_eq!(temp_owner(".pakrat-tmp-abcDEF"), None); // older runs
+        assert_eq!(temp_owner(".pakrat-tmp-12-"), None);
+        assert_eq!(temp_owner("x.pakrat-tmp-12-a"), None);
+        let t = tempfile::tempdir().unwrap();
+        let f = temp_file_in(t.path()).unwrap();
+        let name = f.path().file_name().unwrap().to_string_lossy().into_owned();
+        assert_eq!(temp_owner(&name), Some(std::process::id()), "{name}");
+    }
+
+    /// Issue 16 finding 15: leftovers of a killed run are removed by the
+    /// next write into the folder; a live process's are not.
+    #[cfg(unix)]
+    #[test]
+    fn leftovers_of_dead_processes_are_swept() {
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let dead = child.id();
+        child.wait().unwrap();
+        let t = tempfile::tempdir().unwrap();
+        let out = OutputDir::create(t.path().join("o"), false).unwrap();
+        let dead_tmp = out.root().join(format!("{TEMP_PREFIX}{dead}-xYz123"));
+        let live_tmp = out.root().join(format!("{TEMP_PREFIX}1-xYz123")); // init
+        let mine = out
+            .root()
+            .join(format!("{TEMP_PREFIX}{}-aaaaaa", std::process::id()));
+        let old_style = out.root().join(format!("{TEMP_PREFIX}AbC123"));
+        for p in [&dead_tmp, &live_tmp, &mine, &old_style] {
+            fs::write(p, vec![0u8; 4096]).unwrap();
+        }
+        let before = leftovers_removed();
+        out.write("new.bin", b"data").unwrap();
+        assert!(!dead_tmp.exists(), "a dead process's leftover stays");
+        assert!(live_tmp.exists() && mine.exists() && old_style.exists());
+        assert!(leftovers_removed() > before);
+        assert_eq!(fs::read(out.root().join("new.bin")).unwrap(), b"data");
+    }
+
+    /// Issue 16 finding 17: an ENOSPC from fallocate while the space is
+    /// there falls back to plain writes; a real shortage is still reported.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn spurious_enospc_from_fallocate_falls_back() {
+        let t = tempfile::tempdir().unwrap();
+        let out = OutputDir::create(t.path(), false).unwrap();
+        FAKE_ENOSPC.with(|f| f.set(true));
+        let mut p = out.begin("a.bin").unwrap();
+        p.preallocate(1 << 20).unwrap();
+        p.write_all(&vec![7u8; 1 << 20]).unwrap();
+        let path = p.commit().unwrap();
+        assert_eq!(fs::read(path).unwrap(), vec![7u8; 1 << 20]);
+        let p = out.begin("b.bin").unwrap();
+        let err = p.preallocate(1 << 60).unwrap_err();
+        FAKE_ENOSPC.with(|f| f.set(false));
+        assert!(err.to_string().contains("not enough disk space"), "{err}");
     }
 }

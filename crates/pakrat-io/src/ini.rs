@@ -409,7 +409,18 @@ impl Ini {
                 meta.len()
             )));
         }
-        let data = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+        let mut data = Vec::new();
+        std::io::Read::read_to_end(
+            &mut std::io::Read::take(crate::open_regular(path)?, MAX_INI_SIZE + 1),
+            &mut data,
+        )
+        .map_err(|e| Error::io(path, e))?;
+        if data.len() as u64 > MAX_INI_SIZE {
+            return Err(Error::Other(format!(
+                "{}: grew past {MAX_INI_SIZE} bytes while being read",
+                path.display()
+            )));
+        }
         let (text, encoding) = decode(&data);
         Ini::checked(&data, &text, encoding).map_err(|e| e.in_file(path))
     }

@@ -30,6 +30,6 @@ mod writer;
 pub use error::{Error, Result};
 pub use guid::Guid;
 pub use reader::Reader;
-pub use source::Source;
+pub use source::{open_regular, Source};
 pub use string::FString;
 pub use writer::Writer;

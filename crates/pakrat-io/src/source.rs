@@ -23,18 +23,66 @@ enum Data {
     Owned(Vec<u8>),
 }
 
+/// What a non-regular file is, for messages.
+fn kind_of(ft: &std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if ft.is_fifo() {
+            return "a named pipe (FIFO)";
+        }
+        if ft.is_char_device() {
+            return "a character device";
+        }
+        if ft.is_block_device() {
+            return "a block device";
+        }
+        if ft.is_socket() {
+            return "a socket";
+        }
+    }
+    if ft.is_dir() {
+        return "a folder";
+    }
+    "not a regular file"
+}
+
+/// Open `path` for reading only if it is a regular file. Pipes, devices,
+/// sockets and folders are refused before opening (opening a FIFO would
+/// block until a writer comes; `/dev/zero` never ends), with a message that
+/// says what the path is.
+pub fn open_regular(path: &Path) -> Result<File> {
+    let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
+    if !meta.is_file() {
+        return Err(Error::io(
+            path,
+            std::io::Error::other(format!(
+                "is {}, not a file: pakrat reads regular files only",
+                kind_of(&meta.file_type())
+            )),
+        ));
+    }
+    let file = File::open(path).map_err(|e| Error::io(path, e))?;
+    // The path may have changed between the two looks: check the handle.
+    let meta = file.metadata().map_err(|e| Error::io(path, e))?;
+    if !meta.is_file() {
+        return Err(Error::io(
+            path,
+            std::io::Error::other(format!(
+                "is {}, not a file: pakrat reads regular files only",
+                kind_of(&meta.file_type())
+            )),
+        ));
+    }
+    Ok(file)
+}
+
 impl Source {
-    /// Open and map `path`.
+    /// Open and map `path` (a regular file: see [`open_regular`]).
     pub fn open(path: impl AsRef<Path>) -> Result<Source> {
         let path = path.as_ref();
-        let file = File::open(path).map_err(|e| Error::io(path, e))?;
+        let file = open_regular(path)?;
         let meta = file.metadata().map_err(|e| Error::io(path, e))?;
-        if meta.is_dir() {
-            return Err(Error::io(
-                path,
-                std::io::Error::other("is a folder, not a file"),
-            ));
-        }
         #[cfg(unix)]
         let id = {
             use std::os::unix::fs::MetadataExt;

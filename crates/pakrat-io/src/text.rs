@@ -60,6 +60,8 @@ mod tests {
         assert_eq!(show("a\r\nb\tc"), "a\\r\\nb\\tc");
         assert_eq!(show("x\u{7f}\u{85}"), "x\\x7f\\x85");
         assert_eq!(show("evil\u{202e}txt.exe"), "evil\\u{202e}txt.exe");
-        assert!(!show("\u{1b}\u{0}\u{202e}\u{feff}").chars().any(is_unsafe_char));
+        assert!(!show("\u{1b}\u{0}\u{202e}\u{feff}")
+            .chars()
+            .any(is_unsafe_char));
     }
 }

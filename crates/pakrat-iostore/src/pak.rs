@@ -197,7 +197,7 @@ pub fn companion(utoc: &std::path::Path) -> Option<(std::path::PathBuf, Result<P
         return None;
     }
     let res = (|| {
-        let mut f = std::fs::File::open(&path).map_err(|e| Error::io(&path, e))?;
+        let mut f = pakrat_io::open_regular(&path)?;
         let len = f.metadata().map_err(|e| Error::io(&path, e))?.len();
         let n = len.min(512);
         f.seek(SeekFrom::Start(len - n))

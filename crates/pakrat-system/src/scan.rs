@@ -142,7 +142,11 @@ pub fn list_files(root: &Path) -> Result<Vec<PathBuf>> {
 
 fn has_package_tag(path: &Path) -> bool {
     let mut b = [0u8; 4];
-    match std::fs::File::open(path).and_then(|mut f| f.read_exact(&mut b)) {
+    // Regular files only: a named pipe in a game folder must not hang the scan.
+    match pakrat_io::open_regular(path)
+        .map_err(std::io::Error::other)
+        .and_then(|mut f| f.read_exact(&mut b))
+    {
         Ok(()) => matches!(
             u32::from_le_bytes(b),
             0x9E2A_83C1 | 0x9E2A_83C2 | 0xC183_2A9E | 0xC283_2A9E

@@ -23,7 +23,14 @@ fn main() -> ExitCode {
             .num_threads(n)
             .build_global();
     }
-    match run(cli.command) {
+    let res = run(cli.command);
+    let swept = pakrat_io::fsutil::leftovers_removed();
+    if swept > 0 {
+        eprintln!(
+            "pakrat: note: removed {swept} leftover temporary file(s) (.pakrat-tmp-<pid>-*) of an earlier run that was killed"
+        );
+    }
+    match res {
         Ok(code) => code,
         Err(e) => {
             // Errors quote names from the input: no raw escape sequence

@@ -115,3 +115,32 @@ fn partition_ucas_and_companion_pak() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["partition_count"], 5, "{v}");
 }
+
+/// Issue 16 finding 14: a named pipe or a device is refused at once (a
+/// FIFO with no writer used to hang `info`; `/dev/zero` grew to 2 GiB).
+#[cfg(unix)]
+#[test]
+fn pipes_and_devices_are_refused() {
+    let t = tempfile::tempdir().unwrap();
+    let fifo = t.path().join("x.umod");
+    let ok = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(ok.success());
+    for (path, what) in [
+        (fifo.as_path(), "named pipe"),
+        (std::path::Path::new("/dev/zero"), "character device"),
+    ] {
+        for cmd in ["info", "list", "verify"] {
+            pakrat()
+                .arg(cmd)
+                .arg(path)
+                .timeout(std::time::Duration::from_secs(20))
+                .assert()
+                .code(2)
+                .stderr(predicates::str::contains(what))
+                .stderr(predicates::str::contains("regular files only"));
+        }
+    }
+}
