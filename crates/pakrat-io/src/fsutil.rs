@@ -385,6 +385,7 @@ thread_local! {
 
 /// Bytes an unprivileged writer may still use on the file system of `f`.
 #[cfg(target_os = "linux")]
+#[allow(clippy::useless_conversion)] // u64 here, u32 on 32-bit targets
 fn free_bytes(f: &File) -> Option<u64> {
     use std::os::fd::AsRawFd;
     // SAFETY: fstatvfs fills the zeroed struct we own; fd is open.
