@@ -231,6 +231,10 @@ pub struct DepsArgs {
     /// Print a Graphviz graph.
     #[arg(long, conflicts_with = "json")]
     pub dot: bool,
+    /// Deepest level of the text tree; deeper subtrees are printed again
+    /// from the left margin below it (every package still appears once).
+    #[arg(long, value_name = "N", default_value_t = pakrat_system::deps::TREE_DEPTH)]
+    pub max_depth: usize,
     #[command(flatten)]
     #[allow(missing_docs)]
     pub out: JsonArg,

@@ -105,7 +105,7 @@ fn deps_to(a: &DepsArgs, w: &mut dyn Write) -> Result<ExitCode> {
         return Ok(code(problems));
     }
     writeln!(w, "{}", describe_game(&game))?;
-    write!(w, "{}", g.to_tree(&game.root))?;
+    write!(w, "{}", g.to_tree_bounded(&game.root, a.max_depth))?;
     let found = g.nodes.iter().filter(|n| n.file.is_some()).count();
     writeln!(
         w,
