@@ -109,20 +109,34 @@ pub fn set_flags(path: &Path, changes: &[(u32, bool)]) -> Result<(FlagsInfo, Fla
     if new == s.package_flags {
         return Ok((before, after));
     }
-    let perms = std::fs::metadata(&real)
-        .map_err(|e| Error::io(&real, e))?
-        .permissions();
-    let data: &[u8] = &src;
-    let head = data.get(..FLAGS_OFFSET).unwrap_or_default();
-    let tail = data.get(FLAGS_OFFSET + 4..).unwrap_or_default();
-    pakrat_io::fsutil::write_atomic(&real, true, |w| {
-        w.write_all(head)?;
-        w.write_all(&new.to_le_bytes())?;
-        w.write_all(tail)
-    })?;
     drop(src);
-    std::fs::set_permissions(&real, perms).map_err(|e| Error::io(&real, e))?;
+    // In place: one 4-byte write at offset 8 (inside the first sector, so
+    // it lands whole or not at all), then fsync. A temp file and a rename
+    // would break hard links and give the package a new inode; the size
+    // never changes, so nothing else needs rewriting.
+    write_word_in_place(&real, FLAGS_OFFSET as u64, new)?;
+    let check = read_flags(&real)?;
+    if check.flags != new {
+        return Err(Error::Other(format!(
+            "{}: flags read back as {:#010x} after writing {new:#010x}",
+            real.display(),
+            check.flags
+        )));
+    }
     Ok((before, after))
+}
+
+/// Write a little-endian u32 at `offset` of an existing file, in place.
+fn write_word_in_place(path: &Path, offset: u64, value: u32) -> Result<()> {
+    use std::io::{Seek, SeekFrom, Write};
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .open(path)
+        .map_err(|e| Error::io(path, e))?;
+    f.seek(SeekFrom::Start(offset))
+        .and_then(|_| f.write_all(&value.to_le_bytes()))
+        .and_then(|()| f.sync_all())
+        .map_err(|e| Error::io(path, e))
 }
 
 /// One `[Flags]` line compared with the package.

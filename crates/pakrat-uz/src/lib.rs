@@ -415,23 +415,24 @@ pub fn decompress_to(data: &[u8], out: &mut dyn Write, limits: &Limits) -> Resul
         let n = match format {
             // In memory: the output cap is held against the budget until
             // the bytes are written out and freed.
-            UzFormat::Uz => match {
+            UzFormat::Uz => {
                 let permit = budget::reserve(limits.max_output);
-                uz1::decompress(data, limits).map(|r| (r, permit))
-            } {
-                Ok(((_, bytes), permit)) => {
-                    out.write_all(&bytes)
-                        .map_err(|e| Error::Other(format!("writing decoded data: {e}")))?;
-                    let n = bytes.len() as u64;
-                    drop(bytes);
-                    drop(permit);
-                    n
+                let decoded = uz1::decompress(data, limits);
+                match decoded {
+                    Ok((_, bytes)) => {
+                        out.write_all(&bytes)
+                            .map_err(|e| Error::Other(format!("writing decoded data: {e}")))?;
+                        let n = bytes.len() as u64;
+                        drop(bytes);
+                        drop(permit);
+                        n
+                    }
+                    Err(e) => {
+                        first_err.get_or_insert(e);
+                        continue;
+                    }
                 }
-                Err(e) => {
-                    first_err.get_or_insert(e);
-                    continue;
-                }
-            },
+            }
             // Streaming formats: once writing has begun there is no retry.
             UzFormat::Uz2 | UzFormat::Uz3 => {
                 if info.declared_size.unwrap_or(0) > limits.max_output as u64 {

@@ -861,3 +861,32 @@ fn download_cache_satisfies_imports_by_original_name() {
         .collect();
     assert_eq!(missing, ["UWeb"]);
 }
+
+/// Issue 16: `flags --set` writes the flag word in place, so hard links
+/// (and the inode) are kept.
+#[cfg(unix)]
+#[test]
+fn flags_set_keeps_hard_links() {
+    use std::os::unix::fs::MetadataExt;
+    let Some(c) = corpus() else { return };
+    let t = tempfile::tempdir().unwrap();
+    let p = t.path().join("IpDrv.u");
+    copy(&c.join("ue1/IpDrv.u"), &p);
+    let link = t.path().join("IpDrv-link.u");
+    fs::hard_link(&p, &link).unwrap();
+    let ino = fs::metadata(&p).unwrap().ino();
+    let (code, r) = run_json(&[
+        "flags",
+        p.to_str().unwrap(),
+        "--set",
+        "AllowDownload=false",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{r:#}");
+    assert_eq!(fs::metadata(&p).unwrap().ino(), ino);
+    assert_eq!(fs::metadata(&p).unwrap().nlink(), 2);
+    assert_eq!(fs::read(&p).unwrap(), fs::read(&link).unwrap());
+    let (_, r) = run_json(&["flags", link.to_str().unwrap(), "--json"]);
+    assert_eq!(r["after"]["flags"], r["before"]["flags"]);
+    assert_eq!(r["after"]["flags"].as_u64().unwrap() & 1, 0);
+}
