@@ -171,6 +171,7 @@ fn worker(utoc: &str, out: &str, threads: usize, decode_only: bool) {
             files: jobs.len() as u64,
             bytes: jobs.iter().map(|j| j.size).sum(),
             errors: vec![],
+            unhashed: 0,
         }
     } else {
         extract(&c, &jobs, &dir, &|_| {})

@@ -15,6 +15,7 @@ use pakrat_io::fsutil::{OutputDir, PendingFile};
 use rayon::prelude::*;
 
 use crate::container::{ChunkInfo, Container, Piece};
+use crate::verify::ChunkHasher;
 
 /// One file to write: a (sanitised on write) relative name and a TOC entry.
 #[derive(Clone, Debug)]
@@ -36,6 +37,61 @@ pub struct Summary {
     pub bytes: u64,
     /// `name: error` for each file that failed (sorted).
     pub errors: Vec<String>,
+    /// Files whose chunk has no stored hash (all zero), written unchecked.
+    pub unhashed: u64,
+}
+
+/// How [`extract_with`] works.
+#[derive(Clone, Copy, Debug)]
+pub struct Options {
+    /// Check every chunk's hash (from the TOC metas) while extracting and
+    /// fail a file that does not match, leaving nothing under its name.
+    pub verify_hashes: bool,
+    /// Writer threads (`None`: [`writer_threads`] for this machine).
+    pub writers: Option<usize>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            verify_hashes: true,
+            writers: None,
+        }
+    }
+}
+
+/// Keep one job per output path: the last in the given (TOC) order, as
+/// the later entry would win a sequential write. Returns the kept jobs (in
+/// their order) and one message per duplicate path naming the entries.
+pub fn dedupe_jobs(jobs: Vec<Job>) -> (Vec<Job>, Vec<String>) {
+    let mut last: HashMap<String, usize> = HashMap::with_capacity(jobs.len());
+    for (k, j) in jobs.iter().enumerate() {
+        last.insert(j.name.clone(), k);
+    }
+    if last.len() == jobs.len() {
+        return (jobs, Vec::new());
+    }
+    let mut dropped: HashMap<String, Vec<usize>> = HashMap::new();
+    let mut kept = Vec::with_capacity(last.len());
+    for (k, j) in jobs.into_iter().enumerate() {
+        if last.get(&j.name) == Some(&k) {
+            kept.push(j);
+        } else {
+            dropped.entry(j.name).or_default().push(j.index);
+        }
+    }
+    let mut msgs: Vec<String> = dropped
+        .into_iter()
+        .map(|(name, idx)| {
+            let winner = kept.iter().find(|j| j.name == name).map_or(0, |j| j.index);
+            format!(
+                "{name}: TOC entries {} and {winner} have the same path; the last ({winner}) is written",
+                idx.iter().map(usize::to_string).collect::<Vec<_>>().join(", ")
+            )
+        })
+        .collect();
+    msgs.sort();
+    (kept, msgs)
 }
 
 /// Name used for a chunk that has no path (`_chunks/<id>.<Type>`).
@@ -54,17 +110,57 @@ pub const COPY_MIN: u64 = 256 << 10;
 /// the same output checks as every other write. `None` when the entry is not
 /// such a run, is small, or the `.ucas` cannot be reopened as the very file
 /// that is mapped (then the caller streams it as usual).
+/// With `verify`, the chunk hash is checked on the mapped bytes first, and
+/// a mismatch writes nothing. Returns whether a hash was checked.
 fn copy_stored(
     c: &Container,
     j: &Job,
     out: &OutputDir,
-) -> Option<pakrat_io::Result<std::path::PathBuf>> {
+    verify: bool,
+) -> Option<pakrat_io::Result<bool>> {
     let (p, offset, len) = c.stored_extent(j.index)?;
     if len < COPY_MIN {
         return None;
     }
-    let mut f = c.partitions().get(p)?.source.as_ref()?.open_at(offset)?;
-    Some(out.write_from_file_range(&j.name, &mut f, offset, len))
+    let src = c.partitions().get(p)?.source.as_ref()?;
+    let mut hashed = false;
+    if verify {
+        let start = usize::try_from(offset).ok()?;
+        let end = start.checked_add(usize::try_from(len).ok()?)?;
+        let bytes = src.get(start..end)?;
+        let mut h = ChunkHasher::new(c.toc().header.version);
+        h.update(bytes);
+        c.release(j.index);
+        match hash_verdict(c, j.index, h) {
+            Ok(checked) => hashed = checked,
+            Err(e) => return Some(Err(e)),
+        }
+    }
+    let mut f = src.open_at(offset)?;
+    Some(
+        out.write_from_file_range(&j.name, &mut f, offset, len)
+            .map(|_| hashed),
+    )
+}
+
+/// Compare a chunk's computed hash with the TOC: `Ok(true)` checked,
+/// `Ok(false)` nothing stored, `Err` a mismatch (naming both hashes).
+fn hash_verdict(c: &Container, index: usize, h: ChunkHasher) -> pakrat_io::Result<bool> {
+    let Some(meta) = c.toc().metas.get(index) else {
+        return Ok(false);
+    };
+    let stored = meta.hash_bytes();
+    match h.check(stored) {
+        (None, _) => Ok(false),
+        (Some(true), _) => Ok(true),
+        (Some(false), computed) => Err(pakrat_io::Error::Other(format!(
+            "chunk hash mismatch: the TOC records {}, the data gives BLAKE3-160 {computed} (corrupt container; nothing written; --no-verify writes the bytes as they are)",
+            stored[..20.min(stored.len())]
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect::<String>()
+        ))),
+    }
 }
 
 /// Bytes of decoded windows that may wait for a writer, per writer thread.
@@ -96,15 +192,49 @@ pub fn writer_threads(pool_threads: usize, cores: usize) -> usize {
 /// never wait for the pool, so the two cannot deadlock. Buffers go back to
 /// a shared pool after writing; memory stays at the queues
 /// ([`QUEUE_BYTES`] per writer) plus one window per pool thread.
+///
+/// Chunk hashes are checked ([`Options::verify_hashes`]), and a container
+/// whose layout `verify` rejects (blocks shared between chunks, blocks out
+/// of their partition, chunks longer than their blocks...) is refused
+/// before anything is written.
 pub fn extract(
     c: &Container,
     jobs: &[Job],
     out: &OutputDir,
     on_progress: &(dyn Fn(u64) + Sync),
 ) -> Summary {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let writers = writer_threads(rayon::current_num_threads(), cores);
-    extract_with_writers(c, jobs, out, on_progress, writers)
+    extract_with(c, jobs, out, on_progress, &Options::default())
+}
+
+/// [`extract`] with options.
+pub fn extract_with(
+    c: &Container,
+    jobs: &[Job],
+    out: &OutputDir,
+    on_progress: &(dyn Fn(u64) + Sync),
+    opts: &Options,
+) -> Summary {
+    let writers = opts.writers.unwrap_or_else(|| {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        writer_threads(rayon::current_num_threads(), cores)
+    });
+    run(c, jobs, out, on_progress, writers, opts.verify_hashes)
+}
+
+/// The layout failures that make [`extract`] refuse a container, as one
+/// error; `Ok` when there are none.
+pub fn check_layout(c: &Container) -> pakrat_io::Result<()> {
+    let bad = crate::verify::layout(c);
+    if bad.is_empty() {
+        return Ok(());
+    }
+    let shown: Vec<String> = bad.iter().take(5).map(|f| f.message.clone()).collect();
+    Err(pakrat_io::Error::Other(format!(
+        "refusing to extract: the container's layout is broken ({} problem(s), as `verify` reports: {}{}); nothing was written",
+        bad.len(),
+        shown.join("; "),
+        if bad.len() > 5 { "; ..." } else { "" }
+    )))
 }
 
 /// [`extract`] with a chosen number of writer threads (0: every decoder
@@ -116,6 +246,23 @@ pub fn extract_with_writers(
     on_progress: &(dyn Fn(u64) + Sync),
     writers: usize,
 ) -> Summary {
+    run(c, jobs, out, on_progress, writers, true)
+}
+
+fn run(
+    c: &Container,
+    jobs: &[Job],
+    out: &OutputDir,
+    on_progress: &(dyn Fn(u64) + Sync),
+    writers: usize,
+    verify: bool,
+) -> Summary {
+    if let Err(e) = check_layout(c) {
+        return Summary {
+            errors: vec![e.to_string()],
+            ..Summary::default()
+        };
+    }
     let threads = rayon::current_num_threads();
     // With enough files to keep every thread busy, decode a few blocks at a
     // time and write them while they are still in the CPU cache; a lone big
@@ -137,6 +284,8 @@ pub fn extract_with_writers(
         errors: Mutex::new(Vec::new()),
         pool: Mutex::new(Vec::new()),
         failed: jobs.iter().map(|_| AtomicBool::new(false)).collect(),
+        verify,
+        unhashed: AtomicU64::new(0),
     };
     std::thread::scope(|s| {
         let mut txs = Vec::new();
@@ -164,6 +313,7 @@ pub fn extract_with_writers(
         files: st.files.into_inner(),
         bytes: st.bytes.into_inner(),
         errors,
+        unhashed: st.unhashed.into_inner(),
     }
 }
 
@@ -192,6 +342,10 @@ struct Stage<'a> {
     pool: Mutex<Vec<Vec<u8>>>,
     /// Set by a writer when job `k`'s file failed, so its decoder stops.
     failed: Vec<AtomicBool>,
+    /// Check chunk hashes.
+    verify: bool,
+    /// Files written without a stored hash to check.
+    unhashed: AtomicU64,
 }
 
 impl<'a> Stage<'a> {
@@ -224,9 +378,12 @@ impl<'a> Stage<'a> {
         window: usize,
         tx: Option<&SyncSender<Msg<'a>>>,
     ) {
-        if let Some(res) = copy_stored(self.c, j, out) {
+        if let Some(res) = copy_stored(self.c, j, out, self.verify) {
             match res {
-                Ok(_) => {
+                Ok(hashed) => {
+                    if self.verify && !hashed {
+                        self.unhashed.fetch_add(1, Ordering::Relaxed);
+                    }
                     (self.on_progress)(j.size);
                     self.done(j.size);
                 }
@@ -259,11 +416,20 @@ impl<'a> Stage<'a> {
             self.error(format!("{}: {}", j.name, gone()));
             return;
         }
+        let mut hasher = self
+            .verify
+            .then(|| ChunkHasher::new(self.c.toc().header.version));
         let res = self.c.stream_chunk_pieces(
             j.index,
             window,
             || self.take_buf(),
             |piece| {
+                if let Some(h) = hasher.as_mut() {
+                    h.update(match &piece {
+                        Piece::Owned(b, r) => b.get(r.clone()).unwrap_or_default(),
+                        Piece::Mapped(b) => b,
+                    });
+                }
                 if self.failed[k].load(Ordering::Relaxed) {
                     // The writer has reported this file already.
                     return Err(pakrat_io::Error::Other("write failed".into()));
@@ -275,6 +441,16 @@ impl<'a> Stage<'a> {
                 }
             },
         );
+        // The hash decides before the writer commits (messages of one job
+        // are handled in order), so a corrupt chunk never gets its name.
+        let res = res.and_then(|()| match hasher {
+            Some(h) => hash_verdict(self.c, j.index, h).map(|checked| {
+                if !checked {
+                    self.unhashed.fetch_add(1, Ordering::Relaxed);
+                }
+            }),
+            None => Ok(()),
+        });
         let last = match res {
             Ok(()) => Msg::End(k),
             Err(e) => Msg::Fail(k, e.to_string()),

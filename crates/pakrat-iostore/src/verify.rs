@@ -76,27 +76,14 @@ impl Sink {
     }
 }
 
-/// Check a container. `on_progress` is called with uncompressed bytes done.
-pub fn verify(c: &Container, on_progress: &(dyn Fn(u64) + Sync)) -> Report {
+/// The layout rules that make extraction safe and bounded: block methods,
+/// sizes and partitions, chunk block ranges, no block shared between
+/// chunks (a 10 KB TOC whose chunks all point at the same blocks once made
+/// `extract` write 8 GiB). Returns true when chunks share blocks.
+fn check_layout(c: &Container, sink: &Sink) -> bool {
     let toc = c.toc();
     let h = &toc.header;
-    let sink = Sink {
-        failures: Mutex::new(Vec::new()),
-        warnings: Mutex::new(Vec::new()),
-    };
-    let mut report = Report {
-        chunks: toc.len(),
-        ..Report::default()
-    };
     let bs = u64::from(h.block_size);
-
-    if h.flags & !flags::KNOWN != 0 {
-        sink.warn(
-            "toc",
-            format!("unknown container flag bits {:#x}", h.flags & !flags::KNOWN),
-        );
-    }
-
     // Blocks: method index, sizes, partitions.
     let psize = h.effective_partition_size();
     for (i, b) in toc.blocks.iter().enumerate() {
@@ -223,6 +210,104 @@ pub fn verify(c: &Container, on_progress: &(dyn Fn(u64) + Sync)) -> Report {
     if uncovered > 0 {
         sink.warn("block", format!("{uncovered} blocks belong to no chunk"));
     }
+
+    shared
+}
+
+/// The failures of the layout rules [`verify`] checks before any data
+/// (see `check_layout`): [`crate::extract`] refuses a container that has any,
+/// so that it never writes what `verify` would call broken.
+pub fn layout(c: &Container) -> Vec<Finding> {
+    let sink = Sink {
+        failures: Mutex::new(Vec::new()),
+        warnings: Mutex::new(Vec::new()),
+    };
+    check_layout(c, &sink);
+    let mut f = sink.failures.into_inner().unwrap_or_default();
+    f.sort_by(|a, b| (a.area, &a.message).cmp(&(b.area, &b.message)));
+    f
+}
+
+/// Options of [`verify_with`].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Options {
+    /// Accept a container in which no chunk has a hash (otherwise a
+    /// failure: such a container cannot be verified at all).
+    pub allow_unhashed: bool,
+}
+
+/// A chunk hash being computed as its bytes stream by: BLAKE3 (every
+/// version), and SHA-1 too where old writers stored it (before v5).
+pub struct ChunkHasher {
+    b3: blake3::Hasher,
+    s1: Option<sha1::Sha1>,
+}
+
+impl ChunkHasher {
+    /// A hasher for a container of TOC version `version`.
+    pub fn new(version: u8) -> Self {
+        ChunkHasher {
+            b3: blake3::Hasher::new(),
+            s1: (version < TocVersion::PerfectHashWithOverflow as u8).then(sha1::Sha1::new),
+        }
+    }
+
+    /// Add the next bytes.
+    pub fn update(&mut self, d: &[u8]) {
+        self.b3.update(d);
+        if let Some(s) = self.s1.as_mut() {
+            s.update(d);
+        }
+    }
+
+    /// Compare with the stored meta hash: `None` when nothing is stored
+    /// (all zero), else whether it matches; the computed BLAKE3-160 in hex.
+    pub fn check(self, stored: &[u8]) -> (Option<bool>, String) {
+        let mut want_b3 = [0u8; 32];
+        want_b3[..20].copy_from_slice(&self.b3.finalize().as_bytes()[..20]);
+        let computed = hex(&want_b3[..20]);
+        if stored.iter().all(|&x| x == 0) {
+            return (None, computed);
+        }
+        let matches = |cand: &[u8; 32]| stored == &cand[..stored.len().min(32)];
+        let mut ok = matches(&want_b3);
+        if !ok {
+            if let Some(s) = self.s1 {
+                let mut want = [0u8; 32];
+                want[..20].copy_from_slice(&s.finalize());
+                ok = matches(&want);
+            }
+        }
+        (Some(ok), computed)
+    }
+}
+
+/// Check a container. `on_progress` is called with uncompressed bytes done.
+pub fn verify(c: &Container, on_progress: &(dyn Fn(u64) + Sync)) -> Report {
+    verify_with(c, on_progress, &Options::default())
+}
+
+/// [`verify`] with options.
+pub fn verify_with(c: &Container, on_progress: &(dyn Fn(u64) + Sync), opts: &Options) -> Report {
+    let toc = c.toc();
+    let h = &toc.header;
+    let sink = Sink {
+        failures: Mutex::new(Vec::new()),
+        warnings: Mutex::new(Vec::new()),
+    };
+    let mut report = Report {
+        chunks: toc.len(),
+        ..Report::default()
+    };
+
+    if h.flags & !flags::KNOWN != 0 {
+        sink.warn(
+            "toc",
+            format!("unknown container flag bits {:#x}", h.flags & !flags::KNOWN),
+        );
+    }
+
+    let shared = check_layout(c, &sink);
 
     // Chunk ids: unique; perfect hash resolves every id to its own slot.
     {
@@ -421,17 +506,13 @@ pub fn verify(c: &Container, on_progress: &(dyn Fn(u64) + Sync)) -> Report {
         }
 
         let hashes_ok = AtomicU64::new(0);
+        let unhashed = AtomicU64::new(0);
         let version = h.version;
         (0..toc.len()).into_par_iter().for_each(|i| {
             let meta = toc.metas[i];
-            let mut b3 = blake3::Hasher::new();
-            let mut s1 =
-                (version < TocVersion::PerfectHashWithOverflow as u8).then(sha1::Sha1::new);
+            let mut hasher = ChunkHasher::new(version);
             let res = c.stream_chunk(i, |d| {
-                b3.update(d);
-                if let Some(s) = s1.as_mut() {
-                    s.update(d);
-                }
+                hasher.update(d);
                 on_progress(d.len() as u64);
                 Ok(())
             });
@@ -441,42 +522,40 @@ pub fn verify(c: &Container, on_progress: &(dyn Fn(u64) + Sync)) -> Report {
                 return;
             }
             let stored = meta.hash_bytes();
-            if stored.iter().all(|&x| x == 0) {
-                sink.warn(
-                    "chunk-hash",
-                    format!(
-                        "chunk {i} ({}): no hash stored (all zero)",
-                        toc.chunk_ids[i]
-                    ),
-                );
-                return;
-            }
-            let mut want_b3 = [0u8; 32];
-            want_b3[..20].copy_from_slice(&b3.finalize().as_bytes()[..20]);
-            let matches = |cand: &[u8; 32]| stored == &cand[..stored.len()];
-            let mut ok = matches(&want_b3);
-            if !ok {
-                if let Some(s) = s1 {
-                    let mut want = [0u8; 32];
-                    want[..20].copy_from_slice(&s.finalize());
-                    ok = matches(&want);
+            match hasher.check(stored) {
+                (None, _) => {
+                    unhashed.fetch_add(1, Ordering::Relaxed);
+                    sink.warn(
+                        "chunk-hash",
+                        format!(
+                            "chunk {i} ({}): no hash stored (all zero)",
+                            toc.chunk_ids[i]
+                        ),
+                    );
                 }
-            }
-            if ok {
-                hashes_ok.fetch_add(1, Ordering::Relaxed);
-            } else {
-                sink.fail(
+                (Some(true), _) => {
+                    hashes_ok.fetch_add(1, Ordering::Relaxed);
+                }
+                (Some(false), computed) => sink.fail(
                     "chunk-hash",
                     format!(
-                        "chunk {i} ({}{}): hash mismatch: stored {}, computed BLAKE3-160 {}",
+                        "chunk {i} ({}{}): hash mismatch: stored {}, computed BLAKE3-160 {computed}",
                         toc.chunk_ids[i],
                         c.path_of(i).map(|p| format!(", {p}")).unwrap_or_default(),
                         hex(&stored[..20.min(stored.len())]),
-                        hex(&want_b3[..20])
                     ),
-                );
+                ),
             }
         });
+        let unhashed = unhashed.into_inner();
+        if unhashed > 0 && unhashed == toc.len() as u64 && !opts.allow_unhashed {
+            sink.fail(
+                "chunk-hash",
+                format!(
+                    "no chunk has a hash ({unhashed} of {unhashed} are all zero): the data cannot be verified (--allow-unhashed accepts it)"
+                ),
+            );
+        }
         report.chunk_hashes_ok = hashes_ok.into_inner();
     }
 

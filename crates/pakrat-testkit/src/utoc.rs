@@ -93,4 +93,15 @@ impl TocV8 {
         t.extend(std::iter::repeat_n(0u8, n * 24)); // chunk metas (v8: 24 bytes)
         t
     }
+
+    /// [`TocV8::bytes`] with each entry's chunk hash (v8 metas: the first
+    /// 20 bytes of BLAKE3-256 of the chunk, then flags and padding).
+    pub fn bytes_with_hashes(&self, hashes: &[[u8; 20]]) -> Vec<u8> {
+        let mut t = self.bytes();
+        let start = t.len() - self.entries.len() * 24;
+        for (i, h) in hashes.iter().enumerate().take(self.entries.len()) {
+            t[start + i * 24..start + i * 24 + 20].copy_from_slice(h);
+        }
+        t
+    }
 }

@@ -116,6 +116,10 @@ pub struct ListArgs {
 pub struct VerifyArgs {
     /// The file to check.
     pub file: PathBuf,
+    /// IoStore: accept a container in which no chunk has a hash (it cannot
+    /// be verified; a failure otherwise).
+    #[arg(long)]
+    pub allow_unhashed: bool,
     #[command(flatten)]
     #[allow(missing_docs)]
     pub out: JsonArg,
@@ -143,6 +147,10 @@ pub struct ExtractArgs {
     /// IoStore: extract every chunk by id, including those without a path.
     #[arg(long)]
     pub chunks: bool,
+    /// IoStore: write chunks without checking their hashes (a chunk whose
+    /// hash does not match is otherwise not written).
+    #[arg(long)]
+    pub no_verify: bool,
     /// Print nothing but errors.
     #[arg(short, long)]
     pub quiet: bool,

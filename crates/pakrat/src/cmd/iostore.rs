@@ -5,6 +5,7 @@ use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
+use pakrat_io::text::show;
 use pakrat_iostore::container::{guid_text, ChunkInfo};
 use pakrat_iostore::toc::{flags, EncryptionMethod};
 use pakrat_iostore::{extract, verify as iverify, AesKey, Container, KeyRing};
@@ -403,7 +404,10 @@ pub fn verify(a: &VerifyArgs) -> Result<ExitCode> {
             pb.inc(n);
         }
     };
-    let r = iverify::verify(&c, &tick);
+    let opts = iverify::Options {
+        allow_unhashed: a.allow_unhashed,
+    };
+    let r = iverify::verify_with(&c, &tick, &opts);
     if let Some(pb) = &bar {
         pb.finish_and_clear();
     }
@@ -460,10 +464,10 @@ pub fn verify(a: &VerifyArgs) -> Result<ExitCode> {
         println!("  directory index: {} files", r.directory_files);
     }
     for w in &r.warnings {
-        println!("  warning [{}]: {}", w.area, w.message);
+        println!("  warning [{}]: {}", w.area, show(&w.message));
     }
     for f in &r.failures {
-        println!("  FAIL [{}]: {}", f.area, f.message);
+        println!("  FAIL [{}]: {}", f.area, show(&f.message));
     }
     if r.ok() {
         println!("OK");
@@ -521,6 +525,12 @@ pub fn extract(a: &ExtractArgs) -> Result<ExitCode> {
             }
         })
         .collect();
+    // Two TOC entries with one path: the last in TOC order is written,
+    // always (parallel writing used to pick either), and both are named.
+    let (jobs, dups) = extract::dedupe_jobs(jobs);
+    for d in &dups {
+        eprintln!("pakrat: warning: {}", show(d));
+    }
     let out = pakrat_io::fsutil::OutputDir::create(&a.output, a.force)?;
     let total: u64 = jobs.iter().map(|j| j.size).sum();
     let bar = progress(total, a.quiet || a.out.json, "extracting");
@@ -530,7 +540,11 @@ pub fn extract(a: &ExtractArgs) -> Result<ExitCode> {
         }
     };
     let start = std::time::Instant::now();
-    let summary = extract::extract(&c, &jobs, &out, &tick);
+    let opts = extract::Options {
+        verify_hashes: !a.no_verify,
+        ..Default::default()
+    };
+    let summary = extract::extract_with(&c, &jobs, &out, &tick, &opts);
     if let Some(pb) = &bar {
         pb.finish_and_clear();
     }
@@ -546,10 +560,19 @@ pub fn extract(a: &ExtractArgs) -> Result<ExitCode> {
             "bytes": total,
             "seconds": secs,
             "errors": errors,
+            "duplicates": dups,
+            "hashes_checked": !a.no_verify,
+            "unhashed": summary.unhashed,
         }))?;
     } else {
         for e in &errors {
-            eprintln!("pakrat: error: {e}");
+            eprintln!("pakrat: error: {}", show(e));
+        }
+        if summary.unhashed > 0 {
+            eprintln!(
+                "pakrat: note: {} file(s) have no chunk hash in the TOC (all zero): written unchecked",
+                summary.unhashed
+            );
         }
         if !a.quiet {
             println!(
