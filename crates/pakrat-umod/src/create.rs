@@ -448,3 +448,37 @@ pub fn create(
     let r = write(&p, out, force)?;
     Ok((p, r))
 }
+
+/// A whole UMOD in memory from `(name, bytes, flags)` members, laid out
+/// back to back in the given order (directory after the payloads, then the
+/// trailer with size and CRC), as [`write`] lays out a planned folder.
+/// For tests, fuzzing and tools that build archives without a folder.
+pub fn to_bytes(members: &[(&str, &[u8], u32)]) -> Result<Vec<u8>> {
+    let mut body = Vec::new();
+    let mut placed = Vec::with_capacity(members.len());
+    for (name, data, flags) in members {
+        let offset = u32::try_from(body.len()).map_err(|_| too_big(body.len() as u64))?;
+        let size = u32::try_from(data.len()).map_err(|_| too_big(data.len() as u64))?;
+        body.extend_from_slice(data);
+        placed.push(Member {
+            name: (*name).to_string(),
+            path: PathBuf::new(),
+            offset,
+            size,
+            flags: *flags,
+        });
+    }
+    let dir = u32::try_from(body.len()).map_err(|_| too_big(body.len() as u64))?;
+    body.extend_from_slice(&directory_bytes(&placed)?);
+    let total = body.len() as u64 + 20;
+    let total = u32::try_from(total).map_err(|_| too_big(total))?;
+    let crc = pakrat_io::crc::mem_crc(&body);
+    let mut w = Writer::new();
+    w.u32(crate::archive::MAGIC)
+        .u32(dir)
+        .u32(total)
+        .u32(1)
+        .u32(crc);
+    body.extend_from_slice(w.as_slice());
+    Ok(body)
+}

@@ -279,6 +279,7 @@ fn main() {
                         }
                         out.put("umod_manifest", name, &v);
                         out.put("system_ini", name, ini);
+                        out.put("umod_install_plan", name, ini);
                     }
                 }
             }
