@@ -186,10 +186,10 @@ pub fn info(a: &InfoArgs) -> Result<ExitCode> {
         }
     );
     if let Some(m) = c.mount_point() {
-        println!("  mount point:    {m}");
+        println!("  mount point:    {}", show(m));
         println!("  indexed files:  {}", c.indexed_files().len());
     } else if let Some(e) = c.directory_error() {
-        println!("  directory:      {e}");
+        println!("  directory:      {}", show(e));
     } else {
         println!("  directory:      none");
     }
@@ -375,7 +375,7 @@ pub fn list(a: &ListArgs) -> Result<ExitCode> {
             x.size,
             x.compressed_size,
             x.chunk_type.name(),
-            name
+            show(&name)
         );
         if !quiet_pipe(r)? {
             return Ok(ExitCode::SUCCESS);
@@ -748,7 +748,7 @@ pub fn packages(a: &PackagesArgs) -> Result<ExitCode> {
             );
             return Ok(ExitCode::SUCCESS);
         }
-        outln!("{}", p.name);
+        outln!("{}", show(&p.name));
         outln!(
             "  id:          {}{}",
             hex_id(id),
@@ -759,7 +759,7 @@ pub fn packages(a: &PackagesArgs) -> Result<ExitCode> {
             }
         );
         if let Some(path) = &entry.path {
-            outln!("  path:        {path}");
+            outln!("  path:        {}", show(path));
         }
         outln!("  layout:      {}", p.layout.describe());
         match &p.versioning {

@@ -18,11 +18,14 @@ use crate::args::*;
 use crate::output::human_size;
 
 /// Append a line to the output buffer (`fmt::Write` on a String cannot fail).
+/// One line of text output. Names, paths and values come from the file:
+/// every control character or bidi mark in the line is escaped
+/// ([`pakrat_io::text::show`]), so no escape sequence reaches the terminal.
 macro_rules! outln {
     ($buf:expr) => { $buf.push('\n') };
     ($buf:expr, $($arg:tt)*) => {{
         use std::fmt::Write as _;
-        let _ = writeln!($buf, $($arg)*);
+        let _ = writeln!($buf, "{}", pakrat_io::text::show(&format!($($arg)*)));
     }};
 }
 
@@ -258,13 +261,7 @@ pub fn list(a: &ListArgs) -> Result<ExitCode> {
         } else {
             outln!(o, "# names ({})", rows.len());
             for r in &rows {
-                outln!(
-                    o,
-                    "{:>6}  {:#010x}  {}",
-                    r.index,
-                    r.flags,
-                    r.name.escape_debug()
-                );
+                outln!(o, "{:>6}  {:#010x}  {}", r.index, r.flags, r.name);
             }
         }
     }
@@ -291,7 +288,7 @@ pub fn list(a: &ListArgs) -> Result<ExitCode> {
                     "{:>6}  {:<24} {}",
                     r.index,
                     format!("{}.{}", r.class_package, r.class),
-                    r.path.escape_debug()
+                    r.path
                 );
             }
         }
@@ -326,7 +323,7 @@ pub fn list(a: &ListArgs) -> Result<ExitCode> {
                     r.serial_size,
                     r.serial_offset,
                     r.flags,
-                    r.path.escape_debug()
+                    r.path
                 );
             }
         }
@@ -358,7 +355,7 @@ pub fn verify(a: &VerifyArgs) -> Result<ExitCode> {
         }))?;
     } else {
         for pr in &report.problems {
-            outln!(o, "problem at {:#x}: {}", pr.offset, pr.what.escape_debug());
+            outln!(o, "problem at {:#x}: {}", pr.offset, pr.what);
         }
         outln!(
             o,
@@ -506,20 +503,14 @@ pub fn export(a: &ExportArgs) -> Result<ExitCode> {
                             o,
                             "{:<10} {} -> {} ({})",
                             r.class,
-                            r.object.escape_debug(),
+                            r.object,
                             w.path,
                             w.detail
                         );
                     }
                 }
                 Outcome::Failed { error } => {
-                    outln!(
-                        o,
-                        "{:<10} {} FAILED: {}",
-                        r.class,
-                        r.object.escape_debug(),
-                        error.escape_debug()
-                    )
+                    outln!(o, "{:<10} {} FAILED: {}", r.class, r.object, error)
                 }
                 Outcome::Skipped { reason } if reason.starts_with("filtered") => filtered += 1,
                 Outcome::Skipped { .. } => *skipped.entry(&r.class).or_default() += 1,

@@ -9,6 +9,7 @@ use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
+use pakrat_io::text::show;
 use pakrat_system::cache::{self, Action};
 use pakrat_system::{deps, flags, scan, GameDir, Via};
 use serde::Serialize;
@@ -123,10 +124,10 @@ fn deps_to(a: &DepsArgs, w: &mut dyn Write) -> Result<ExitCode> {
         )?;
     }
     for (n, e) in &g.unreadable {
-        writeln!(w, "UNREADABLE {n}: {e}")?;
+        writeln!(w, "UNREADABLE {}: {}", show(n), show(e))?;
     }
     for c in &g.cycles {
-        writeln!(w, "CYCLE {}", c.join(" -> "))?;
+        writeln!(w, "CYCLE {}", show(&c.join(" -> ")))?;
     }
     let from_cache: Vec<&str> = g
         .nodes
@@ -135,7 +136,11 @@ fn deps_to(a: &DepsArgs, w: &mut dyn Write) -> Result<ExitCode> {
         .map(|n| n.name.as_str())
         .collect();
     if !from_cache.is_empty() {
-        writeln!(w, "from the download cache: {}", from_cache.join(", "))?;
+        writeln!(
+            w,
+            "from the download cache: {}",
+            show(&from_cache.join(", "))
+        )?;
     }
     Ok(code(problems))
 }
@@ -244,7 +249,12 @@ fn scan_to(a: &ScanArgs, w: &mut dyn Write) -> Result<ExitCode> {
         )?;
     }
     for e in &r.errors {
-        writeln!(w, "ERROR {}: {}", e.path.display(), e.error)?;
+        writeln!(
+            w,
+            "ERROR {}: {}",
+            show(&e.path.display().to_string()),
+            show(&e.error)
+        )?;
     }
     for c in &r.collisions {
         let files: Vec<String> = c.files.iter().map(|f| f.display().to_string()).collect();
@@ -277,7 +287,7 @@ fn scan_to(a: &ScanArgs, w: &mut dyn Write) -> Result<ExitCode> {
         )?;
     }
     for c in &r.cycles {
-        writeln!(w, "CYCLE {}", c.join(" -> "))?;
+        writeln!(w, "CYCLE {}", show(&c.join(" -> ")))?;
     }
     writeln!(w,
         "{} packages ({}) in {} files, {} unreadable; {} collisions, {} duplicates, {} missing, {} cycles",

@@ -8,6 +8,7 @@ use std::process::ExitCode;
 
 use anyhow::{anyhow, Context, Result};
 use pakrat_io::fsutil::OutputDir;
+use pakrat_io::text::show;
 use pakrat_io::Source;
 use pakrat_uz::{CompressOptions, Limits, UzFormat, UzSignature};
 use rayon::prelude::*;
@@ -157,10 +158,10 @@ pub fn info(a: &InfoArgs) -> Result<ExitCode> {
             println!("decompresses to: {n}");
         }
         if let Some(w) = &out.unsafe_stored_name {
-            println!("warning:       {w}");
+            println!("warning:       {}", show(w));
         }
         if let Some(e) = &out.error {
-            println!("error:         {e}");
+            println!("error:         {}", show(&e.to_string()));
         }
     }
     Ok(if out.error.is_some() {
@@ -314,7 +315,7 @@ pub fn compress(a: &CompressArgs) -> Result<ExitCode> {
     for r in &results {
         if let Some(e) = &r.error {
             failed += 1;
-            eprintln!("pakrat: error: {e}");
+            eprintln!("pakrat: error: {}", show(e));
             continue;
         }
         let out = r.output.as_deref().unwrap_or(Path::new(""));
@@ -511,11 +512,11 @@ pub fn decompress(a: &DecompressArgs) -> Result<ExitCode> {
     for r in &results {
         if let Some(e) = &r.error {
             failed += 1;
-            eprintln!("pakrat: error: {e}");
+            eprintln!("pakrat: error: {}", show(e));
             continue;
         }
         if let Some(w) = &r.warning {
-            eprintln!("pakrat: warning: {}: {w}", r.input.display());
+            eprintln!("pakrat: warning: {}: {}", r.input.display(), show(w));
         }
         if !a.out.json {
             let kind = match (r.format, r.signature) {
