@@ -451,7 +451,7 @@ pub fn create(
 
 /// A whole UMOD in memory from `(name, bytes, flags)` members, laid out
 /// back to back in the given order (directory after the payloads, then the
-/// trailer with size and CRC), as [`write`] lays out a planned folder.
+/// trailer with size and CRC), as [`write()`] lays out a planned folder.
 /// For tests, fuzzing and tools that build archives without a folder.
 pub fn to_bytes(members: &[(&str, &[u8], u32)]) -> Result<Vec<u8>> {
     let mut body = Vec::new();
