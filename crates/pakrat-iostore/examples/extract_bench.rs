@@ -17,6 +17,8 @@
 //! it writes is deleted at the end. Set `BENCH_DIR` to choose where the
 //! temporary files go; `extract_bench build DIR [GIB]` only builds the
 //! containers (and keeps them) for profiling the worker by hand.
+//! `BENCH_NO_VERIFY=1` extracts without the chunk-hash check (BLAKE3 of
+//! every byte, on by default since issue 16), to measure what it costs.
 
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -173,6 +175,13 @@ fn worker(utoc: &str, out: &str, threads: usize, decode_only: bool) {
             errors: vec![],
             unhashed: 0,
         }
+    } else if std::env::var_os("BENCH_NO_VERIFY").is_some() {
+        // The same extraction without the chunk-hash check, to measure it.
+        let opts = pakrat_iostore::extract::Options {
+            verify_hashes: false,
+            writers: None,
+        };
+        pakrat_iostore::extract::extract_with(&c, &jobs, &dir, &|_| {}, &opts)
     } else {
         extract(&c, &jobs, &dir, &|_| {})
     };

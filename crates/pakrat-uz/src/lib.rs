@@ -71,60 +71,6 @@ impl std::fmt::Display for UzFormat {
     }
 }
 
-pub mod budget {
-    //! The process-wide memory budget of whole-file decodes.
-    //!
-    //! A `.uz` (signature 5678 or 1234) is decoded in memory, up to its
-    //! output cap ([`super::Limits::max_output`], 1 GiB by default). Each
-    //! decode holds its cap against [`BUDGET`] while it runs, so decodes run
-    //! in parallel only while their caps fit: with the default cap, one at a
-    //! time, whatever the thread count (six 100 KB bombs once took 6.6 GiB).
-    //! `.uz2`/`.uz3` stream in constant memory and take no part.
-
-    use std::sync::{Condvar, Mutex};
-
-    /// Sum of the output caps of the whole-file decodes that may run at once.
-    pub const BUDGET: usize = super::Limits::DEFAULT_MAX_OUTPUT;
-
-    static STATE: Mutex<(usize, usize)> = Mutex::new((0, 0)); // (in use, peak)
-    static FREED: Condvar = Condvar::new();
-
-    /// Held while a decode runs; gives its bytes back when dropped.
-    #[derive(Debug)]
-    pub struct Permit(usize);
-
-    /// Wait until `bytes` (capped at [`BUDGET`]) fit, then hold them.
-    pub fn reserve(bytes: usize) -> Permit {
-        let n = bytes.min(BUDGET);
-        let Ok(mut g) = STATE.lock() else {
-            return Permit(0);
-        };
-        while g.0 + n > BUDGET {
-            g = match FREED.wait(g) {
-                Ok(g) => g,
-                Err(_) => return Permit(0),
-            };
-        }
-        g.0 += n;
-        g.1 = g.1.max(g.0);
-        Permit(n)
-    }
-
-    /// The most bytes ever held at once (for tests and benchmarks).
-    pub fn peak() -> usize {
-        STATE.lock().map(|g| g.1).unwrap_or(0)
-    }
-
-    impl Drop for Permit {
-        fn drop(&mut self) {
-            if let Ok(mut g) = STATE.lock() {
-                g.0 -= self.0;
-            }
-            FREED.notify_all();
-        }
-    }
-}
-
 /// Caps applied while decoding.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
@@ -386,11 +332,7 @@ pub fn decompress_with(data: &[u8], limits: &Limits) -> Result<Decompressed> {
 pub fn decompress_as(format: UzFormat, data: &[u8], limits: &Limits) -> Result<Decompressed> {
     let info = inspect_as(format, data)?;
     let data = match format {
-        UzFormat::Uz => {
-            // In memory: hold the output cap against the budget meanwhile.
-            let _permit = budget::reserve(limits.max_output);
-            uz1::decompress(data, limits)?.1
-        }
+        UzFormat::Uz => uz1::decompress(data, limits)?.1,
         UzFormat::Uz2 => uz2::decompress(data, limits)?,
         UzFormat::Uz3 => uz3::decompress(data, limits)?,
     };
@@ -413,26 +355,17 @@ pub fn decompress_to(data: &[u8], out: &mut dyn Write, limits: &Limits) -> Resul
             }
         };
         let n = match format {
-            // In memory: the output cap is held against the budget until
-            // the bytes are written out and freed.
-            UzFormat::Uz => {
-                let permit = budget::reserve(limits.max_output);
-                let decoded = uz1::decompress(data, limits);
-                match decoded {
-                    Ok((_, bytes)) => {
-                        out.write_all(&bytes)
-                            .map_err(|e| Error::Other(format!("writing decoded data: {e}")))?;
-                        let n = bytes.len() as u64;
-                        drop(bytes);
-                        drop(permit);
-                        n
-                    }
-                    Err(e) => {
-                        first_err.get_or_insert(e);
-                        continue;
-                    }
+            UzFormat::Uz => match uz1::decompress(data, limits) {
+                Ok((_, bytes)) => {
+                    out.write_all(&bytes)
+                        .map_err(|e| Error::Other(format!("writing decoded data: {e}")))?;
+                    bytes.len() as u64
                 }
-            }
+                Err(e) => {
+                    first_err.get_or_insert(e);
+                    continue;
+                }
+            },
             // Streaming formats: once writing has begun there is no retry.
             UzFormat::Uz2 | UzFormat::Uz3 => {
                 if info.declared_size.unwrap_or(0) > limits.max_output as u64 {
@@ -689,32 +622,5 @@ mod tests {
             let c = compress_with(&data, &CompressOptions::new(f, "x"), &ok).unwrap();
             assert_eq!(decompress_with(&c, &ok).unwrap().data, data);
         }
-    }
-
-    /// Issue 16 finding 12: whole-file .uz decodes running on many threads
-    /// never hold more than the budget at once (default caps: one at a
-    /// time), and each still decodes right.
-    #[test]
-    fn whole_file_decodes_share_one_budget() {
-        use rayon::prelude::*;
-        let data: Vec<u8> = (0..200_000u32).map(|i| (i % 13) as u8).collect();
-        let c = compress(&data, &CompressOptions::new(UzFormat::Uz, "b.u")).unwrap();
-        let ok = (0..8)
-            .into_par_iter()
-            .map(|_| {
-                let mut out = Vec::new();
-                decompress_to(&c, &mut out, &Limits::default()).is_ok() && out == data
-            })
-            .all(|x| x);
-        assert!(ok);
-        assert!(budget::peak() <= budget::BUDGET, "{}", budget::peak());
-        assert!(budget::peak() >= Limits::DEFAULT_MAX_OUTPUT.min(budget::BUDGET));
-        // Small caps may run together.
-        let small = Limits {
-            max_output: 1 << 20,
-        };
-        let p1 = budget::reserve(small.max_output);
-        let p2 = budget::reserve(small.max_output);
-        drop((p1, p2));
     }
 }

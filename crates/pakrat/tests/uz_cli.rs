@@ -379,3 +379,46 @@ fn corrupt_input_fails_cleanly_and_leaves_nothing() {
         .code(1)
         .stderr(contains("not a .uz/.uz2/.uz3 file"));
 }
+
+/// Issue 16 finding 12: `.uz` files (decoded whole in memory) run one at a
+/// time while `.uz2`/`.uz3` stream in parallel; a mixed batch on two
+/// threads still decodes every file right and reports in input order.
+#[test]
+fn mixed_batch_decodes_in_input_order() {
+    let t = tempfile::tempdir().unwrap();
+    let mut inputs = Vec::new();
+    let mut want = Vec::new();
+    for i in 0..6u32 {
+        let data: Vec<u8> = (0..20_000 + i * 1000)
+            .map(|k| (k % (7 + i)) as u8)
+            .collect();
+        let (fmt, ext) = match i % 3 {
+            0 => (UzFormat::Uz, "uz"),
+            1 => (UzFormat::Uz2, "uz2"),
+            _ => (UzFormat::Uz3, "uz3"),
+        };
+        let name = format!("P{i}.u");
+        let c = pakrat_uz::compress(&data, &CompressOptions::new(fmt, name.as_str())).unwrap();
+        let p = t.path().join(format!("{name}.{ext}"));
+        fs::write(&p, c).unwrap();
+        inputs.push(p);
+        want.push((name, data));
+    }
+    let out = t.path().join("out");
+    let o = pakrat()
+        .args(["--threads", "2", "decompress", "--json", "-o"])
+        .arg(&out)
+        .args(&inputs)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let v = json(&o);
+    let rows = v.as_array().unwrap();
+    assert_eq!(rows.len(), 6);
+    for ((input, (name, data)), row) in inputs.iter().zip(&want).zip(rows) {
+        assert_eq!(row["input"], input.display().to_string());
+        assert_eq!(fs::read(out.join(name)).unwrap(), *data, "{name}");
+    }
+}
