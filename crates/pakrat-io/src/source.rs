@@ -52,28 +52,22 @@ fn kind_of(ft: &std::fs::FileType) -> &'static str {
 /// block until a writer comes; `/dev/zero` never ends), with a message that
 /// says what the path is.
 pub fn open_regular(path: &Path) -> Result<File> {
-    let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
-    if !meta.is_file() {
-        return Err(Error::io(
+    let check = |meta: std::fs::Metadata| {
+        if meta.is_file() {
+            return Ok(());
+        }
+        Err(Error::io(
             path,
             std::io::Error::other(format!(
                 "is {}, not a file: pakrat reads regular files only",
                 kind_of(&meta.file_type())
             )),
-        ));
-    }
+        ))
+    };
+    check(std::fs::metadata(path).map_err(|e| Error::io(path, e))?)?;
     let file = File::open(path).map_err(|e| Error::io(path, e))?;
     // The path may have changed between the two looks: check the handle.
-    let meta = file.metadata().map_err(|e| Error::io(path, e))?;
-    if !meta.is_file() {
-        return Err(Error::io(
-            path,
-            std::io::Error::other(format!(
-                "is {}, not a file: pakrat reads regular files only",
-                kind_of(&meta.file_type())
-            )),
-        ));
-    }
+    check(file.metadata().map_err(|e| Error::io(path, e))?)?;
     Ok(file)
 }
 

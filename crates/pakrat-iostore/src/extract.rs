@@ -155,10 +155,7 @@ fn hash_verdict(c: &Container, index: usize, h: ChunkHasher) -> pakrat_io::Resul
         (Some(true), _) => Ok(true),
         (Some(false), computed) => Err(pakrat_io::Error::Other(format!(
             "chunk hash mismatch: the TOC records {}, the data gives BLAKE3-160 {computed} (corrupt container; nothing written; --no-verify writes the bytes as they are)",
-            stored[..20.min(stored.len())]
-                .iter()
-                .map(|b| format!("{b:02x}"))
-                .collect::<String>()
+            crate::verify::hex(&stored[..20.min(stored.len())])
         ))),
     }
 }

@@ -571,6 +571,6 @@ pub fn verify_with(c: &Container, on_progress: &(dyn Fn(u64) + Sync), opts: &Opt
     report
 }
 
-fn hex(b: &[u8]) -> String {
+pub(crate) fn hex(b: &[u8]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
 }

@@ -23,24 +23,7 @@ fn build(dir: &Path, nblocks: u64, entries: &[(u64, u64)], zero: bool) -> (PathB
         .map(|i| (i.wrapping_mul(2_654_435_761) >> 11) as u8)
         .collect();
     std::fs::write(dir.join("H.ucas"), &data).unwrap();
-    let toc = utoc::TocV8 {
-        container_id: 9,
-        block_size: BS as u32,
-        method: None,
-        entries: entries
-            .iter()
-            .enumerate()
-            .map(|(i, &(o, l))| (utoc::chunk_id(i as u64 + 1, 0, 2), o, l))
-            .collect(),
-        blocks: (0..nblocks)
-            .map(|b| utoc::Block {
-                offset: b * BS,
-                compressed: BS as u32,
-                uncompressed: BS as u32,
-                method: 0,
-            })
-            .collect(),
-    };
+    let toc = utoc::TocV8::stored(9, BS as u32, nblocks, entries);
     let hashes: Vec<[u8; 20]> = if zero {
         Vec::new()
     } else {

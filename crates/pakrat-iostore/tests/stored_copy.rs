@@ -21,24 +21,7 @@ fn build(dir: &Path) -> std::path::PathBuf {
         .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
         .collect();
     std::fs::write(dir.join("S.ucas"), &data).unwrap();
-    let toc = utoc::TocV8 {
-        container_id: 7,
-        block_size: BS as u32,
-        method: None,
-        entries: ENTRIES
-            .iter()
-            .enumerate()
-            .map(|(i, &(o, l))| (utoc::chunk_id(i as u64 + 1, 0, 2), o, l))
-            .collect(),
-        blocks: (0..nblocks)
-            .map(|b| utoc::Block {
-                offset: b * BS,
-                compressed: BS as u32,
-                uncompressed: BS as u32,
-                method: 0,
-            })
-            .collect(),
-    };
+    let toc = utoc::TocV8::stored(7, BS as u32, nblocks, &ENTRIES);
     let path = dir.join("S.utoc");
     std::fs::write(&path, toc.bytes()).unwrap();
     path

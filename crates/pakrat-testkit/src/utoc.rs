@@ -43,6 +43,35 @@ pub fn chunk_id(id: u64, index: u16, chunk_type: u8) -> [u8; 12] {
 }
 
 impl TocV8 {
+    /// An uncompressed container: `nblocks` full stored blocks of
+    /// `block_size` laid end to end in the `.ucas`, and one chunk per
+    /// `(offset, length)` of `entries` (ids 1, 2, … of type 2).
+    pub fn stored(
+        container_id: u64,
+        block_size: u32,
+        nblocks: u64,
+        entries: &[(u64, u64)],
+    ) -> Self {
+        TocV8 {
+            container_id,
+            block_size,
+            method: None,
+            entries: entries
+                .iter()
+                .enumerate()
+                .map(|(i, &(o, l))| (chunk_id(i as u64 + 1, 0, 2), o, l))
+                .collect(),
+            blocks: (0..nblocks)
+                .map(|b| Block {
+                    offset: b * u64::from(block_size),
+                    compressed: block_size,
+                    uncompressed: block_size,
+                    method: 0,
+                })
+                .collect(),
+        }
+    }
+
     /// The `.utoc` bytes.
     pub fn bytes(&self) -> Vec<u8> {
         let n = self.entries.len();

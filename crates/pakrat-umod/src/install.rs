@@ -406,25 +406,17 @@ fn keep_names(ini: &mut Ini) -> bool {
 /// Read an existing regular file of at most `limit` bytes, refusing
 /// anything else (folder, device, pipe, over-large file).
 fn read_regular(path: &Path, shown: &str, limit: u64) -> Result<Vec<u8>> {
-    let meta = std::fs::symlink_metadata(path).map_err(|e| Error::io(path, e))?;
-    if !meta.is_file() {
-        return Err(Error::Other(format!(
-            "{} is not a regular file; nothing was changed",
-            show(shown)
-        )));
-    }
-    if meta.len() > limit {
-        return Err(Error::Other(format!(
-            "{}: {} bytes is too large for an ini file (limit {limit}); nothing was changed",
-            show(shown),
-            meta.len()
-        )));
-    }
-    let f = File::open(path).map_err(|e| Error::io(path, e))?;
+    let f = pakrat_io::open_regular(path).map_err(nothing_changed)?;
     let mut v = Vec::new();
     f.take(limit + 1)
         .read_to_end(&mut v)
         .map_err(|e| Error::io(path, e))?;
+    if v.len() as u64 > limit {
+        return Err(Error::Other(format!(
+            "{} is larger than an ini file may be ({limit} bytes); nothing was changed",
+            show(shown)
+        )));
+    }
     Ok(v)
 }
 
@@ -517,30 +509,24 @@ fn decode_uz(umod: &Umod<'_>, e: &Entry) -> Result<pakrat_uz::Decompressed> {
         .map_err(|err| Error::Other(format!("decoding {}: {err}", show(&e.name))))
 }
 
-/// Whether the file at `path` holds exactly `size` bytes with CRC `crc`,
-/// and (when `data` is given) exactly those bytes.
-fn same_file(path: &Path, size: u64, crc: u32, data: Option<&[u8]>) -> Result<bool> {
+/// Whether the file at `path` is a regular file holding exactly `data`.
+fn same_file(path: &Path, data: &[u8]) -> Result<bool> {
     let meta = std::fs::symlink_metadata(path).map_err(|e| Error::io(path, e))?;
-    if !meta.is_file() || meta.len() != size {
+    if !meta.is_file() || meta.len() != data.len() as u64 {
         return Ok(false);
     }
-    match data {
-        Some(d) => {
-            let mut f = File::open(path).map_err(|e| Error::io(path, e))?;
-            let mut buf = vec![0u8; 1 << 20];
-            let mut at = 0;
-            loop {
-                let n = f.read(&mut buf).map_err(|e| Error::io(path, e))?;
-                if n == 0 {
-                    return Ok(at == d.len());
-                }
-                if at + n > d.len() || buf[..n] != d[at..at + n] {
-                    return Ok(false);
-                }
-                at += n;
-            }
+    let mut f = File::open(path).map_err(|e| Error::io(path, e))?;
+    let mut buf = vec![0u8; 1 << 20];
+    let mut at = 0;
+    loop {
+        let n = f.read(&mut buf).map_err(|e| Error::io(path, e))?;
+        if n == 0 {
+            return Ok(at == data.len());
         }
-        None => Ok(file_crc(path)? == (size, crc)),
+        if at + n > data.len() || buf[..n] != data[at..at + n] {
+            return Ok(false);
+        }
+        at += n;
     }
 }
 
@@ -729,12 +715,12 @@ fn make_plan<'a>(umod: &'a Umod<'_>, game_dir: &Path, opts: &InstallOptions) -> 
             }
             let size = d.data.len() as u64;
             let crc = MEM_CRC.checksum(&d.data);
-            let same = exists && same_file(&path, size, crc, Some(&d.data))?;
+            let same = exists && same_file(&path, &d.data)?;
             (Payload::Uz(entry), size, crc, same)
         } else {
             let data = umod.entry_data(entry)?;
             let crc = MEM_CRC.checksum(data);
-            let same = exists && same_file(&path, data.len() as u64, crc, Some(data))?;
+            let same = exists && same_file(&path, data)?;
             (Payload::Member(entry), data.len() as u64, crc, same)
         };
         let action = if !exists {
@@ -831,7 +817,7 @@ fn make_plan<'a>(umod: &'a Umod<'_>, game_dir: &Path, opts: &InstallOptions) -> 
             f.size = new.len() as u64;
             f.crc = MEM_CRC.checksum(&new);
             f.ini_edited = true;
-            if f.action == FileAction::Unchanged && !same_file(&path, f.size, f.crc, Some(&new))? {
+            if f.action == FileAction::Unchanged && !same_file(&path, &new)? {
                 f.action = if opts.force {
                     FileAction::Replace {
                         backup: String::new(),
