@@ -82,7 +82,18 @@ impl AesKey {
         c.apply_keystream(data);
     }
 
-    /// Encrypt whole 16-byte blocks in place with AES-256-ECB (tests and benchmarks).
+    /// [`AesKey::apply_ctr`] starting `offset` bytes into the key stream
+    /// (a piece of a larger encryption unit, as pak blocks are).
+    pub fn apply_ctr_at(&self, iv: &[u8; 12], offset: u64, data: &mut [u8]) {
+        use aes::cipher::StreamCipherSeek;
+        let mut nonce = [0u8; 16];
+        nonce[..12].copy_from_slice(iv);
+        let mut c = ctr::Ctr32BE::<aes::Aes256>::new(&Array::from(self.0), &Array::from(nonce));
+        c.seek(offset);
+        c.apply_keystream(data);
+    }
+
+    /// Encrypt whole 16-byte blocks in place with AES-256-ECB (pak writing, tests).
     pub fn encrypt_ecb(&self, data: &mut [u8]) -> Result<()> {
         use aes::cipher::BlockCipherEncrypt;
         if data.len() % 16 != 0 {
@@ -131,10 +142,15 @@ impl KeyRing {
     }
 
     /// Parse a JSON object mapping key GUIDs (32 hex digits, dashes and braces
-    /// allowed; all zero = default key) to keys (hex or base64).
+    /// allowed; all zero = default key) to keys (hex or base64), or
+    /// UnrealBuildTool's `Crypto.json` (`EncryptionKey.Key` in base64 for the
+    /// zero GUID, `SecondaryEncryptionKeys[].{Guid, Key}`).
     pub fn add_json(&mut self, text: &str) -> Result<()> {
         let v: serde_json::Value = serde_json::from_str(text)
             .map_err(|e| Error::Other(format!("keys file is not valid JSON: {e}")))?;
+        if v.get("EncryptionKey").is_some() || v.get("SecondaryEncryptionKeys").is_some() {
+            return self.add_crypto_json(&v);
+        }
         let obj = v.as_object().ok_or_else(|| {
             Error::Other("keys file must be a JSON object {\"GUID\": \"key\", ...}".into())
         })?;
@@ -155,6 +171,52 @@ impl KeyRing {
             self.add_for(guid, key);
         }
         Ok(())
+    }
+
+    fn add_crypto_json(&mut self, v: &serde_json::Value) -> Result<()> {
+        let one = |k: &serde_json::Value, what: &str| -> Result<Option<(Guid, AesKey)>> {
+            if k.is_null() {
+                return Ok(None);
+            }
+            let key = k.get("Key").and_then(|x| x.as_str()).ok_or_else(|| {
+                Error::Other(format!("Crypto.json: {what} has no \"Key\" string"))
+            })?;
+            let guid = match k.get("Guid").and_then(|x| x.as_str()) {
+                None => Guid::default(),
+                Some(g) => {
+                    let clean: String = g
+                        .chars()
+                        .filter(|c| !matches!(c, '-' | '{' | '}'))
+                        .collect();
+                    Guid::parse(&clean).ok_or_else(|| {
+                        Error::Other(format!(
+                            "Crypto.json: {what}: Guid {g:?} is not 32 hex digits"
+                        ))
+                    })?
+                }
+            };
+            let key = AesKey::parse(key)
+                .map_err(|e| Error::Other(format!("Crypto.json: {what}: {e}")))?;
+            Ok(Some((guid, key)))
+        };
+        if let Some(k) = v.get("EncryptionKey") {
+            if let Some((g, key)) = one(k, "EncryptionKey")? {
+                self.add_for(g, key);
+            }
+        }
+        if let Some(list) = v.get("SecondaryEncryptionKeys").and_then(|x| x.as_array()) {
+            for (i, k) in list.iter().enumerate() {
+                if let Some((g, key)) = one(k, &format!("SecondaryEncryptionKeys[{i}]"))? {
+                    self.add_for(g, key);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The key for exactly this GUID, if one was given for it.
+    pub fn for_guid(&self, guid: Guid) -> Option<AesKey> {
+        self.by_guid.get(&guid).copied()
     }
 
     /// Keys to try for a container with this key GUID, best first.

@@ -1,6 +1,6 @@
 //! The footer (`FPakInfo`) of a `.pak` file, as found next to IoStore
 //! containers (`iostore.md` §16; repak `footer.rs`, CUE4Parse `FPakInfo.cs`).
-//! Only the footer is read; the index and entries are not.
+//! [`super::Pak`] reads the index and entries behind it.
 //!
 //! Layout, at the end of the file:
 //! ```text
@@ -65,6 +65,9 @@ pub struct PakFooter {
     pub index_size: i64,
     /// SHA-1 of the index, as hex.
     pub index_hash: String,
+    /// SHA-1 of the index (of its decrypted, padded bytes when encrypted).
+    #[serde(skip)]
+    pub index_hash_raw: [u8; 20],
     /// Frozen index (v9 only).
     pub frozen_index: bool,
     /// Compression method names (v8+; empty slots left out). Older versions
@@ -75,12 +78,17 @@ pub struct PakFooter {
     /// Pakchunk index (v14+; -1 = none).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pakchunk_index: Option<i32>,
-    /// Encryption method (v15+).
+    /// Encryption method (v15+): 0 none, 1 AES-256-ECB, 2 AES-256-CTR
+    /// (`EIoEncryptionMethod`, CUE4Parse `FIoStoreEncryptionIV.cs`; older
+    /// paks are ECB by definition).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub encryption_method: Option<u8>,
     /// Index, path-hash index and full directory index IVs (v15+), as hex.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub index_ivs: Vec<String>,
+    /// The same IVs as bytes.
+    #[serde(skip)]
+    pub index_ivs_raw: Vec<[u8; 12]>,
 }
 
 fn ser_guid<S: serde::Serializer>(g: &Guid, s: S) -> std::result::Result<S::Ok, S::Error> {
@@ -92,7 +100,7 @@ fn hex(b: &[u8]) -> String {
 }
 
 /// Footer size for a version and number of compression-name slots.
-fn footer_size(version: u32, slots: usize) -> usize {
+pub(crate) fn footer_size(version: u32, slots: usize) -> usize {
     let mut n = 44;
     if version >= 4 {
         n += 1;
@@ -233,7 +241,8 @@ fn read_footer(mut r: Reader<'_>, version: u32, slots: usize, size: usize) -> Re
     r.skip(8, "magic and version")?;
     let index_offset = r.i64("index offset")?;
     let index_size = r.i64("index size")?;
-    let index_hash = hex(r.bytes(20, "index hash")?);
+    let index_hash_raw: [u8; 20] = r.array("index hash")?;
+    let index_hash = hex(&index_hash_raw);
     let file_end = footer_offset + size as u64;
     if index_offset < 0
         || index_size < 0
@@ -265,10 +274,13 @@ fn read_footer(mut r: Reader<'_>, version: u32, slots: usize, size: usize) -> Re
     };
     let mut encryption_method = None;
     let mut index_ivs = Vec::new();
+    let mut index_ivs_raw = Vec::new();
     if version >= 15 {
         encryption_method = Some(r.u8("encryption method")?);
         for _ in 0..3 {
-            index_ivs.push(hex(r.bytes(12, "index IV")?));
+            let iv: [u8; 12] = r.array("index IV")?;
+            index_ivs.push(hex(&iv));
+            index_ivs_raw.push(iv);
         }
     }
     debug_assert_eq!(r.offset(), file_end);
@@ -282,12 +294,14 @@ fn read_footer(mut r: Reader<'_>, version: u32, slots: usize, size: usize) -> Re
         index_offset,
         index_size,
         index_hash,
+        index_hash_raw,
         frozen_index,
         compression_methods,
         compression_slots: slots,
         pakchunk_index,
         encryption_method,
         index_ivs,
+        index_ivs_raw,
     })
 }
 
