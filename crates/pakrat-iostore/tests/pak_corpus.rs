@@ -188,8 +188,8 @@ fn unrealpak_paks_are_rebuilt_byte_for_byte() {
             "{name}: options from the name"
         );
         let out = t.path().join(name);
-        let mut f = std::fs::File::create(&out).unwrap();
-        write::write(&inputs, &o, &mut f, name).unwrap();
+        let f = std::fs::File::create(&out).unwrap();
+        write::write(&inputs, &o, &f, name).unwrap();
         drop(f);
         let got = std::fs::read(&out).unwrap();
         let back = Pak::open(&out, &keys).unwrap();
@@ -282,8 +282,8 @@ fn cue4parse_paks_are_rebuilt_from_their_files() {
                 ..write::Options::default()
             };
             let out = t.path().join("out.pak");
-            let mut f = std::fs::File::create(&out).unwrap();
-            write::write(&inputs, &o, &mut f, "out.pak").unwrap();
+            let f = std::fs::File::create(&out).unwrap();
+            write::write(&inputs, &o, &f, "out.pak").unwrap();
             drop(f);
             let got = std::fs::read(&out).unwrap();
             if got != orig {
@@ -349,8 +349,8 @@ fn written_paks_read_in_pakref() {
                 ..write::Options::default()
             };
             let out = t.path().join(format!("v{version}.pak"));
-            let mut f = std::fs::File::create(&out).unwrap();
-            write::write(&inputs, &o, &mut f, "v.pak").unwrap();
+            let f = std::fs::File::create(&out).unwrap();
+            write::write(&inputs, &o, &f, "v.pak").unwrap();
             drop(f);
             let res = std::process::Command::new("python3")
                 .arg(&tool)

@@ -49,6 +49,9 @@ pub enum Command {
     /// Build, install and uninstall UMOD installers.
     #[command(subcommand)]
     Umod(UmodCommand),
+    /// Build UE4/UE5 .pak files.
+    #[command(subcommand)]
+    Pak(PakCommand),
     /// The GUID-keyed download cache (Cache/*.uxx + cache.ini).
     #[command(subcommand)]
     Cache(CacheCommand),
@@ -62,13 +65,13 @@ pub struct JsonArg {
     pub json: bool,
 }
 
-/// AES keys for encrypted IoStore containers.
+/// AES keys for encrypted IoStore containers and paks.
 #[derive(Args, Debug, Clone, Default)]
 pub struct KeyArgs {
     /// AES-256 key as hex (with or without 0x) or base64; may be repeated.
     #[arg(long = "aes-key", value_name = "KEY")]
     pub aes_keys: Vec<String>,
-    /// JSON file mapping key GUIDs to keys.
+    /// JSON file mapping key GUIDs to keys, or UnrealBuildTool's Crypto.json.
     #[arg(long = "keys", value_name = "FILE")]
     pub keys_file: Option<PathBuf>,
 }
@@ -89,8 +92,12 @@ pub struct InfoArgs {
 /// `pakrat list`.
 #[derive(Args, Debug)]
 pub struct ListArgs {
-    /// The file to list.
+    /// The file to list (for paks also a folder of paks: the merged view
+    /// the engine mounts).
     pub file: PathBuf,
+    /// Paks: only files whose path matches one of these globs
+    /// (case-insensitive).
+    pub globs: Vec<String>,
     /// Packages: list the name table.
     #[arg(long)]
     pub names: bool,
@@ -388,6 +395,78 @@ pub struct UmodUninstallArgs {
     /// without it they are left in place and listed.
     #[arg(long)]
     pub remove_unrecorded: bool,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub out: JsonArg,
+}
+
+/// `pakrat pak ...`.
+#[derive(Subcommand, Debug)]
+pub enum PakCommand {
+    /// Build a .pak from a folder, laid out as UnrealPak of that version
+    /// lays it out.
+    #[command(disable_version_flag = true)]
+    Create(PakCreateArgs),
+}
+
+/// `pakrat pak create`.
+#[derive(Args, Debug)]
+pub struct PakCreateArgs {
+    /// Source folder; its files are packed under their paths below it.
+    pub src: PathBuf,
+    /// Output .pak.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: PathBuf,
+    /// Pak version: 1–15 (4.20 → 5, 4.21 → 7, 4.22/4.23–4.24 → 8, 4.25 → 9,
+    /// 4.26–5.6 → 11, 5.8 → 12, 6.0 → 15).
+    #[arg(long, default_value_t = 11)]
+    pub version: u32,
+    /// Version 8 only: 4 compression-method slots (UE 4.22) or 5 (4.23+).
+    #[arg(long, value_name = "4|5", default_value_t = 5)]
+    pub method_slots: usize,
+    /// Mount point.
+    #[arg(long = "mount", value_name = "PATH", default_value = "../../../")]
+    pub mount: String,
+    /// Compression: none, zlib, gzip, lz4 or zstd (Oodle cannot be encoded).
+    #[arg(long, value_name = "METHOD", default_value = "none")]
+    pub compress: String,
+    /// Compression level (the codec's own scale).
+    #[arg(long, value_name = "N")]
+    pub level: Option<i32>,
+    /// Compression block size in bytes.
+    #[arg(long, value_name = "N", default_value_t = 65536)]
+    pub block_size: u32,
+    /// Store a file uncompressed unless compression saves this many bytes
+    /// (default: UnrealPak's, 1024 from v10).
+    #[arg(long, value_name = "N")]
+    pub min_bytes_saved: Option<u64>,
+    /// Encrypt the files' data (needs a key).
+    #[arg(long)]
+    pub encrypt: bool,
+    /// Encrypt the index (needs a key).
+    #[arg(long)]
+    pub encrypt_index: bool,
+    /// Version 15: the cipher, ecb or ctr.
+    #[arg(long, value_name = "ecb|ctr", default_value = "ecb")]
+    pub cipher: String,
+    /// With --keys: the GUID of the key to use (default: the main key).
+    #[arg(long, value_name = "GUID")]
+    pub key_guid: Option<String>,
+    /// Order of the files: a text file with one path per line (UnrealPak's
+    /// order-file form, `"path" N`, is accepted), or a .pak whose order is
+    /// copied; files it does not name follow, sorted.
+    #[arg(long, value_name = "FILE")]
+    pub order_from: Option<PathBuf>,
+    /// Path hash seed (v10+), decimal or 0x-hex (default: derived from the
+    /// pak's file name as UnrealPak does).
+    #[arg(long, value_name = "N")]
+    pub path_hash_seed: Option<String>,
+    /// Replace the output if it exists.
+    #[arg(long)]
+    pub force: bool,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub keys: KeyArgs,
     #[command(flatten)]
     #[allow(missing_docs)]
     pub out: JsonArg,

@@ -96,22 +96,30 @@ fn run(command: Command) -> Result<ExitCode> {
             Format::Umod => cmd::umod::info(&a),
             Format::Package => cmd::package::info(&a),
             Format::IoStoreToc | Format::IoStoreCas => cmd::iostore::info(&a),
-            Format::Pak => cmd::iostore::pak_info(&a),
+            Format::Pak => cmd::pak::info(&a),
             Format::Uz => cmd::uz::info(&a),
         },
+        Command::List(a) if a.file.is_dir() => cmd::pak::list_dir(&a),
         Command::List(mut a) => match sniff_arg(&mut a.file)? {
+            Format::Pak => cmd::pak::list(&a),
+            _ if !a.globs.is_empty() => bail!(
+                "{}: GLOB filters of `list` apply to .pak files (use `extract` with globs for other formats)",
+                a.file.display()
+            ),
             Format::Umod => cmd::umod::list(&a),
             Format::Package => cmd::package::list(&a),
             Format::IoStoreToc | Format::IoStoreCas => cmd::iostore::list(&a),
             f => bail!("{}: cannot list a {f:?} file", a.file.display()),
         },
         Command::Verify(mut a) => match sniff_arg(&mut a.file)? {
+            Format::Pak => cmd::pak::verify(&a),
             Format::Umod => cmd::umod::verify(&a),
             Format::Package => cmd::package::verify(&a),
             Format::IoStoreToc | Format::IoStoreCas => cmd::iostore::verify(&a),
             f => bail!("{}: cannot verify a {f:?} file", a.file.display()),
         },
         Command::Extract(mut a) => match sniff_arg(&mut a.file)? {
+            Format::Pak => cmd::pak::extract(&a),
             Format::Umod => cmd::umod::extract(&a),
             Format::IoStoreToc | Format::IoStoreCas => cmd::iostore::extract(&a),
             Format::Package => bail!(
@@ -132,6 +140,9 @@ fn run(command: Command) -> Result<ExitCode> {
             args::UmodCommand::Create(a) => cmd::umod::create(&a),
             args::UmodCommand::Install(a) => cmd::umod::install(&a),
             args::UmodCommand::Uninstall(a) => cmd::umod::uninstall(&a),
+        },
+        Command::Pak(c) => match c {
+            args::PakCommand::Create(a) => cmd::pak::create(&a),
         },
         Command::Cache(c) => match c {
             args::CacheCommand::List(a) => cmd::system::cache_list(&a),

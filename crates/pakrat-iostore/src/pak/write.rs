@@ -292,7 +292,7 @@ const WINDOW: usize = 64;
 
 /// Write one file's entry at `offset` of `out`; returns the entry.
 fn write_entry(
-    out: &mut File,
+    mut out: &File,
     o: &Options,
     l: Layout,
     offset: u64,
@@ -426,7 +426,18 @@ fn seal(o: &Options, mut part: Vec<u8>, iv: Option<&[u8; 12]>) -> Result<(Vec<u8
 
 /// Write a pak of `inputs` (in that order) to `out`, which must be empty.
 /// `file_name` gives the default path hash seed.
-pub fn write(inputs: &[Input], o: &Options, out: &mut File, file_name: &str) -> Result<Written> {
+pub fn write(inputs: &[Input], o: &Options, out: &File, file_name: &str) -> Result<Written> {
+    write_with(inputs, o, out, file_name, &|_| {})
+}
+
+/// [`write`], calling `on_progress` with the bytes of each file packed.
+pub fn write_with(
+    inputs: &[Input],
+    o: &Options,
+    mut out: &File,
+    file_name: &str,
+    on_progress: &dyn Fn(u64),
+) -> Result<Written> {
     check(o)?;
     let l = Layout::of(o.version, if o.version == 8 { o.method_slots } else { 5 });
     let io = |e: std::io::Error| Error::Other(format!("writing the pak: {e}"));
@@ -445,6 +456,7 @@ pub fn write(inputs: &[Input], o: &Options, out: &mut File, file_name: &str) -> 
         )
         .map_err(|e| e.in_file(&inp.source))?;
         written.input_bytes += src.len() as u64;
+        on_progress(src.len() as u64);
         offset = e.data_start(l) + e.stored_extent();
         written.entries.push(e);
     }

@@ -2,6 +2,7 @@
 
 pub mod iostore;
 pub mod package;
+pub mod pak;
 pub mod system;
 pub mod umod;
 pub mod uz;
