@@ -380,3 +380,36 @@ fn written_paks_read_in_pakref() {
         }
     }
 }
+
+/// A plain index over encrypted files: with several keys, the one that
+/// decodes is chosen (the wrong one first in the ring).
+#[test]
+fn the_right_key_is_found_for_encrypted_files_under_a_plain_index() {
+    let Some(root) = pakrat_testkit::corpus_dir() else {
+        return;
+    };
+    let mut ring = KeyRing::new();
+    ring.add(AesKey::parse(CUE4PARSE_KEY).unwrap());
+    ring.add(AesKey::parse("lNJbw660IOC+kU7cnVQ1oeqrXyhk4J6UAZrCBbcnp94=").unwrap());
+    let orig = originals(&root);
+    for v in ["v5", "v9", "v11"] {
+        let p = Pak::open(
+            root.join(format!(
+                "pak/repak_tests/packs/pack_{v}_compress_encrypt.pak"
+            )),
+            &ring,
+        )
+        .unwrap();
+        assert_eq!(files_of(&p), orig, "{v}");
+    }
+    // Only the wrong key: an error that names the likely cause.
+    let mut wrong = KeyRing::new();
+    wrong.add(AesKey::parse(CUE4PARSE_KEY).unwrap());
+    let p = Pak::open(
+        root.join("pak/repak_tests/packs/pack_v9_compress_encrypt.pak"),
+        &wrong,
+    )
+    .unwrap();
+    let e = p.read(&p.index.entries[0]).unwrap_err().to_string();
+    assert!(e.contains("wrong AES key"), "{e}");
+}

@@ -189,10 +189,52 @@ fn iostore_case(utoc: &Path) -> Result<(), String> {
     }
 }
 
+/// `.pak` (issue 10): footer, index, directory index, every entry's data
+/// header, SHA-1 and decoding (`verify`), and an extraction into a fresh
+/// folder that must hold nothing outside it.
 fn pak_case(data: &[u8]) -> Result<(), String> {
-    pakrat_iostore::pak::parse(data, data.len() as u64)
-        .map(|_| ())
-        .map_err(err_text)
+    use pakrat_iostore::pak::{self, Pak};
+    let mut keys = pakrat_iostore::KeyRing::new();
+    keys.add(pakrat_iostore::AesKey::parse(FIXTURE_KEY).map_err(err_text)?);
+    keys.add(
+        pakrat_iostore::AesKey::parse("lNJbw660IOC+kU7cnVQ1oeqrXyhk4J6UAZrCBbcnp94=")
+            .map_err(err_text)?,
+    );
+    let src = pakrat_io::Source::from_vec("case.pak", data.to_vec());
+    let p = Pak::from_source(std::path::Path::new("case.pak"), src, &keys).map_err(err_text)?;
+    let r = pak::verify::verify(&p);
+    let dir = tempfile::tempdir().map_err(err_text)?;
+    let out =
+        pakrat_io::fsutil::OutputDir::create(dir.path().join("out"), false).map_err(err_text)?;
+    let sel: Vec<&pak::PakEntry> = p.index.entries.iter().filter(|e| !e.deleted()).collect();
+    let s = pak::extract::extract(&p, &sel, &out, &|_| {}, &pak::extract::Options::default());
+    for f in walk_all(dir.path()) {
+        if !f.starts_with(dir.path().join("out")) {
+            return Err(format!(
+                "extraction wrote outside its folder: {}",
+                f.display()
+            ));
+        }
+    }
+    match (r.problems.first(), s.errors.first()) {
+        (Some(x), _) => Err(x.message.clone()),
+        (None, Some(e)) => Err(e.clone()),
+        (None, None) => Ok(()),
+    }
+}
+
+fn walk_all(d: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    if let Ok(rd) = std::fs::read_dir(d) {
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                out.extend(walk_all(&p));
+            }
+            out.push(p);
+        }
+    }
+    out
 }
 
 /// The `.ucas` partitions beside a `.utoc` (`X.ucas`, `X_s1.ucas`, ...).
@@ -266,7 +308,7 @@ fn run(part: Part) {
             "uz" => "uz",
             "iostore" if lower.ends_with(".utoc") => "utoc",
             "iostore" if lower.ends_with(".ucas") => "ucas",
-            "iostore" if lower.ends_with(".pak") => "pak",
+            "iostore" | "pak" if lower.ends_with(".pak") => "pak",
             _ => continue,
         };
         let original = std::fs::read(&e.path).expect("read corpus file");

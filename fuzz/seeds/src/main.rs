@@ -300,7 +300,18 @@ fn main() {
             "iostore" if lower.ends_with(".utoc") => {
                 iostore_seeds(&mut out, &e.path, name, &data, max, &mut raw_blocks)
             }
-            "iostore" if lower.ends_with(".pak") => out.put("pak_footer", name, &data),
+            "iostore" | "pak" if lower.ends_with(".pak") => {
+                out.put("pak_footer", name, &data);
+                if data.len() <= max {
+                    out.put("pak_open", name, &data);
+                }
+                // The first entry's data header, behind each layout byte.
+                for sel in [4u8, 10, 0x17, 0x2e] {
+                    let mut v = vec![sel];
+                    v.extend_from_slice(&data[..data.len().min(96)]);
+                    out.put("pak_entry", &format!("{name}-{sel}"), &v);
+                }
+            }
             _ => {}
         }
     }

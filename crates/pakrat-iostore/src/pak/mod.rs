@@ -154,14 +154,41 @@ impl Pak {
         let index_bytes = pak.index_bytes(keys)?;
         pak.index = pak.parse_index(&index_bytes)?;
         if pak.key.is_none() && pak.index.entries.iter().any(PakEntry::encrypted) {
-            // The index is plain, so no hash tells keys apart: take the
-            // footer GUID's key, else the one key given.
-            pak.key = keys
-                .candidates(pak.footer.encryption_key_guid)
-                .first()
-                .copied();
+            pak.choose_data_key(keys);
         }
         Ok(pak)
+    }
+
+    /// The index is plain but files are encrypted: no index hash tells the
+    /// keys apart, so try each on the smallest encrypted compressed file (a
+    /// wrong key does not decompress). Stored files carry no such check (the
+    /// pak hashes their ciphertext): with several keys and only stored
+    /// encrypted files, the footer GUID's key, else the first, is used.
+    fn choose_data_key(&mut self, keys: &KeyRing) {
+        let cands = keys.candidates(self.footer.encryption_key_guid);
+        let probe = self
+            .index
+            .entries
+            .iter()
+            .filter(|e| {
+                e.encrypted() && e.compressed() && !e.deleted() && self.method(e).supported()
+            })
+            .min_by_key(|e| e.size)
+            .cloned();
+        if let (Some(e), true) = (&probe, cands.len() > 1) {
+            for k in &cands {
+                self.key = Some(*k);
+                if self.read_to(e, &mut |_| Ok(())).is_ok() {
+                    return;
+                }
+            }
+            self.notes.push(format!(
+                "none of the {} keys given decodes {} (wrong AES key?)",
+                cands.len(),
+                pakrat_io::text::show(&e.path)
+            ));
+        }
+        self.key = cands.first().copied();
     }
 
     /// Path of the pak.
