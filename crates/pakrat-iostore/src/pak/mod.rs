@@ -573,9 +573,14 @@ impl Pak {
                 self.range(b.start, len, "compression block")?
             };
             crate::compress::decompress(&method, raw, &mut out[..n]).map_err(|err| {
+                let hint = if e.encrypted() {
+                    " (the file is encrypted: a wrong AES key gives this too)"
+                } else {
+                    ""
+                };
                 Error::invalid(
                     b.start,
-                    format!("{}: {err}", pakrat_io::text::show(&e.path)),
+                    format!("{}: {err}{hint}", pakrat_io::text::show(&e.path)),
                 )
             })?;
             sink(&out[..n])?;
