@@ -270,7 +270,10 @@ fn main() {
         let reference = if method == "none" {
             format!(
                 "cat (pak -> file): {}",
-                gbs(cat_speed(std::slice::from_ref(&pakf), &tmp.path().join("c.out")))
+                gbs(cat_speed(
+                    std::slice::from_ref(&pakf),
+                    &tmp.path().join("c.out")
+                ))
             )
         } else {
             let p = Pak::open(&pakf, &KeyRing::new()).unwrap();
