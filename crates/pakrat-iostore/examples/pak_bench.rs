@@ -13,7 +13,9 @@
 //! blocks, and `cat` of the pak for the stored one), with CPU seconds and
 //! peak anonymous memory (`RssAnon`; the mapped pak is file-backed).
 //! Everything is written under `BENCH_DIR` (default: the temp folder) and
-//! deleted at the end.
+//! deleted at the end. `pak_bench build OUT.pak GIB zlib|none` keeps one
+//! pak; `pak_bench decode OUT.pak` then times only the pipeline without
+//! writing files (SHA-1 check and decoding), next to the codec alone.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -129,6 +131,26 @@ fn worker(args: &[String]) {
             f.sync_all().ok();
             w.input_bytes
         }
+        "decode" => {
+            // The extraction pipeline without writing files: SHA-1 check
+            // and decoding of every file, in parallel.
+            use rayon::prelude::*;
+            let p = Pak::open(&args[3], &KeyRing::new()).unwrap();
+            p.index
+                .entries
+                .par_iter()
+                .map(|e| {
+                    assert_eq!(p.stored_hash(e).unwrap(), p.recorded_hash(e).unwrap());
+                    let mut n = 0u64;
+                    p.read_to(e, &mut |b| {
+                        n += b.len() as u64;
+                        Ok(())
+                    })
+                    .unwrap();
+                    n
+                })
+                .sum()
+        }
         _ => {
             let p = Pak::open(&args[3], &KeyRing::new()).unwrap();
             let sel: Vec<&pak::PakEntry> = p.index.entries.iter().collect();
@@ -216,6 +238,37 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     if args.get(1).map(String::as_str) == Some("worker") {
         worker(&args[1..]);
+        return;
+    }
+    if args.get(1).map(String::as_str) == Some("decode") {
+        // pak_bench decode PAK: only the decode rows, on a pak built before
+        // (keep one with `pak_bench build OUT.pak GIB zlib|none`).
+        for threads in [1usize, 2] {
+            let (s, b, anon, cpu) = run(&["decode", &threads.to_string(), &args[2], "-"]);
+            println!(
+                "decode {threads} thread(s): {:.2} s, {} of output, {:.1} CPU-s ({} per CPU-s), peak anon {:.1} MiB",
+                s,
+                gbs(b as f64 / s),
+                cpu,
+                gbs(b as f64 / cpu.max(0.01)),
+                anon as f64 / 1024.0
+            );
+        }
+        let p = Pak::open(&args[2], &KeyRing::new()).unwrap();
+        let (wall, per_cpu) = codec_speed(&p);
+        println!(
+            "zlib decode, 1 thread: {} ({} per CPU-s)",
+            gbs(wall),
+            gbs(per_cpu)
+        );
+        return;
+    }
+    if args.get(1).map(String::as_str) == Some("build") {
+        let (s, b, _, cpu) = run(&["create", "2", &args[3], &args[2], &args[4]]);
+        println!(
+            "built {}: {:.2} s, {b} bytes of input, {cpu:.1} CPU-s",
+            args[2], s
+        );
         return;
     }
     let gib: f64 = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(2.0);

@@ -1,5 +1,5 @@
 //! `.pak` files of every version (1–15): footer, index, entries, data,
-//! verification, extraction ([`Pak`]) and writing ([`write`]).
+//! verification, extraction ([`Pak`]) and writing ([`mod@write`]).
 //!
 //! A pak is the files' data, each behind a copy of its [`entry::PakEntry`],
 //! then the index ([`index`]), then the footer ([`footer`]). Compression

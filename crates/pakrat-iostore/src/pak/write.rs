@@ -430,7 +430,7 @@ pub fn write(inputs: &[Input], o: &Options, out: &File, file_name: &str) -> Resu
     write_with(inputs, o, out, file_name, &|_| {})
 }
 
-/// [`write`], calling `on_progress` with the bytes of each file packed.
+/// [`write()`], calling `on_progress` with the bytes of each file packed.
 pub fn write_with(
     inputs: &[Input],
     o: &Options,
