@@ -237,7 +237,9 @@ impl PakEntry {
                 w.u32(self.blocks.len() as u32);
                 let rel = if l.version >= 5 { self.offset } else { 0 };
                 for b in &self.blocks {
-                    w.u64(b.start - rel).u64(b.end - rel);
+                    // Exact inverse of the read (which added `rel`).
+                    w.u64(b.start.wrapping_sub(rel))
+                        .u64(b.end.wrapping_sub(rel));
                 }
             }
             w.u8(self.flags).u32(self.block_size);
@@ -332,16 +334,16 @@ impl PakEntry {
             return None;
         }
         // The decoder rebuilds the block list; only encode what it rebuilds.
-        let mut at = self.offset + l.full_size(self.compressed(), n);
+        let mut at = self.offset.checked_add(l.full_size(self.compressed(), n))?;
         for b in &self.blocks {
             if b.start != at {
                 return None;
             }
-            let len = b.end - b.start;
+            let len = b.end.checked_sub(b.start)?;
             if len > u64::from(u32::MAX) {
                 return None;
             }
-            at += if self.encrypted() { align16(len) } else { len };
+            at = at.checked_add(if self.encrypted() { align16(len) } else { len })?;
         }
         if n == 1 && u64::from(self.block_size) != self.uncompressed_size {
             return None;
@@ -532,6 +534,30 @@ mod tests {
         // Delete records are not encodable.
         e.flags = FLAG_DELETED;
         assert!(e.write_encoded(l, false).is_none());
+    }
+
+    /// Fuzz finding (pak_entry, 2026-11-25): an encoded entry at offset
+    /// near `u64::MAX` overflowed while being re-encoded.
+    #[test]
+    fn fuzz_regression_encoded_offset_overflow() {
+        let data: &[u8] = &[
+            0x0a, 0x00, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+            0xff, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00, 0x54, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00,
+            0x00, 0x54, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3c,
+            0xaa, 0x20, 0x77, 0x7c, 0xf9, 0xf8, 0xc7, 0x7a, 0xca, 0xb2, 0x77, 0x9e, 0x2c, 0x6d,
+            0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x72, 0x41, 0x83, 0x24, 0xa8, 0x01,
+            0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x80, 0x03, 0x00,
+            0x0f, 0x24, 0xa9, 0x71, 0x0e, 0xb8,
+        ];
+        let (sel, rest) = data.split_first().unwrap();
+        let l = Layout::of(u32::from(sel % 15) + 1, if sel & 0x10 != 0 { 4 } else { 5 });
+        if let Ok(e) = PakEntry::read_encoded(&mut Reader::new(rest), l, sel & 0x20 != 0) {
+            let _ = e.write_encoded(l, sel & 0x20 != 0);
+        }
+        if let Ok(e) = PakEntry::read_full(&mut Reader::new(rest), l, None) {
+            let mut w = Writer::new();
+            e.write_full(&mut w, l, e.offset);
+        }
     }
 
     #[test]
