@@ -31,7 +31,7 @@
 use pakrat_io::{Error, Reader, Result, Writer};
 use serde::Serialize;
 
-use super::entry::{Layout, PakEntry, FLAG_DELETED};
+use super::entry::{Layout, PakEntry};
 
 /// Magic of the flat directory index (v13+), `'PFDQ'`.
 pub const FLAT_MAGIC: u32 = 0x5046_4451;
@@ -74,53 +74,27 @@ pub struct Index {
     pub full_entries: u64,
 }
 
-/// Read a pak `FString`: `i32` length counting the NUL, negative for UTF-16.
-/// `utf8`: 8-bit text is UTF-8 (v12+ directory names) and the NUL optional.
+/// Read a pak `FString`: `i32` length counting the NUL, negative for UTF-16
+/// ([`crate::dirindex::read_fstring`]). `utf8`: 8-bit text is UTF-8 (v12+
+/// directory names) and the NUL optional.
 pub fn read_string(r: &mut Reader<'_>, what: &str, utf8: bool) -> Result<String> {
+    let n = r.clone().i32(what)?;
+    if !utf8 || n <= 0 {
+        return crate::dirindex::read_fstring(r, what);
+    }
     let at = r.offset();
-    let n = r.i32(what)?;
-    if n == 0 {
-        return Ok(String::new());
+    r.skip(4, what)?;
+    let raw = r.bytes(n as u64, what)?;
+    let body = match raw.split_last() {
+        Some((0, body)) => body,
+        _ => raw,
+    };
+    if body.contains(&0) {
+        return Err(Error::invalid(at, format!("{what}: NUL inside a string")));
     }
-    if n > 0 {
-        let raw = r.bytes(n as u64, what)?;
-        let body = match raw.split_last() {
-            Some((0, body)) => body,
-            _ if utf8 => raw,
-            _ => {
-                return Err(Error::invalid(
-                    at,
-                    format!("{what}: string of {n} bytes is not NUL-terminated"),
-                ))
-            }
-        };
-        if body.contains(&0) {
-            return Err(Error::invalid(at, format!("{what}: NUL inside a string")));
-        }
-        if utf8 {
-            if let Ok(s) = std::str::from_utf8(body) {
-                return Ok(s.to_string());
-            }
-        }
-        return Ok(pakrat_io::FString::from_latin1(body));
-    }
-    let units = r.check_count(-i64::from(n), 2, what)?;
-    let raw = r.bytes(units as u64 * 2, what)?;
-    let mut code: Vec<u16> = raw
-        .chunks_exact(2)
-        .map(|c| u16::from_le_bytes([c[0], c[1]]))
-        .collect();
-    if code.pop() != Some(0) || code.contains(&0) {
-        return Err(Error::invalid(
-            at,
-            format!("{what}: UTF-16 string is not NUL-terminated"),
-        ));
-    }
-    String::from_utf16(&code).map_err(|_| {
-        Error::invalid(
-            at,
-            format!("{what}: UTF-16 string has an unpaired surrogate"),
-        )
+    Ok(match std::str::from_utf8(body) {
+        Ok(s) => s.to_string(),
+        Err(_) => pakrat_io::FString::from_latin1(body),
     })
 }
 
@@ -599,12 +573,6 @@ pub fn write_path_hash_index(files: &[(&str, i32)], seed: u64, version: u32) -> 
     }
     w.i32(0);
     w.into_inner()
-}
-
-/// Whether an entry is a delete record (listed with location `i32::MIN` in
-/// v10+ directory indexes, or flagged in full entries).
-pub fn is_delete(e: &PakEntry) -> bool {
-    e.flags & FLAG_DELETED != 0
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! Handlers for iostore commands.
 
 use std::collections::BTreeMap;
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
@@ -12,6 +12,7 @@ use pakrat_iostore::{extract, verify as iverify, AesKey, Container, KeyRing};
 use serde_json::json;
 
 use crate::args::*;
+use crate::cmd::progress;
 use crate::output::{human_size, print_json};
 
 /// Build the key ring from `--aes-key` and `--keys`.
@@ -40,19 +41,6 @@ fn encryption_name(m: EncryptionMethod) -> &'static str {
         EncryptionMethod::AesEcb => "AES-256-ECB",
         EncryptionMethod::AesCtr => "AES-256-CTR",
     }
-}
-
-fn progress(total: u64, quiet: bool, what: &str) -> Option<indicatif::ProgressBar> {
-    if quiet || !std::io::stderr().is_terminal() {
-        return None;
-    }
-    let pb = indicatif::ProgressBar::new(total);
-    if let Ok(style) = indicatif::ProgressStyle::with_template(&format!(
-        "{{spinner}} {what} [{{bar:30}}] {{bytes}}/{{total_bytes}} {{bytes_per_sec}} {{eta}}"
-    )) {
-        pb.set_style(style.progress_chars("=> "));
-    }
-    Some(pb)
 }
 
 /// `info` for this format.
@@ -408,21 +396,7 @@ pub fn extract(a: &ExtractArgs) -> Result<ExitCode> {
             a.file.display()
         );
     }
-    let globs = if a.globs.is_empty() {
-        None
-    } else {
-        let mut b = globset::GlobSetBuilder::new();
-        for g in &a.globs {
-            b.add(
-                globset::GlobBuilder::new(g)
-                    .case_insensitive(true)
-                    .literal_separator(false)
-                    .build()
-                    .with_context(|| format!("bad glob {g:?}"))?,
-            );
-        }
-        Some(b.build()?)
-    };
+    let globs = crate::cmd::globset(&a.globs)?;
     let jobs: Vec<extract::Job> = c
         .chunks()
         .into_iter()

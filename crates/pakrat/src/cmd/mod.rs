@@ -6,3 +6,37 @@ pub mod pak;
 pub mod system;
 pub mod umod;
 pub mod uz;
+
+/// A progress bar on stderr when it is a terminal and output is not quiet.
+pub fn progress(total: u64, quiet: bool, what: &str) -> Option<indicatif::ProgressBar> {
+    use std::io::IsTerminal;
+    if quiet || !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let pb = indicatif::ProgressBar::new(total);
+    if let Ok(style) = indicatif::ProgressStyle::with_template(&format!(
+        "{{spinner}} {what} [{{bar:30}}] {{bytes}}/{{total_bytes}} {{bytes_per_sec}} {{eta}}"
+    )) {
+        pb.set_style(style.progress_chars("=> "));
+    }
+    Some(pb)
+}
+
+/// Case-insensitive member globs (`*` crosses `/`), or `None` for none.
+pub fn globset(globs: &[String]) -> anyhow::Result<Option<globset::GlobSet>> {
+    use anyhow::Context;
+    if globs.is_empty() {
+        return Ok(None);
+    }
+    let mut b = globset::GlobSetBuilder::new();
+    for g in globs {
+        b.add(
+            globset::GlobBuilder::new(g)
+                .case_insensitive(true)
+                .literal_separator(false)
+                .build()
+                .with_context(|| format!("bad glob {g:?}"))?,
+        );
+    }
+    Ok(Some(b.build()?))
+}

@@ -13,41 +13,11 @@ use serde_json::json;
 
 use crate::args::*;
 use crate::cmd::iostore::keyring;
+use crate::cmd::{globset, progress};
 use crate::output::{human_size, print_json};
 
 fn open(path: &Path, k: &KeyArgs) -> Result<Pak> {
     Ok(Pak::open(path, &keyring(k)?)?)
-}
-
-fn globset(globs: &[String]) -> Result<Option<globset::GlobSet>> {
-    if globs.is_empty() {
-        return Ok(None);
-    }
-    let mut b = globset::GlobSetBuilder::new();
-    for g in globs {
-        b.add(
-            globset::GlobBuilder::new(g)
-                .case_insensitive(true)
-                .literal_separator(false)
-                .build()
-                .with_context(|| format!("bad glob {g:?}"))?,
-        );
-    }
-    Ok(Some(b.build()?))
-}
-
-fn progress(total: u64, quiet: bool, what: &str) -> Option<indicatif::ProgressBar> {
-    use std::io::IsTerminal;
-    if quiet || !std::io::stderr().is_terminal() {
-        return None;
-    }
-    let pb = indicatif::ProgressBar::new(total);
-    if let Ok(style) = indicatif::ProgressStyle::with_template(&format!(
-        "{{spinner}} {what} [{{bar:30}}] {{bytes}}/{{total_bytes}} {{bytes_per_sec}} {{eta}}"
-    )) {
-        pb.set_style(style.progress_chars("=> "));
-    }
-    Some(pb)
 }
 
 fn entry_json(p: &Pak, e: &PakEntry) -> serde_json::Value {
