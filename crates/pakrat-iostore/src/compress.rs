@@ -4,7 +4,7 @@
 //! `FCompression`); Zlib blocks are RFC 1950 streams, LZ4 blocks raw LZ4
 //! block format, Oodle blocks raw Oodle streams (`8C 06` Kraken, ...).
 
-use std::io::Read;
+use std::io::{Read, Write};
 
 use pakrat_io::{Error, Result};
 
@@ -49,6 +49,58 @@ impl Method {
             _ => true,
         }
     }
+}
+
+/// Compress one block with `m` at `level` (the codec's default when
+/// `None`). Zlib comes from the reference zlib, as the engine's
+/// `FCompression` makes it, so outputs match UnrealPak's byte for byte.
+/// Oodle and unknown methods have no encoder here.
+pub fn compress(m: &Method, level: Option<i32>, data: &[u8]) -> Result<Vec<u8>> {
+    let io = |e: std::io::Error| Error::Other(format!("compression failed: {e}"));
+    match m {
+        Method::Zlib => zlib_compress(data, level.unwrap_or(6)),
+        Method::Gzip => {
+            let lvl = flate2::Compression::new(level.unwrap_or(6).clamp(0, 9) as u32);
+            let mut e = flate2::write::GzEncoder::new(Vec::new(), lvl);
+            e.write_all(data).map_err(io)?;
+            e.finish().map_err(io)
+        }
+        Method::Lz4 => Ok(lz4_flex::block::compress(data)),
+        Method::Zstd => zstd::bulk::compress(data, level.unwrap_or(3)).map_err(io),
+        Method::None => Ok(data.to_vec()),
+        Method::Oodle => Err(Error::Other(
+            "Oodle can only be decoded here: no Oodle encoder is available (use zlib, gzip, lz4 or zstd)".into(),
+        )),
+        Method::Unknown(n) => Err(Error::Other(format!("no encoder for compression method {n:?}"))),
+    }
+}
+
+/// A zlib stream from the reference zlib (`compress2`), as UnrealPak's
+/// `FCompression` makes it: level 6 (default), window 15, memory level 8.
+fn zlib_compress(data: &[u8], level: i32) -> Result<Vec<u8>> {
+    let src_len = libz_sys::uLong::try_from(data.len())
+        .map_err(|_| Error::Other("block too large for zlib".into()))?;
+    // SAFETY: compressBound has no preconditions.
+    let bound = unsafe { libz_sys::compressBound(src_len) };
+    let mut out = vec![0u8; bound as usize];
+    let mut out_len: libz_sys::uLongf = bound;
+    // SAFETY: `out` holds `bound` writable bytes and `out_len` says so;
+    // `data` holds `src_len` readable bytes; zlib writes at most `out_len`
+    // bytes and stores the written length back into `out_len`.
+    let rc = unsafe {
+        libz_sys::compress2(
+            out.as_mut_ptr(),
+            &mut out_len,
+            data.as_ptr(),
+            src_len,
+            level.clamp(0, 9),
+        )
+    };
+    if rc != libz_sys::Z_OK {
+        return Err(Error::Other(format!("zlib compression failed (code {rc})")));
+    }
+    out.truncate(out_len as usize);
+    Ok(out)
 }
 
 /// Decompress `input` into exactly `out.len()` bytes.

@@ -8,7 +8,7 @@
 //! ```
 //! FString = `i32` length counting the NUL (negative = UTF-16LE); `~0` = none.
 
-use pakrat_io::{Error, Reader, Result};
+use pakrat_io::{Error, Reader, Result, Writer};
 
 const NONE: u32 = u32::MAX;
 
@@ -97,7 +97,142 @@ pub fn read_fstring(r: &mut Reader<'_>, what: &str) -> Result<String> {
     }
 }
 
+/// Write an `FString` as the engine does: 8-bit with a NUL when every
+/// character is ASCII, UTF-16LE (negative length) otherwise.
+pub fn write_fstring(w: &mut Writer, s: &str) {
+    if s.is_ascii() {
+        w.i32(s.len() as i32 + 1).bytes(s.as_bytes()).u8(0);
+    } else {
+        let units: Vec<u16> = s.encode_utf16().collect();
+        w.i32(-(units.len() as i32 + 1));
+        for u in units {
+            w.u16(u);
+        }
+        w.u16(0);
+    }
+}
+
+/// The mount point UE's writer picks: the longest common folder of all the
+/// files' full paths (ending in `/`). Checked on every indexed corpus TOC.
+pub fn common_mount_point<'a>(paths: impl IntoIterator<Item = &'a str>) -> String {
+    let mut common: Option<&str> = None;
+    for p in paths {
+        let dir = match p.rfind('/') {
+            Some(i) => &p[..=i],
+            None => "",
+        };
+        common = Some(match common {
+            None => dir,
+            Some(c) => {
+                let n = c
+                    .char_indices()
+                    .zip(dir.chars())
+                    .take_while(|((_, a), b)| a == b)
+                    .last()
+                    .map_or(0, |((i, a), _)| i + a.len_utf8());
+                let prefix = &c[..n];
+                match prefix.rfind('/') {
+                    Some(i) => &c[..=i],
+                    None => "",
+                }
+            }
+        });
+    }
+    common.unwrap_or("").to_string()
+}
+
 impl DirectoryIndex {
+    /// Build the index of `files` (path below `mount_point`, TOC entry), in
+    /// the engine's order (UE `FIoDirectoryIndexWriter`), so that the same
+    /// files give the same bytes (checked on every indexed corpus TOC):
+    /// files are added in the order given (UE adds them in TOC slot order);
+    /// a new directory or file goes to the *front* of its parent's list;
+    /// strings are stored once, in order of first use.
+    pub fn build<'a>(
+        mount_point: &str,
+        files: impl IntoIterator<Item = (&'a str, u32)>,
+    ) -> DirectoryIndex {
+        let mut ix = DirectoryIndex {
+            mount_point: mount_point.to_string(),
+            directories: vec![DirEntry {
+                name: NONE,
+                first_child: NONE,
+                next_sibling: NONE,
+                first_file: NONE,
+            }],
+            files: Vec::new(),
+            strings: Vec::new(),
+        };
+        let mut string_ix: std::collections::HashMap<String, u32> = Default::default();
+        let mut child_ix: std::collections::HashMap<(u32, u32), u32> = Default::default();
+        let mut intern = |ix: &mut DirectoryIndex, s: &str| -> u32 {
+            if let Some(&i) = string_ix.get(s) {
+                return i;
+            }
+            let i = ix.strings.len() as u32;
+            ix.strings.push(s.to_string());
+            string_ix.insert(s.to_string(), i);
+            i
+        };
+        for (path, toc_index) in files {
+            let mut parts: Vec<&str> = path.split('/').filter(|c| !c.is_empty()).collect();
+            let Some(file) = parts.pop() else { continue };
+            let mut d = 0u32;
+            for comp in parts {
+                let name = intern(&mut ix, comp);
+                d = match child_ix.get(&(d, name)) {
+                    Some(&c) => c,
+                    None => {
+                        let c = ix.directories.len() as u32;
+                        let parent = &mut ix.directories[d as usize];
+                        let next_sibling = parent.first_child;
+                        parent.first_child = c;
+                        ix.directories.push(DirEntry {
+                            name,
+                            first_child: NONE,
+                            next_sibling,
+                            first_file: NONE,
+                        });
+                        child_ix.insert((d, name), c);
+                        c
+                    }
+                };
+            }
+            let name = intern(&mut ix, file);
+            let f = ix.files.len() as u32;
+            let dir = &mut ix.directories[d as usize];
+            ix.files.push(FileEntry {
+                name,
+                next_file: dir.first_file,
+                user_data: toc_index,
+            });
+            dir.first_file = f;
+        }
+        ix
+    }
+
+    /// Serialize (unpadded, unencrypted); the mirror of [`DirectoryIndex::parse`].
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut w = Writer::new();
+        write_fstring(&mut w, &self.mount_point);
+        w.i32(self.directories.len() as i32);
+        for d in &self.directories {
+            w.u32(d.name)
+                .u32(d.first_child)
+                .u32(d.next_sibling)
+                .u32(d.first_file);
+        }
+        w.i32(self.files.len() as i32);
+        for f in &self.files {
+            w.u32(f.name).u32(f.next_file).u32(f.user_data);
+        }
+        w.i32(self.strings.len() as i32);
+        for s in &self.strings {
+            write_fstring(&mut w, s);
+        }
+        w.into_inner()
+    }
+
     /// Parse decrypted directory index bytes; `base` is their offset in the
     /// `.utoc` (for messages). Up to 15 trailing bytes (AES padding) are allowed.
     pub fn parse(data: &[u8], base: u64) -> Result<DirectoryIndex> {
@@ -286,6 +421,40 @@ mod tests {
                 },
             ]
         );
+    }
+
+    #[test]
+    fn build_round_trips_and_links_like_the_engine() {
+        let files = [
+            ("A/x.uasset", 0u32),
+            ("B/y.uasset", 1),
+            ("A/z.ubulk", 2),
+            ("top.bin", 3),
+        ];
+        let ix = DirectoryIndex::build("../../../P/", files.iter().copied());
+        // Newest first: A's files are z then x; root's children B then A.
+        assert_eq!(ix.directories[0].first_child, 2);
+        assert_eq!(
+            ix.strings,
+            vec!["A", "x.uasset", "B", "y.uasset", "z.ubulk", "top.bin"]
+        );
+        let back = DirectoryIndex::parse(&ix.to_bytes(), 0).unwrap();
+        let mut got: Vec<(String, u32)> = back
+            .walk()
+            .unwrap()
+            .into_iter()
+            .map(|f| (f.path, f.toc_index))
+            .collect();
+        got.sort();
+        let mut want: Vec<(String, u32)> = files.iter().map(|(p, i)| (p.to_string(), *i)).collect();
+        want.sort();
+        assert_eq!(got, want);
+        assert_eq!(back.to_bytes(), ix.to_bytes());
+        assert_eq!(
+            common_mount_point(["../../../P/C/a", "../../../P/Cb/x", "../../../P/C/d/e"]),
+            "../../../P/"
+        );
+        assert_eq!(common_mount_point(["../../../P/C/a"]), "../../../P/C/");
     }
 
     #[test]

@@ -19,6 +19,7 @@ pub mod names;
 pub mod perfect_hash;
 pub mod toc;
 pub mod verify;
+pub mod write;
 
 pub use container::{ChunkInfo, Container};
 pub use keys::{AesKey, KeyRing};

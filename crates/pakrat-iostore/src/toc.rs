@@ -8,7 +8,7 @@
 
 use std::fmt;
 
-use pakrat_io::{Error, Guid, Reader, Result};
+use pakrat_io::{Error, Guid, Reader, Result, Writer};
 
 /// The 16-byte magic at the start of every `.utoc`.
 pub const TOC_MAGIC: &[u8; 16] = b"-==--==--==--==-";
@@ -618,12 +618,13 @@ pub struct Toc {
     pub directory_index: Vec<u8>,
     /// Chunk metas, one per entry.
     pub metas: Vec<ChunkMeta>,
-    /// Size in bytes of the v6 on-demand arrays (skipped).
-    pub on_demand_bytes: u64,
+    /// The v6 on-demand arrays, kept as they are (their layout is not
+    /// checked: no sample).
+    pub on_demand: Vec<u8>,
     /// Chunk type numbering this container uses.
     pub numbering: Numbering,
     /// `compressed_prefix[i]` = sum of the compressed sizes of blocks `..i`.
-    compressed_prefix: Vec<u64>,
+    pub(crate) compressed_prefix: Vec<u64>,
 }
 
 impl Toc {
@@ -767,11 +768,11 @@ impl Toc {
                 flags,
             });
         }
-        let mut on_demand_bytes = 0;
+        let mut on_demand = Vec::new();
         if v == TocVersion::OnDemandMetaData as u8 && header.has(flags::ON_DEMAND) {
             // CUE4Parse reads EntryCount + BlockCount 20-byte hashes here.
-            on_demand_bytes = (u64::from(header.entry_count) + u64::from(header.block_count)) * 20;
-            r.skip(on_demand_bytes, "v6 on-demand chunk and block hashes")?;
+            let n = (u64::from(header.entry_count) + u64::from(header.block_count)) * 20;
+            on_demand = r.bytes(n, "v6 on-demand chunk and block hashes")?.to_vec();
         }
         if header.source_hash_count > 0 {
             return Err(Error::unsupported(
@@ -827,10 +828,117 @@ impl Toc {
             directory_index_offset,
             directory_index,
             metas,
-            on_demand_bytes,
+            on_demand,
             numbering,
             compressed_prefix,
         })
+    }
+
+    /// Serialize the TOC: the mirror of [`Toc::parse`], so that
+    /// `Toc::parse(b)?.to_bytes() == b` for every TOC pakrat reads (checked
+    /// on all corpus TOCs). Counts in the header are taken from the arrays,
+    /// and the parts a version does not have are left out.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let h = &self.header;
+        let v = h.version;
+        let n = self.chunk_ids.len();
+        let mut w = Writer::with_capacity(0x90 + n * 60 + self.blocks.len() * 12);
+        w.bytes(TOC_MAGIC).u8(v).u8(0).u16(0).u32(TOC_HEADER_SIZE);
+        w.u32(n as u32).u32(self.blocks.len() as u32).u32(12);
+        w.u32(self.method_names.len() as u32);
+        w.u32(h.method_name_length);
+        w.u32(h.block_size);
+        w.u32(self.directory_index.len() as u32);
+        w.u32(h.partition_count);
+        w.u64(h.container_id);
+        w.guid(h.encryption_key_guid);
+        w.u8(h.flags).u8(h.encryption_method_raw).u16(0);
+        w.u32(if v >= 4 {
+            self.perfect_hash_seeds.len() as u32
+        } else {
+            h.perfect_hash_seeds_count
+        });
+        w.u64(h.partition_size);
+        w.u32(if v >= 5 {
+            self.chunks_without_perfect_hash.len() as u32
+        } else {
+            h.chunks_without_perfect_hash_count
+        });
+        w.u32(h.source_hash_count);
+        w.u32(if v >= 10 {
+            self.encryption_ivs.len() as u32
+        } else {
+            h.encryption_iv_count
+        });
+        w.zeros(36);
+        for id in &self.chunk_ids {
+            w.bytes(&id.0);
+        }
+        for ol in &self.offsets {
+            w.u40_be(ol.offset).u40_be(ol.length);
+        }
+        if v >= TocVersion::PerfectHash as u8 {
+            for &s in &self.perfect_hash_seeds {
+                w.i32(s);
+            }
+        }
+        if v >= TocVersion::PerfectHashWithOverflow as u8 {
+            for &s in &self.chunks_without_perfect_hash {
+                w.i32(s);
+            }
+        }
+        for b in &self.blocks {
+            let mut e = [0u8; 12];
+            e[..5].copy_from_slice(&b.offset.to_le_bytes()[..5]);
+            e[5..8].copy_from_slice(&b.compressed_size.to_le_bytes()[..3]);
+            e[8..11].copy_from_slice(&b.uncompressed_size.to_le_bytes()[..3]);
+            e[11] = b.method_index;
+            w.bytes(&e);
+        }
+        if v >= TocVersion::ContainerEncryptionMethod as u8 {
+            for iv in &self.encryption_ivs {
+                w.bytes(iv);
+            }
+        }
+        let name_len = h.method_name_length as usize;
+        for name in &self.method_names {
+            let mut raw = vec![0u8; name_len];
+            let b = name.as_bytes();
+            let k = b.len().min(name_len.saturating_sub(1));
+            raw[..k].copy_from_slice(&b[..k]);
+            w.bytes(&raw);
+        }
+        if let Some(sig) = &self.signatures {
+            w.i32(sig.toc_signature.len() as i32);
+            w.bytes(&sig.toc_signature).bytes(&sig.block_signature);
+            for hsh in &sig.block_hashes {
+                w.bytes(hsh);
+            }
+        }
+        w.bytes(&self.directory_index);
+        for m in &self.metas {
+            if v >= TocVersion::ReplaceIoChunkHashWithIoHash as u8 {
+                w.bytes(&m.hash[..20]).u8(m.flags).zeros(3);
+            } else {
+                w.bytes(&m.hash).u8(m.flags);
+            }
+        }
+        w.bytes(&self.on_demand);
+        w.into_inner()
+    }
+
+    /// Recompute the derived lookup data after the arrays were filled in
+    /// by a writer (the block prefix sums and the chunk type numbering).
+    pub(crate) fn finish(mut self) -> Toc {
+        let mut sum = 0u64;
+        self.compressed_prefix = std::iter::once(0)
+            .chain(self.blocks.iter().map(|b| {
+                sum += u64::from(b.compressed_size);
+                sum
+            }))
+            .collect();
+        self.numbering = guess_numbering(&self.header, &self.chunk_ids);
+        self
     }
 
     /// Number of entries.
@@ -1088,11 +1196,15 @@ mod tests {
         assert_eq!(s.toc_signature.len(), 256);
         assert_eq!(s.block_hashes.len(), 3);
         // v6 OnDemand extras; v7 has none.
+        let od = synth(6, flags::ON_DEMAND, 0, 0, 0, true, 0);
+        let t = Toc::parse(&od).unwrap();
+        assert_eq!(t.on_demand.len(), 100);
+        assert_eq!(t.to_bytes(), od, "v6 OnDemand TOC round trip");
+        let sig = synth(8, flags::SIGNED, 0, 0, 256, false, 0);
         assert_eq!(
-            Toc::parse(&synth(6, flags::ON_DEMAND, 0, 0, 0, true, 0))
-                .unwrap()
-                .on_demand_bytes,
-            100
+            Toc::parse(&sig).unwrap().to_bytes(),
+            sig,
+            "signed TOC round trip"
         );
         assert!(Toc::parse(&synth(7, flags::ON_DEMAND, 0, 0, 0, true, 0)).is_err());
         assert!(Toc::parse(&synth(7, flags::ON_DEMAND, 0, 0, 0, false, 0)).is_ok());

@@ -194,50 +194,6 @@ pub fn check(o: &Options) -> Result<()> {
     Ok(())
 }
 
-fn compress_block(m: &Method, level: Option<i32>, data: &[u8]) -> Result<Vec<u8>> {
-    let io = |e: std::io::Error| Error::Other(format!("compression failed: {e}"));
-    match m {
-        Method::Zlib => zlib_compress(data, level.unwrap_or(6)),
-        Method::Gzip => {
-            let lvl = flate2::Compression::new(level.unwrap_or(6).clamp(0, 9) as u32);
-            let mut e = flate2::write::GzEncoder::new(Vec::new(), lvl);
-            e.write_all(data).map_err(io)?;
-            e.finish().map_err(io)
-        }
-        Method::Lz4 => Ok(lz4_flex::block::compress(data)),
-        Method::Zstd => zstd::bulk::compress(data, level.unwrap_or(3)).map_err(io),
-        _ => Err(Error::Other("no encoder for this method".into())),
-    }
-}
-
-/// A zlib stream from the reference zlib (`compress2`), as UnrealPak's
-/// `FCompression` makes it: level 6 (default), window 15, memory level 8.
-fn zlib_compress(data: &[u8], level: i32) -> Result<Vec<u8>> {
-    let src_len = libz_sys::uLong::try_from(data.len())
-        .map_err(|_| Error::Other("block too large for zlib".into()))?;
-    // SAFETY: compressBound has no preconditions.
-    let bound = unsafe { libz_sys::compressBound(src_len) };
-    let mut out = vec![0u8; bound as usize];
-    let mut out_len: libz_sys::uLongf = bound;
-    // SAFETY: `out` holds `bound` writable bytes and `out_len` says so;
-    // `data` holds `src_len` readable bytes; zlib writes at most `out_len`
-    // bytes and stores the written length back into `out_len`.
-    let rc = unsafe {
-        libz_sys::compress2(
-            out.as_mut_ptr(),
-            &mut out_len,
-            data.as_ptr(),
-            src_len,
-            level.clamp(0, 9),
-        )
-    };
-    if rc != libz_sys::Z_OK {
-        return Err(Error::Other(format!("zlib compression failed (code {rc})")));
-    }
-    out.truncate(out_len as usize);
-    Ok(out)
-}
-
 fn encrypt_in_place(o: &Options, data: &mut [u8], iv: Option<&[u8; 12]>, at: u64) -> Result<()> {
     let key = o
         .key
@@ -334,7 +290,7 @@ fn write_entry(
         for win in chunks.chunks(WINDOW) {
             let comp: Vec<Result<Vec<u8>>> = win
                 .par_iter()
-                .map(|c| compress_block(&o.compression, o.level, c))
+                .map(|c| crate::compress::compress(&o.compression, o.level, c))
                 .collect();
             for c in comp {
                 let mut c = c?;
