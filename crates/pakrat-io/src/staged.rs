@@ -76,6 +76,26 @@ impl<'o> Staging<'o> {
         })
     }
 
+    /// Like [`Staging::stage`], but hand back the open temporary file, for
+    /// writers that fill several files at once or seek around in them.
+    pub fn stage_file(&self, name: &str) -> Result<(Staged, File)> {
+        let path = self.out.resolve(name)?;
+        if !self.out.force() && fs::symlink_metadata(&path).is_ok() {
+            return Err(already_exists(&path));
+        }
+        self.make_parents(&path)?;
+        let dir = path.parent().unwrap_or(self.out.root());
+        let tmp = temp_file_in(dir)?;
+        let file = tmp.as_file().try_clone().map_err(|e| Error::io(&path, e))?;
+        Ok((
+            Staged {
+                temp: tmp.into_temp_path(),
+                path,
+            },
+            file,
+        ))
+    }
+
     /// Give every staged file its final name (refusing to replace an existing
     /// file unless the output was opened with `force`). Returns the paths.
     /// On an error, files not yet renamed are deleted.

@@ -11,10 +11,12 @@
 //!   the imported-package arrays out exactly after the records. When both or
 //!   neither fit, the header is refused rather than guessed.
 
-use pakrat_io::{Error, Reader, Result};
+use pakrat_io::{Error, Reader, Result, Writer};
 use serde::Serialize;
 
-use crate::names::{read_fstring32, read_name_batch, read_name_batch_parts, BatchName, MappedName};
+use crate::names::{
+    read_fstring32, read_name_batch, read_name_batch_parts, write_name_batch, BatchName, MappedName,
+};
 
 /// `0x496F436E` ("nCoI" on disk).
 pub const SIGNATURE: u32 = 0x496F_436E;
@@ -157,6 +159,131 @@ impl ContainerHeader {
                     .and_then(|i| self.optional_store_entries.get(i))
             })
     }
+}
+
+impl ContainerHeader {
+    /// Serialize a UE5 header (versions 0–5), the mirror of [`parse`]:
+    /// `parse(&h.to_bytes()?)` gives `h` back, and corpus headers come back
+    /// byte for byte. Store-entry arrays follow all the records, each entry's
+    /// imported packages then its shader map hashes (UE's layout). The UE4
+    /// forms are refused: no sample to check a writer against.
+    pub fn to_bytes(&self) -> Result<Vec<u8>> {
+        let HeaderForm::Ue5(version) = self.form else {
+            return Err(Error::Other(format!(
+                "writing a {} container header is not supported (no sample to check it against)",
+                self.form.describe()
+            )));
+        };
+        let mut w = Writer::new();
+        w.u32(SIGNATURE).u32(version).u64(self.container_id);
+        if version < 2 {
+            w.u32(self.package_ids.len() as u32);
+        }
+        write_ids(&mut w, &self.package_ids);
+        write_store_entries(&mut w, &self.store_entries, self.form);
+        if version >= 2 {
+            write_ids(&mut w, &self.optional_package_ids);
+            write_store_entries(&mut w, &self.optional_store_entries, self.form);
+        } else if !self.optional_package_ids.is_empty() {
+            return Err(Error::Other(format!(
+                "container header v{version} cannot hold optional segment packages (v2+)"
+            )));
+        }
+        write_name_batch(&mut w, &self.names);
+        if version >= 1 {
+            w.i32(self.localized_packages.len() as i32);
+            for l in &self.localized_packages {
+                w.u64(l.source_id);
+                l.source_name.write(&mut w);
+            }
+        }
+        w.i32(self.redirects.len() as i32);
+        for r in &self.redirects {
+            w.u64(r.source_id).u64(r.target_id);
+            let name = r.source_name.unwrap_or(MappedName {
+                index: 0,
+                kind: crate::names::NameMapKind::Container,
+                number: 0,
+            });
+            name.write(&mut w);
+        }
+        if version >= 4 {
+            let mut block = Writer::new();
+            match &self.soft_references {
+                None => {
+                    block.u32(0);
+                }
+                Some(s) => {
+                    block.u32(1);
+                    write_ids(&mut block, &s.package_ids);
+                    block
+                        .i32(s.package_indices.len() as i32)
+                        .bytes(&s.package_indices);
+                }
+            }
+            if version >= 5 {
+                // The block is there even when it only says "none" (flag 0):
+                // offset and size point at it (checked on the corpus).
+                let at = w.len() as i64 + 16;
+                w.i64(at).i64(block.len() as i64).bytes(block.as_slice());
+            } else {
+                w.bytes(block.as_slice());
+            }
+        }
+        w.zeros(self.padding);
+        Ok(w.into_inner())
+    }
+}
+
+fn write_ids(w: &mut Writer, ids: &[u64]) {
+    w.i32(ids.len() as i32);
+    for &i in ids {
+        w.u64(i);
+    }
+}
+
+fn write_store_entries(w: &mut Writer, entries: &[StoreEntry], form: HeaderForm) {
+    let (size, views_at, shaders) = record_layout(form);
+    let mut blob = vec![0u8; entries.len() * size];
+    let mut tail = Writer::new();
+    for (i, e) in entries.iter().enumerate() {
+        let base = i * size;
+        let mut rec = Writer::new();
+        if let HeaderForm::Ue5(v) = form {
+            if v < 3 {
+                rec.i32(e.export_count.unwrap_or(0))
+                    .i32(e.export_bundle_count.unwrap_or(0));
+            }
+        }
+        blob[base..base + rec.len()].copy_from_slice(rec.as_slice());
+        let mut view = |field: usize, num: usize, data: &[u8], tail: &mut Writer| {
+            let off = if num == 0 {
+                0
+            } else {
+                (entries.len() * size + tail.len() - field) as u32
+            };
+            blob[field..field + 4].copy_from_slice(&(num as u32).to_le_bytes());
+            blob[field + 4..field + 8].copy_from_slice(&off.to_le_bytes());
+            tail.bytes(data);
+        };
+        let ids: Vec<u8> = e
+            .imported_packages
+            .iter()
+            .flat_map(|x| x.to_le_bytes())
+            .collect();
+        view(base + views_at, e.imported_packages.len(), &ids, &mut tail);
+        if shaders {
+            let h: Vec<u8> = e.shader_map_hashes.iter().flatten().copied().collect();
+            view(
+                base + views_at + 8,
+                e.shader_map_hashes.len(),
+                &h,
+                &mut tail,
+            );
+        }
+    }
+    blob.extend_from_slice(tail.as_slice());
+    w.i32(blob.len() as i32).bytes(&blob);
 }
 
 /// Read an `i32`-counted array of `u64`s.

@@ -5,7 +5,7 @@
 //! gives different results. `FPackageId` is CityHash64 of the lower-cased
 //! package name as UTF-16LE (UE `PackageId.cpp`).
 
-use pakrat_io::{Error, Reader, Result};
+use pakrat_io::{Error, Reader, Result, Writer};
 use serde::Serialize;
 
 /// `FNAME_HASH_ALGORITHM_ID`: the first `u64` of every name-hash array
@@ -198,6 +198,43 @@ pub fn read_name_batch(r: &mut Reader<'_>) -> Result<Vec<BatchName>> {
     Ok(out)
 }
 
+/// Write a name batch in the UE5 form (the mirror of [`read_name_batch`]):
+/// names that fit in Latin-1 are stored 8-bit unless `wide` says otherwise;
+/// the hash is always recomputed (lower-cased CityHash64 in the stored
+/// width).
+pub fn write_name_batch(w: &mut Writer, names: &[BatchName]) {
+    w.u32(names.len() as u32);
+    if names.is_empty() {
+        return;
+    }
+    let mut strings = Writer::new();
+    let mut headers = Writer::new();
+    let mut hashes = Writer::new();
+    for n in names {
+        let latin1 = pakrat_io::FString::to_latin1(&n.text);
+        let wide = n.wide || latin1.is_none();
+        let len = if wide {
+            let units: Vec<u16> = n.text.encode_utf16().collect();
+            for &u in &units {
+                strings.u16(u);
+            }
+            units.len()
+        } else {
+            let b = latin1.unwrap_or_default();
+            strings.bytes(&b);
+            b.len()
+        };
+        headers
+            .u8((u8::from(wide) << 7) | ((len >> 8) as u8 & 0x7F))
+            .u8(len as u8);
+        hashes.u64(name_hash(&n.text, wide));
+    }
+    w.u32(strings.len() as u32).u64(NAME_HASH_ALGORITHM_ID);
+    w.bytes(hashes.as_slice())
+        .bytes(headers.as_slice())
+        .bytes(strings.as_slice());
+}
+
 /// Read the older UE4 form: a names buffer of `{u8 header[2]; chars}` entries
 /// (UTF-16 strings aligned to 2 bytes within the buffer) and, optionally, a
 /// hash buffer `u64 HashAlgorithmId; u64 Hashes[]` with one hash per name.
@@ -296,6 +333,17 @@ impl MappedName {
             kind,
             number,
         })
+    }
+
+    /// Write 8 bytes (the mirror of [`MappedName::read`]).
+    pub fn write(&self, w: &mut Writer) {
+        let kind = match self.kind {
+            NameMapKind::Package => 0u32,
+            NameMapKind::Container => 1,
+            NameMapKind::Global => 2,
+        };
+        w.u32((kind << 30) | (self.index & 0x3FFF_FFFF))
+            .u32(self.number);
     }
 
     /// Resolve against a name list: `Some("Base")` or `Some("Base_N")`,

@@ -284,3 +284,28 @@ fn repack_to_other_methods_keys_partitions_and_versions() {
     eprintln!("{n} repacks verified, {by_utocref} listed identically by utocref.py");
     assert!(by_utocref >= 30);
 }
+
+#[test]
+fn every_container_header_serializes_back_to_its_own_bytes() {
+    let Some(list) = with_data() else { return };
+    let mut n = 0;
+    for e in &list {
+        let c = Container::open(&e.path, &keys()).unwrap();
+        let Some(i) = c.find_by_type(pakrat_iostore::ChunkType::ContainerHeader) else {
+            continue;
+        };
+        let bytes = c.read_chunk(i).unwrap();
+        let h = pakrat_iostore::container_header::parse(&bytes).unwrap();
+        let back = h.to_bytes().unwrap();
+        let first = back.iter().zip(&bytes).position(|(a, b)| a != b);
+        assert!(
+            back == bytes,
+            "{}: container header bytes differ after a round trip ({} vs {} bytes, first at {first:?})",
+            e.local_path,
+            back.len(),
+            bytes.len()
+        );
+        n += 1;
+    }
+    assert!(n >= 20, "only {n} container headers");
+}

@@ -52,6 +52,9 @@ pub enum Command {
     /// Build UE4/UE5 .pak files.
     #[command(subcommand)]
     Pak(PakCommand),
+    /// Build and re-encode IoStore containers (.utoc/.ucas + companion .pak).
+    #[command(subcommand)]
+    Iostore(IostoreCommand),
     /// The GUID-keyed download cache (Cache/*.uxx + cache.ini).
     #[command(subcommand)]
     Cache(CacheCommand),
@@ -464,6 +467,135 @@ pub struct PakCreateArgs {
     /// Replace the output if it exists.
     #[arg(long)]
     pub force: bool,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub keys: KeyArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub out: JsonArg,
+}
+
+/// `pakrat iostore ...`.
+#[derive(Subcommand, Debug)]
+pub enum IostoreCommand {
+    /// Re-encode a container with other options (method, version, key,
+    /// partitions); the chunks stay byte for byte the same.
+    #[command(disable_version_flag = true)]
+    Repack(IostoreRepackArgs),
+    /// Build a container from a folder laid out like `pakrat extract`'s
+    /// output, with the companion .pak beside it.
+    #[command(disable_version_flag = true)]
+    Create(IostoreCreateArgs),
+    /// Build a patch container holding only what differs from a base one.
+    #[command(disable_version_flag = true)]
+    Patch(IostorePatchArgs),
+}
+
+/// How the blocks of a written container are encoded.
+#[derive(Args, Debug, Clone)]
+pub struct IostoreEncodeArgs {
+    /// Compression: none, zlib, gzip, lz4 or zstd (Oodle cannot be encoded).
+    /// Default: the source container's method (repack), else none.
+    #[arg(long, value_name = "METHOD")]
+    pub compress: Option<String>,
+    /// Compression level (the codec's own scale).
+    #[arg(long, value_name = "N")]
+    pub level: Option<i32>,
+    /// TOC version 3–10 (4.27 → 3, 5.0–5.3 → 5, 5.4 → 6, 5.5–5.8 → 8, 6.0 → 10).
+    /// Default: the reference container's, else 8.
+    #[arg(long, value_name = "N")]
+    pub version: Option<u8>,
+    /// Split the .ucas into partitions of at most N bytes (`_s1.ucas`...).
+    #[arg(long, value_name = "N")]
+    pub partition_size: Option<u64>,
+    /// Encrypt blocks and directory index with the key (from --aes-key or
+    /// --keys; --key-guid picks one).
+    #[arg(long)]
+    pub encrypt: bool,
+    /// Write the container unencrypted even if the source was encrypted.
+    #[arg(long, conflicts_with = "encrypt")]
+    pub no_encrypt: bool,
+    /// TOC v10: the cipher, ecb or ctr (default: ctr for v10).
+    #[arg(long, value_name = "ecb|ctr")]
+    pub cipher: Option<String>,
+    /// With --encrypt: the GUID of the key (default: the main key, zero GUID).
+    #[arg(long, value_name = "GUID")]
+    pub key_guid: Option<String>,
+    /// Replace output files that exist.
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// `pakrat iostore repack`.
+#[derive(Args, Debug)]
+pub struct IostoreRepackArgs {
+    /// The container to re-encode (.utoc).
+    pub input: PathBuf,
+    /// Output .utoc (its .ucas partitions go beside it).
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: PathBuf,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub enc: IostoreEncodeArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub keys: KeyArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub out: JsonArg,
+}
+
+/// `pakrat iostore create`.
+#[derive(Args, Debug)]
+pub struct IostoreCreateArgs {
+    /// Folder laid out like `pakrat extract`'s output: zen .uasset/.umap
+    /// packages with their .ubulk/.uptnl/.m.ubulk, `_chunks/<id>.<Type>`
+    /// files for chunks without a path, other files for the companion .pak.
+    pub src: PathBuf,
+    /// Output .utoc (the .ucas and the companion .pak go beside it).
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: PathBuf,
+    /// A game container to take the version, container-header form and
+    /// package store details (shader maps, localized packages, redirects) from.
+    #[arg(long, value_name = "GAME.utoc")]
+    pub base: Option<PathBuf>,
+    /// Mount point the folder's paths hang from.
+    #[arg(long = "mount", value_name = "PATH", default_value = "../../../")]
+    pub mount: String,
+    /// Companion .pak version (default: 11, or 15 with TOC v10).
+    #[arg(long, value_name = "N")]
+    pub pak_version: Option<u32>,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub enc: IostoreEncodeArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub keys: KeyArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub out: JsonArg,
+}
+
+/// `pakrat iostore patch`.
+#[derive(Args, Debug)]
+pub struct IostorePatchArgs {
+    /// The base container (.utoc) the patch applies to.
+    pub base: PathBuf,
+    /// Folder of new and changed files, laid out like `pakrat extract`'s output.
+    #[arg(long, value_name = "DIR")]
+    pub add: Option<PathBuf>,
+    /// Remove the base's files matching these globs (may be repeated).
+    #[arg(long, value_name = "GLOB")]
+    pub remove: Vec<String>,
+    /// Output .utoc, e.g. `Game-Windows_1_P.utoc`.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: PathBuf,
+    /// Mount point the folder's paths hang from.
+    #[arg(long = "mount", value_name = "PATH", default_value = "../../../")]
+    pub mount: String,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub enc: IostoreEncodeArgs,
     #[command(flatten)]
     #[allow(missing_docs)]
     pub keys: KeyArgs,

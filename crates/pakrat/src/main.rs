@@ -144,6 +144,11 @@ fn run(command: Command) -> Result<ExitCode> {
         Command::Pak(c) => match c {
             args::PakCommand::Create(a) => cmd::pak::create(&a),
         },
+        Command::Iostore(c) => match c {
+            args::IostoreCommand::Repack(a) => cmd::iostore_write::repack(&a),
+            args::IostoreCommand::Create(a) => cmd::iostore_write::create(&a),
+            args::IostoreCommand::Patch(a) => cmd::iostore_write::patch(&a),
+        },
         Command::Cache(c) => match c {
             args::CacheCommand::List(a) => cmd::system::cache_list(&a),
             args::CacheCommand::Restore(a) => cmd::system::cache_restore(&a),

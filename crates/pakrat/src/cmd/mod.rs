@@ -1,6 +1,7 @@
 //! One module of handlers per format.
 
 pub mod iostore;
+pub mod iostore_write;
 pub mod package;
 pub mod pak;
 pub mod system;

@@ -1,0 +1,289 @@
+//! `pakrat iostore repack|create|patch`: argument handling and printing
+//! around `pakrat_iostore::write` and `pakrat_iostore::build`.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{bail, Context, Result};
+use pakrat_io::fsutil::OutputDir;
+use pakrat_io::staged::Staging;
+use pakrat_iostore::compress::Method;
+use pakrat_iostore::container::partition_path;
+use pakrat_iostore::pak::Cipher;
+use pakrat_iostore::write::{self, ChunkSpec, Options, Written};
+use pakrat_iostore::{Container, KeyRing};
+use serde_json::json;
+
+use crate::args::*;
+use crate::cmd::iostore::{keyring, open};
+use crate::cmd::progress;
+use crate::output::{human_size, print_json};
+
+/// Parse `--compress`.
+pub fn method(name: &str) -> Result<Method> {
+    Ok(match name.to_ascii_lowercase().as_str() {
+        "none" => Method::None,
+        "zlib" => Method::Zlib,
+        "gzip" => Method::Gzip,
+        "lz4" => Method::Lz4,
+        "zstd" => Method::Zstd,
+        "oodle" => bail!("--compress oodle: Oodle cannot be encoded without Epic's closed Oodle library (pakrat only decodes it); use zlib, gzip, lz4 or zstd"),
+        m => bail!("--compress {m:?}: expected none, zlib, gzip, lz4 or zstd"),
+    })
+}
+
+fn parse_guid(g: &str) -> Result<pakrat_io::Guid> {
+    let clean: String = g
+        .chars()
+        .filter(|c| !matches!(c, '-' | '{' | '}'))
+        .collect();
+    pakrat_io::Guid::parse(&clean)
+        .with_context(|| format!("--key-guid {g:?}: expected 32 hex digits"))
+}
+
+/// Apply the encoding arguments to `o` (which holds the defaults: the
+/// source's settings for repack).
+fn apply(e: &IostoreEncodeArgs, ring: &KeyRing, o: &mut Options) -> Result<()> {
+    if let Some(m) = &e.compress {
+        o.compression = method(m)?;
+    }
+    if o.compression == Method::Oodle {
+        bail!("the source is Oodle-compressed, which pakrat can read but not write: pick --compress none, zlib, gzip, lz4 or zstd");
+    }
+    o.level = e.level;
+    if let Some(v) = e.version {
+        o.version = v;
+    }
+    if e.partition_size.is_some() {
+        o.partition_size = e.partition_size;
+    }
+    if e.no_encrypt {
+        o.key = None;
+        o.key_guid = pakrat_io::Guid::default();
+    }
+    if e.encrypt || e.key_guid.is_some() {
+        let guid = match &e.key_guid {
+            Some(g) => parse_guid(g)?,
+            None => pakrat_io::Guid::default(),
+        };
+        let key = ring
+            .for_guid(guid)
+            .or_else(|| {
+                if e.key_guid.is_none() {
+                    ring.candidates(guid).first().copied()
+                } else {
+                    None
+                }
+            })
+            .with_context(|| {
+                format!("--encrypt needs a key (--aes-key, or --keys with a key for GUID {guid})")
+            })?;
+        o.key = Some(key);
+        o.key_guid = guid;
+    }
+    match e.cipher.as_deref().map(str::to_ascii_lowercase).as_deref() {
+        Some("ecb") => o.cipher = Cipher::Ecb,
+        Some("ctr") => o.cipher = Cipher::Ctr,
+        Some(c) => bail!("--cipher {c:?}: expected ecb or ctr"),
+        None => {
+            // Keep the source's; a version change decides otherwise.
+            if o.version >= 10 && o.key.is_some() && e.version.is_some() {
+                o.cipher = Cipher::Ctr;
+            }
+            if o.version < 10 {
+                o.cipher = Cipher::Ecb;
+            }
+        }
+    }
+    write::check(o)?;
+    Ok(())
+}
+
+/// The file stem of a `.utoc` path (the container's name).
+pub fn stem(p: &Path) -> Result<String> {
+    let ok = p
+        .extension()
+        .is_some_and(|x| x.eq_ignore_ascii_case("utoc"));
+    if !ok {
+        bail!("{}: the output must be a .utoc file name", p.display());
+    }
+    Ok(p.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default())
+}
+
+/// Extra files written with the container (the companion pak).
+pub struct Extra {
+    /// File name beside the .utoc.
+    pub name: String,
+    /// Fills the (empty) file.
+    pub fill: Box<dyn FnOnce(&std::fs::File) -> Result<()>>,
+}
+
+/// Write the container to `output` and its partitions beside it, all
+/// staged and renamed into place together (nothing appears on failure).
+pub fn write_out(
+    output: &Path,
+    force: bool,
+    specs: &[ChunkSpec],
+    from: Option<&Container>,
+    o: &Options,
+    quiet: bool,
+    extra: Vec<Extra>,
+) -> Result<(Written, Vec<PathBuf>)> {
+    let name = stem(output)?;
+    let dir = match output.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let out = OutputDir::create(&dir, force)?;
+    let staging = Staging::new(&out);
+    let mut staged = Vec::new();
+    let total: u64 = specs.iter().map(|s| s.size).sum();
+    let bar = progress(total, quiet, "writing");
+    let res = (|| -> Result<Written> {
+        let utoc_name = format!("{name}.utoc");
+        let mut open_part = |p: u32| -> pakrat_io::Result<std::fs::File> {
+            let n = partition_path(Path::new(&utoc_name), p);
+            let (s, f) = staging.stage_file(&n.to_string_lossy())?;
+            staged.push(s);
+            Ok(f)
+        };
+        let w = write::write(specs, from, o, &mut open_part, &|n| {
+            if let Some(pb) = &bar {
+                pb.inc(n);
+            }
+        })?;
+        let utoc = w.utoc.clone();
+        staged.push(staging.stage(&utoc_name, |mut f| std::io::Write::write_all(&mut f, &utoc))?);
+        for x in extra {
+            let (s, f) = staging.stage_file(&x.name)?;
+            staged.push(s);
+            (x.fill)(&f)?;
+        }
+        Ok(w)
+    })();
+    if let Some(pb) = &bar {
+        pb.finish_and_clear();
+    }
+    match res {
+        Ok(w) => {
+            let paths = staging.commit(staged)?;
+            // Partitions a previous, bigger build left behind would look
+            // like part of this one.
+            let mut p = w.toc.header.partition_count.max(1);
+            loop {
+                let stale = partition_path(output, p);
+                if std::fs::symlink_metadata(&stale).is_err() {
+                    break;
+                }
+                std::fs::remove_file(&stale)
+                    .with_context(|| format!("removing the stale partition {}", stale.display()))?;
+                p += 1;
+            }
+            Ok((w, paths))
+        }
+        Err(e) => {
+            staging.abort(staged);
+            Err(e)
+        }
+    }
+}
+
+fn report(
+    json_out: bool,
+    what: &str,
+    output: &Path,
+    w: &Written,
+    paths: &[PathBuf],
+    secs: f64,
+) -> Result<()> {
+    let h = &w.toc.header;
+    if json_out {
+        print_json(&json!({
+            "output": output.display().to_string(),
+            "files": paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
+            "version": h.version,
+            "chunks": w.toc.len(),
+            "blocks": w.toc.blocks.len(),
+            "partitions": h.partition_count,
+            "methods": w.toc.method_names,
+            "encrypted": h.has(pakrat_iostore::toc::flags::ENCRYPTED),
+            "input_bytes": w.input_bytes,
+            "ucas_bytes": w.ucas_bytes,
+            "stored_blocks": w.stored_blocks,
+            "perfect_hash_seeds": w.toc.perfect_hash_seeds.len(),
+            "overflow": w.toc.chunks_without_perfect_hash.len(),
+            "seconds": secs,
+        }))?;
+    } else {
+        println!(
+            "{what} {}: TOC v{}, {} chunks, {} blocks{}{}, {} → {} in {secs:.2}s",
+            output.display(),
+            h.version,
+            w.toc.len(),
+            w.toc.blocks.len(),
+            match w.toc.method_names.first() {
+                Some(m) => format!(", {m}"),
+                None => String::new(),
+            },
+            if h.partition_count > 1 {
+                format!(", {} partitions", h.partition_count)
+            } else {
+                String::new()
+            },
+            human_size(w.input_bytes),
+            human_size(w.ucas_bytes),
+        );
+        for p in paths {
+            println!("  {}", p.display());
+        }
+    }
+    Ok(())
+}
+
+/// `iostore repack`.
+pub fn repack(a: &IostoreRepackArgs) -> Result<ExitCode> {
+    let c = open(&a.input, &a.keys)?;
+    if !c.has_data() {
+        bail!(
+            "{}: the .ucas is missing; only a complete container can be repacked",
+            a.input.display()
+        );
+    }
+    let ring = keyring(&a.keys)?;
+    // The container keeps its id under any output name: its container
+    // header chunk carries the same id.
+    let mut o = write::options_of(&c);
+    apply(&a.enc, &ring, &mut o)?;
+    let specs = write::chunks_of(&c);
+    let start = std::time::Instant::now();
+    let (w, paths) = write_out(
+        &a.output,
+        a.enc.force,
+        &specs,
+        Some(&c),
+        &o,
+        a.out.json,
+        Vec::new(),
+    )?;
+    report(
+        a.out.json,
+        "repacked into",
+        &a.output,
+        &w,
+        &paths,
+        start.elapsed().as_secs_f64(),
+    )?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `iostore create`.
+pub fn create(_a: &IostoreCreateArgs) -> Result<ExitCode> {
+    bail!("iostore create: not built yet")
+}
+
+/// `iostore patch`.
+pub fn patch(_a: &IostorePatchArgs) -> Result<ExitCode> {
+    bail!("iostore patch: not built yet")
+}
