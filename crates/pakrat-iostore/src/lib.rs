@@ -9,6 +9,7 @@
 //! hash, and [`verify::verify`] checks everything.
 #![deny(missing_docs)]
 
+pub mod build;
 pub mod compress;
 pub mod container;
 pub mod container_header;

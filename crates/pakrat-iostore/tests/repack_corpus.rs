@@ -221,7 +221,7 @@ fn repack_to_other_methods_keys_partitions_and_versions() {
                 o.cipher = pakrat_iostore::pak::Cipher::Ecb;
                 variants.push((format!("{m:?} v{v}"), o.clone()));
                 if matches!(m, Method::None | Method::Lz4) {
-                    o.key = Some(key.clone());
+                    o.key = Some(key);
                     variants.push((format!("{m:?} v{v} AES-ECB"), o.clone()));
                     if v == 10 {
                         o.cipher = pakrat_iostore::pak::Cipher::Ctr;
@@ -235,7 +235,7 @@ fn repack_to_other_methods_keys_partitions_and_versions() {
         o.partition_size = Some(0x40000);
         variants.push(("Zlib partitioned".into(), o.clone()));
         o.compression = Method::None;
-        o.key = Some(key.clone());
+        o.key = Some(key);
         variants.push(("stored, encrypted, partitioned".into(), o));
         for (what, o) in variants {
             let what = format!("{} as {what}", src.local_path);

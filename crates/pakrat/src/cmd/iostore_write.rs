@@ -112,12 +112,15 @@ pub fn stem(p: &Path) -> Result<String> {
         .unwrap_or_default())
 }
 
+/// Fills one extra output file.
+pub type Fill = Box<dyn FnOnce(&std::fs::File) -> Result<()>>;
+
 /// Extra files written with the container (the companion pak).
 pub struct Extra {
     /// File name beside the .utoc.
     pub name: String,
     /// Fills the (empty) file.
-    pub fill: Box<dyn FnOnce(&std::fs::File) -> Result<()>>,
+    pub fill: Fill,
 }
 
 /// Write the container to `output` and its partitions beside it, all
@@ -278,9 +281,137 @@ pub fn repack(a: &IostoreRepackArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The companion pak version for a TOC version (UE 6.0 → 15, else 11).
+fn pak_version_for(toc: u8) -> u32 {
+    if toc >= 10 {
+        15
+    } else {
+        11
+    }
+}
+
+/// The companion `.pak` (UE mounts a container only beside a pak of the
+/// same name; mods ship it even when empty).
+fn companion_pak(
+    name: &str,
+    files: Vec<pakrat_iostore::build::SourceFile>,
+    version: u32,
+    key: Option<pakrat_iostore::AesKey>,
+    key_guid: pakrat_io::Guid,
+) -> Result<Extra> {
+    use pakrat_iostore::pak::write as pw;
+    let o = pw::Options {
+        version,
+        mount_point: "../../../".into(),
+        encrypt: key.is_some(),
+        encrypt_index: key.is_some(),
+        key,
+        key_guid,
+        ..pw::Options::default()
+    };
+    pw::check(&o)?;
+    let pak_name = format!("{name}.pak");
+    let file_name = pak_name.clone();
+    Ok(Extra {
+        name: pak_name,
+        fill: Box::new(move |f| {
+            let inputs: Vec<pw::Input> = files
+                .into_iter()
+                .map(|s| pw::Input {
+                    path: s.rel,
+                    source: s.path,
+                })
+                .collect();
+            pw::write(&inputs, &o, f, &file_name)?;
+            Ok(())
+        }),
+    })
+}
+
 /// `iostore create`.
-pub fn create(_a: &IostoreCreateArgs) -> Result<ExitCode> {
-    bail!("iostore create: not built yet")
+pub fn create(a: &IostoreCreateArgs) -> Result<ExitCode> {
+    use pakrat_iostore::build;
+    let name = stem(&a.output)?;
+    let ring = keyring(&a.keys)?;
+    let base = match &a.base {
+        Some(b) => Some(open(b, &a.keys)?),
+        None => None,
+    };
+    let mut o = Options {
+        container_id: pakrat_iostore::names::container_id(&name),
+        ..Options::default()
+    };
+    if let Some(b) = &base {
+        o.version = b.toc().header.version;
+    }
+    apply(&a.enc, &ring, &mut o)?;
+    let mut mount = a.mount.clone();
+    if !mount.ends_with('/') {
+        mount.push('/');
+    }
+    let (reference, order) = match &base {
+        Some(b) => {
+            let h = match b.find_by_type(pakrat_iostore::ChunkType::ContainerHeader) {
+                Some(i) => Some(
+                    pakrat_iostore::container_header::parse(&b.read_chunk(i)?)
+                        .with_context(|| format!("{}: its container header", b.path().display()))?,
+                ),
+                None => None,
+            };
+            let order = write::chunks_of(b).into_iter().map(|c| c.id).collect();
+            (h, order)
+        }
+        None => (None, Vec::new()),
+    };
+    let files = build::walk(&a.src)?;
+    if files.is_empty() {
+        bail!("{}: no files; nothing was written", a.src.display());
+    }
+    let plan = build::plan(
+        &files,
+        &build::PlanOptions {
+            mount,
+            container_id: o.container_id,
+            toc_version: o.version,
+            reference,
+            order,
+        },
+    )?;
+    if plan.chunks.is_empty() {
+        bail!(
+            "{}: no packages or chunks, only other files ({}); a container needs zen packages (.uasset/.umap) or _chunks files. Use `pakrat pak create` for a plain pak",
+            a.src.display(),
+            plan.pak_files.len()
+        );
+    }
+    let pak_files = plan.pak_files.len();
+    let pak = companion_pak(
+        &name,
+        plan.pak_files,
+        a.pak_version.unwrap_or_else(|| pak_version_for(o.version)),
+        o.key,
+        o.key_guid,
+    )?;
+    let start = std::time::Instant::now();
+    let (w, paths) = write_out(
+        &a.output,
+        a.enc.force,
+        &plan.chunks,
+        None,
+        &o,
+        a.out.json,
+        vec![pak],
+    )?;
+    let secs = start.elapsed().as_secs_f64();
+    if !a.out.json {
+        println!(
+            "{} packages, {} chunks; {pak_files} other file(s) in the companion pak",
+            plan.packages,
+            plan.chunks.len()
+        );
+    }
+    report(a.out.json, "created", &a.output, &w, &paths, secs)?;
+    Ok(ExitCode::SUCCESS)
 }
 
 /// `iostore patch`.
