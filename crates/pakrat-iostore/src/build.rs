@@ -369,3 +369,51 @@ pub fn plan(files: &[SourceFile], o: &PlanOptions) -> Result<Plan> {
     }
     Ok(plan)
 }
+
+impl Plan {
+    /// Keep only the chunks `keep` says yes to (the container header is
+    /// rebuilt for the packages whose ExportBundleData chunk stays: a patch
+    /// container's package store lists only what it carries).
+    pub fn retain(&mut self, mut keep: impl FnMut(&ChunkSpec) -> bool) -> Result<()> {
+        let header_id = self
+            .chunks
+            .iter()
+            .position(|c| matches!(c.data, Data::Bytes(_)) && c.path.is_none());
+        let header_chunk = header_id.map(|i| self.chunks.remove(i));
+        self.chunks.retain(|c| keep(c));
+        let Some(mut h) = self.header.take() else {
+            return Ok(());
+        };
+        let kept: std::collections::HashSet<u64> = self
+            .chunks
+            .iter()
+            .filter(|c| {
+                c.path
+                    .as_deref()
+                    .is_some_and(|p| file_kind(p).is_some_and(|k| k.1 == 1))
+            })
+            .map(|c| c.id.id())
+            .collect();
+        let mut ids = Vec::new();
+        let mut entries = Vec::new();
+        for (id, e) in h.package_ids.iter().zip(&h.store_entries) {
+            if kept.contains(id) {
+                ids.push(*id);
+                entries.push(e.clone());
+            }
+        }
+        self.packages = ids.len();
+        h.package_ids = ids;
+        h.store_entries = entries;
+        if let Some(mut c) = header_chunk {
+            if !self.chunks.is_empty() {
+                let bytes = h.to_bytes()?;
+                c.size = bytes.len() as u64;
+                c.data = Data::Bytes(bytes);
+                self.chunks.push(c);
+                self.header = Some(h);
+            }
+        }
+        Ok(())
+    }
+}

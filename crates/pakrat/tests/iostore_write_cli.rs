@@ -300,3 +300,82 @@ fn copy_tree(from: &Path, to: &Path) {
         std::fs::write(p, data).unwrap();
     }
 }
+
+#[test]
+fn patch_from_a_new_tree_rebuilds_the_engines_patch_container() {
+    let Some(c) = pakrat_testkit::corpus_dir() else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    for engine in ["UE5_8", "UE6_0"] {
+        let dir = c.join(format!("iostore/cue4parse/{engine}/Patch/IoStore"));
+        let base = dir.join("CUE4ParseFixtures-PatchBase.utoc");
+        let real = dir.join("CUE4ParseFixtures-PatchBase_0_P.utoc");
+        // The new version of the game: the base's files, then the patch's.
+        let tree = tmp.path().join(format!("{engine}-new"));
+        extract(&base, &tree);
+        extract(&real, &tree.with_extension("p"));
+        copy_tree(&tree.with_extension("p"), &tree);
+        std::fs::remove_dir_all(tree.join("_chunks")).unwrap();
+        let out = tmp
+            .path()
+            .join(engine)
+            .join("CUE4ParseFixtures-PatchBase_0_P.utoc");
+        let v = json_ok(&[
+            "iostore",
+            "patch",
+            s(&base),
+            "--add",
+            s(&tree),
+            "-o",
+            s(&out),
+            "--json",
+        ]);
+        assert_eq!(
+            v["chunks"], 2,
+            "{engine}: the changed package and the container header"
+        );
+        assert!(
+            std::fs::read(&out).unwrap() == std::fs::read(&real).unwrap(),
+            "{engine}: the patch .utoc differs from the engine's"
+        );
+        assert!(
+            std::fs::read(out.with_extension("ucas")).unwrap()
+                == std::fs::read(real.with_extension("ucas")).unwrap(),
+            "{engine}: the patch .ucas differs from the engine's"
+        );
+        // Nothing new: said so, nothing written.
+        let same = tmp.path().join(format!("{engine}-same"));
+        extract(&base, &same);
+        let none = tmp.path().join(format!("{engine}-none")).join("X_1_P.utoc");
+        pakrat()
+            .args([
+                "iostore",
+                "patch",
+                s(&base),
+                "--add",
+                s(&same),
+                "-o",
+                s(&none),
+            ])
+            .assert()
+            .failure()
+            .stderr(predicate::str::contains("no patch was written"));
+        assert!(!none.exists());
+        pakrat()
+            .args([
+                "iostore",
+                "patch",
+                s(&base),
+                "--add",
+                s(&tree),
+                "--remove",
+                "*.uasset",
+                "-o",
+                s(&none),
+            ])
+            .assert()
+            .failure()
+            .stderr(predicate::str::contains("no delete record"));
+    }
+}

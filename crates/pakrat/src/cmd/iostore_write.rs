@@ -415,6 +415,154 @@ pub fn create(a: &IostoreCreateArgs) -> Result<ExitCode> {
 }
 
 /// `iostore patch`.
-pub fn patch(_a: &IostorePatchArgs) -> Result<ExitCode> {
-    bail!("iostore patch: not built yet")
+pub fn patch(a: &IostorePatchArgs) -> Result<ExitCode> {
+    use pakrat_iostore::build;
+    if !a.remove.is_empty() {
+        bail!(
+            "--remove: an IoStore container has no delete record, so a patch cannot take chunks away from its base ({}); rebuild the base without them (pakrat iostore create, or repack from an extracted folder)",
+            a.remove.join(" ")
+        );
+    }
+    let Some(add) = &a.add else {
+        bail!("nothing to patch: give --add DIR with the new and changed files");
+    };
+    let base = open(&a.base, &a.keys)?;
+    if !base.has_data() {
+        bail!(
+            "{}: the .ucas is missing; a patch compares against the base's chunks",
+            a.base.display()
+        );
+    }
+    let name = stem(&a.output)?;
+    let ring = keyring(&a.keys)?;
+    let mut o = write::options_of(&base);
+    o.container_id = pakrat_iostore::names::container_id(&name);
+    o.mount_point = None;
+    o.partition_size = None;
+    if o.compression == Method::Oodle && a.enc.compress.is_none() {
+        o.compression = Method::None;
+    }
+    apply(&a.enc, &ring, &mut o)?;
+    let reference = match base.find_by_type(pakrat_iostore::ChunkType::ContainerHeader) {
+        Some(i) => Some(
+            pakrat_iostore::container_header::parse(&base.read_chunk(i)?)
+                .with_context(|| format!("{}: its container header", a.base.display()))?,
+        ),
+        None => None,
+    };
+    let mut mount = a.mount.clone();
+    if !mount.ends_with('/') {
+        mount.push('/');
+    }
+    let files = build::walk(add)?;
+    let mut plan = build::plan(
+        &files,
+        &build::PlanOptions {
+            mount,
+            container_id: o.container_id,
+            toc_version: o.version,
+            reference,
+            order: Vec::new(),
+        },
+    )?;
+    // Keep what the base does not have, or has with other bytes.
+    let mut unchanged = 0usize;
+    let mut err = None;
+    plan.retain(|c| {
+        let Some(j) = base.find_chunk(&c.id) else {
+            return true;
+        };
+        if base.toc().offsets[j].length != c.size {
+            return true;
+        }
+        let same = match &c.data {
+            write::Data::File(p) => match (std::fs::read(p), base.read_chunk(j)) {
+                (Ok(new), Ok(old)) => new == old,
+                (Err(e), _) => {
+                    err.get_or_insert_with(|| format!("{}: {e}", p.display()));
+                    false
+                }
+                (_, Err(e)) => {
+                    err.get_or_insert_with(|| format!("{}: chunk {}: {e}", a.base.display(), c.id));
+                    false
+                }
+            },
+            _ => false,
+        };
+        if same {
+            unchanged += 1;
+        }
+        !same
+    })?;
+    if let Some(e) = err {
+        bail!("{e}");
+    }
+    // Loose files: those the base's companion pak lacks or holds otherwise.
+    let base_pak = a.base.with_extension("pak");
+    let mut pak_files = plan.pak_files.clone();
+    if base_pak.is_file() && !pak_files.is_empty() {
+        let p = crate::cmd::pak::open(&base_pak, &a.keys)?;
+        let mount = p.index.mount_point.clone();
+        pak_files.retain(|f| {
+            let full = format!(
+                "{}{}",
+                a.mount.trim_end_matches('/').to_string() + "/",
+                f.rel
+            );
+            let inner = full.strip_prefix(mount.as_str()).unwrap_or(&full);
+            match p
+                .index
+                .entries
+                .iter()
+                .find(|e| !e.deleted() && e.path == inner)
+            {
+                Some(e) => match (p.read(e), std::fs::read(&f.path)) {
+                    (Ok(old), Ok(new)) => old != new,
+                    _ => true,
+                },
+                None => true,
+            }
+        });
+    }
+    if plan.chunks.is_empty() && pak_files.is_empty() {
+        bail!(
+            "{}: every file is the same as in {} ({unchanged} unchanged); no patch was written",
+            add.display(),
+            a.base.display()
+        );
+    }
+    if plan.chunks.is_empty() {
+        bail!(
+            "only loose files differ ({}); they belong in a patch .pak: use pakrat pak create",
+            pak_files.len()
+        );
+    }
+    let pak_count = pak_files.len();
+    let pak = companion_pak(
+        &name,
+        pak_files,
+        pak_version_for(o.version),
+        o.key,
+        o.key_guid,
+    )?;
+    let start = std::time::Instant::now();
+    let (w, paths) = write_out(
+        &a.output,
+        a.enc.force,
+        &plan.chunks,
+        None,
+        &o,
+        a.out.json,
+        vec![pak],
+    )?;
+    let secs = start.elapsed().as_secs_f64();
+    if !a.out.json {
+        println!(
+            "{} changed or new chunk(s) ({} package(s)), {unchanged} unchanged left out; {pak_count} loose file(s) in the companion pak",
+            plan.chunks.len(),
+            plan.packages
+        );
+    }
+    report(a.out.json, "patch", &a.output, &w, &paths, secs)?;
+    Ok(ExitCode::SUCCESS)
 }

@@ -16,7 +16,8 @@ use crate::cmd::iostore::keyring;
 use crate::cmd::{globset, progress};
 use crate::output::{human_size, print_json};
 
-fn open(path: &Path, k: &KeyArgs) -> Result<Pak> {
+/// Open a pak, decrypting with the keys given.
+pub fn open(path: &Path, k: &KeyArgs) -> Result<Pak> {
     Ok(Pak::open(path, &keyring(k)?)?)
 }
 
