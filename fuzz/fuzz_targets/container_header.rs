@@ -1,4 +1,5 @@
-//! IoStore container header chunk (UE4 forms, UE5 versions 0-5).
+//! IoStore container header chunk (UE4 forms, UE5 versions 0-5); UE5
+//! headers written back read as the same header.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use pakrat_fuzz::ok;
@@ -6,6 +7,14 @@ use pakrat_fuzz::ok;
 fuzz_target!(|data: &[u8]| {
     if let Some(h) = ok(pakrat_iostore::container_header::parse(data)) {
         let _ = h.form.describe();
+        if let Some(bytes) = ok(h.to_bytes()) {
+            let back = pakrat_iostore::container_header::parse(&bytes)
+                .expect("a written container header reads back");
+            assert_eq!(back.package_ids, h.package_ids);
+            assert_eq!(back.store_entries, h.store_entries);
+            assert_eq!(back.redirects, h.redirects);
+            assert!(back.to_bytes().ok() == Some(bytes), "container header write is not stable");
+        }
         let _ = ok(pakrat_iostore::zen::ZenLayout::for_header(h.form));
     }
 });

@@ -903,9 +903,12 @@ impl Toc {
         let name_len = h.method_name_length as usize;
         for name in &self.method_names {
             let mut raw = vec![0u8; name_len];
-            let b = name.as_bytes();
-            let k = b.len().min(name_len.saturating_sub(1));
-            raw[..k].copy_from_slice(&b[..k]);
+            // NUL-terminated when it fits; cut on a character boundary.
+            let mut k = name.len().min(name_len.saturating_sub(1));
+            while !name.is_char_boundary(k) {
+                k -= 1;
+            }
+            raw[..k].copy_from_slice(&name.as_bytes()[..k]);
             w.bytes(&raw);
         }
         if let Some(sig) = &self.signatures {

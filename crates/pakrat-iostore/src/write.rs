@@ -372,7 +372,7 @@ fn encrypt(o: &Options, data: &mut Vec<u8>, what: u64) -> Result<[u8; 12]> {
 
 /// Compress (unless `stored`), pad and encrypt one block (runs on the
 /// rayon pool).
-fn process(o: &Options, job: &Job, stored: bool, index: u64) -> Result<Done> {
+fn process(o: &Options, job: &mut Job, stored: bool, index: u64) -> Result<Done> {
     let usize_ = job.raw.len() as u32;
     let mut method_index = 0u8;
     let mut data = None;
@@ -383,7 +383,8 @@ fn process(o: &Options, job: &Job, stored: bool, index: u64) -> Result<Done> {
             data = Some(c);
         }
     }
-    let mut data = data.unwrap_or_else(|| job.raw.clone());
+    // A stored block takes the raw buffer itself (no copy).
+    let mut data = data.unwrap_or_else(|| std::mem::take(&mut job.raw));
     let compressed_size = data.len() as u32;
     pad_cyclic(&mut data);
     let iv = encrypt(o, &mut data, index)?;
@@ -436,17 +437,18 @@ pub fn write(
     let mut flush = |window: &mut Vec<Job>, placer: &mut Placer<'_>| -> Result<()> {
         let first_index = placer.blocks.len() as u64 + placer.pending.len() as u64;
         let done: Vec<Result<Done>> = window
-            .par_iter()
+            .par_iter_mut()
             .enumerate()
             .map(|(k, j)| {
                 let c = &chunks[j.chunk];
+                let n = j.raw.len() as u64;
                 let r = process(
                     o,
                     j,
                     c.memory_mapped || is_container_header(c, o),
                     first_index + k as u64,
                 );
-                progress(j.raw.len() as u64);
+                progress(n);
                 r
             })
             .collect();
@@ -599,9 +601,19 @@ fn check_chunks(chunks: &[ChunkSpec], o: &Options) -> Result<()> {
         }
         total = total.saturating_add(c.size.div_ceil(bs) * bs);
         if let Some(p) = &c.path {
-            if p.split('/').any(|s| s == "..") && !p.starts_with("../../../") {
+            // Past the mount point's leading `../` run, a path names a file
+            // below it: no `..`, `.`, empty parts, backslashes or drives.
+            let rest = crate::container::relative_mount_point(p);
+            let bad = rest
+                .split('/')
+                .any(|s| s == ".." || s == "." || s.is_empty())
+                || rest.contains('\\')
+                || rest.contains(':');
+            if bad {
                 return Err(in_chunk(
-                    Error::Other("its path climbs out with ..".into()),
+                    Error::Other(format!(
+                        "its path {p:?} climbs out with .. or is not a plain relative path"
+                    )),
                     c,
                 ));
             }
@@ -839,4 +851,97 @@ pub fn chunks_of(c: &Container) -> Vec<ChunkSpec> {
             memory_mapped: toc.metas[i].flags & meta_flags::MEMORY_MAPPED != 0,
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(id: u64, size: u64) -> ChunkSpec {
+        ChunkSpec {
+            id: ChunkId::new(id, 0, 0, 2),
+            path: Some(format!("../../../G/{id}.ubulk")),
+            data: Data::Bytes(vec![7; size.min(1 << 20) as usize]),
+            size,
+            memory_mapped: false,
+        }
+    }
+
+    fn refused(chunks: &[ChunkSpec], o: &Options, expect: &str) {
+        let mut opened = 0;
+        let mut open = |_p: u32| -> Result<File> {
+            opened += 1;
+            Err(Error::Other("no file should be opened".into()))
+        };
+        let e = write(chunks, None, o, &mut open, &|_| {})
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(expect), "{e}");
+        assert_eq!(opened, 0, "nothing is opened before the checks pass");
+    }
+
+    #[test]
+    fn what_no_container_can_hold_is_refused_before_writing() {
+        let o = Options::default();
+        refused(&[spec(1, MAX_40_BIT + 1)], &o, "40-bit size limit");
+        refused(
+            &[spec(1, 1 << 39), spec(2, 1 << 39)],
+            &o,
+            "40-bit offset limit",
+        );
+        refused(&[spec(1, 10), spec(1, 20)], &o, "two chunks have the id");
+        let mut bad = spec(3, 10);
+        bad.path = Some("../../../G/../../etc/passwd".into());
+        refused(&[bad], &o, "climbs out");
+        let oodle = Options {
+            compression: Method::Oodle,
+            ..Options::default()
+        };
+        refused(&[spec(1, 10)], &oodle, "no Oodle encoder");
+        let v2 = Options {
+            version: 2,
+            ..Options::default()
+        };
+        refused(&[spec(1, 10)], &v2, "cannot be written");
+        let ctr = Options {
+            version: 8,
+            cipher: Cipher::Ctr,
+            key: Some(AesKey([1; 32])),
+            ..Options::default()
+        };
+        refused(&[spec(1, 10)], &ctr, "AES-CTR needs TOC version 10");
+    }
+
+    #[test]
+    fn alignment_and_partitions_follow_the_engine() {
+        // Two small chunks share a 2048-byte window; a third that would
+        // cross it starts on the next boundary.
+        let dir = std::env::temp_dir().join(format!("pakrat-write-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let chunks = [spec(1, 100), spec(2, 200), spec(3, 1900), spec(4, 70_000)];
+        let mut files = Vec::new();
+        let mut open = |p: u32| -> Result<File> {
+            let path = dir.join(format!("p{p}"));
+            files.push(path.clone());
+            File::options()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(true)
+                .open(&path)
+                .map_err(|e| Error::io(&path, e))
+        };
+        let o = Options {
+            partition_size: Some(128 * 1024),
+            ..Options::default()
+        };
+        let w = write(&chunks, None, &o, &mut open, &|_| {}).unwrap();
+        let offs: Vec<u64> = w.toc.blocks.iter().map(|b| b.offset).collect();
+        // 100 → 112 bytes at 0; 200 → 208 at 112; 1900 would end past 2048:
+        // 2048; 70 000 = two blocks from the next 2048 boundary (4096), the
+        // second (4464 bytes) still fits in partition 0.
+        assert_eq!(offs, vec![0, 112, 2048, 4096, 4096 + 65536]);
+        assert_eq!(w.toc.header.partition_count, 1);
+        std::fs::remove_dir_all(&dir).ok();
+    }
 }
