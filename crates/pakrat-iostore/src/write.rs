@@ -103,7 +103,7 @@ pub enum Data {
     Bytes(Vec<u8>),
     /// A whole file (memory-mapped while it is written).
     File(PathBuf),
-    /// Entry `n` of the source container given to [`write`].
+    /// Entry `n` of the source container given to [`write()`].
     Chunk(usize),
 }
 
@@ -122,7 +122,7 @@ pub struct ChunkSpec {
     pub memory_mapped: bool,
 }
 
-/// What [`write`] made.
+/// What [`write()`] made.
 #[derive(Clone, Debug)]
 pub struct Written {
     /// The TOC, as read back from its bytes.
