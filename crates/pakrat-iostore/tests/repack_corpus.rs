@@ -121,6 +121,26 @@ fn repack_with_own_settings_reproduces_the_toc_and_stored_ucas() {
             }
             exact_ucas += 1;
         }
+        // And every container to the other settings the issue names:
+        // Zlib, LZ4 encrypted, stored in partitions.
+        let key = AesKey::parse(FIXTURE_KEY).unwrap();
+        let others = [
+            (Method::Zlib, None, None),
+            (Method::Lz4, Some(key), None),
+            (Method::None, None, Some(0x40000u64)),
+        ];
+        for (k, (m, key, part)) in others.into_iter().enumerate() {
+            let mut o2 = o.clone();
+            o2.compression = m;
+            o2.key = key;
+            o2.key_guid = Default::default();
+            o2.partition_size = part;
+            let (p2, _) = repack(&c, &o2, tmp.path(), &format!("r{n}o{k}"));
+            let b2 = Container::open(&p2, &keys()).unwrap();
+            let r = verify::verify(&b2, &|_| {});
+            assert!(r.ok(), "{what} variant {k}: verify: {:?}", r.failures);
+            same_chunks(&c, &b2, &format!("{what} variant {k}"));
+        }
         checked += 1;
     }
     eprintln!("{checked} containers repacked, {exact_ucas} byte for byte");
