@@ -25,6 +25,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
+use pakrat_testkit::bench::{cpu_secs, status_kib};
+
 use pakrat_iostore::compress::{decompress, Method};
 use pakrat_iostore::extract::{extract, Job};
 use pakrat_iostore::{Container, KeyRing};
@@ -110,28 +112,6 @@ fn build(dir: &Path, src: &[SrcBlock], method: Option<&str>, nblocks: usize) -> 
     utoc
 }
 
-/// CPU seconds (user + system) from a `/proc/.../stat` file (100 ticks/s).
-fn cpu_secs(stat: &str) -> f64 {
-    let s = std::fs::read_to_string(stat).unwrap_or_default();
-    let rest = s.rsplit_once(')').map(|x| x.1).unwrap_or("");
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    // After the command name: state is field 3, utime 14, stime 15.
-    let t = |i: usize| {
-        f.get(i - 3)
-            .and_then(|x| x.parse::<f64>().ok())
-            .unwrap_or(0.0)
-    };
-    (t(14) + t(15)) / 100.0
-}
-
-fn status_kib(field: &str) -> u64 {
-    let s = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    s.lines()
-        .find_map(|l| l.strip_prefix(field))
-        .and_then(|r| r.trim().trim_end_matches("kB").trim().parse().ok())
-        .unwrap_or(0)
-}
-
 /// Child process: extract `utoc` into `out` with `threads` threads, print
 /// `seconds bytes peak_anon_kib vm_hwm_kib`.
 fn worker(utoc: &str, out: &str, threads: usize, decode_only: bool) {
@@ -139,16 +119,7 @@ fn worker(utoc: &str, out: &str, threads: usize, decode_only: bool) {
         .num_threads(threads)
         .build_global()
         .unwrap();
-    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let s2 = stop.clone();
-    let sampler = std::thread::spawn(move || {
-        let mut peak = 0;
-        while !s2.load(std::sync::atomic::Ordering::Relaxed) {
-            peak = peak.max(status_kib("RssAnon:"));
-            std::thread::sleep(std::time::Duration::from_millis(5));
-        }
-        peak.max(status_kib("RssAnon:"))
-    });
+    let (stop, sampler) = pakrat_testkit::bench::anon_sampler();
     let start = Instant::now();
     let c = Container::open(utoc, &KeyRing::new()).unwrap();
     let jobs: Vec<Job> = c

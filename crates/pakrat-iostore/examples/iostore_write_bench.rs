@@ -18,29 +18,11 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
+use pakrat_testkit::bench::cpu_secs;
+
 use pakrat_iostore::compress::{compress, Method};
 use pakrat_iostore::toc::ChunkId;
 use pakrat_iostore::write::{self, ChunkSpec, Data, Options};
-
-fn cpu_secs(stat: &str) -> f64 {
-    let s = std::fs::read_to_string(stat).unwrap_or_default();
-    let rest = s.rsplit_once(')').map(|x| x.1).unwrap_or("");
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    let t = |i: usize| {
-        f.get(i - 3)
-            .and_then(|x| x.parse::<f64>().ok())
-            .unwrap_or(0.0)
-    };
-    (t(14) + t(15)) / 100.0
-}
-
-fn status_kib(field: &str) -> u64 {
-    let s = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    s.lines()
-        .find_map(|l| l.strip_prefix(field))
-        .and_then(|r| r.trim().trim_end_matches("kB").trim().parse().ok())
-        .unwrap_or(0)
-}
 
 /// Every corpus file (path, size), sorted.
 fn corpus_files() -> Vec<(String, PathBuf, u64)> {
@@ -106,16 +88,7 @@ fn worker(args: &[String]) {
         .build_global()
         .unwrap();
     let specs = chunks((args[2].parse::<f64>().unwrap() * (1u64 << 30) as f64) as u64);
-    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let s2 = stop.clone();
-    let sampler = std::thread::spawn(move || {
-        let mut peak = 0;
-        while !s2.load(std::sync::atomic::Ordering::Relaxed) {
-            peak = peak.max(status_kib("RssAnon:"));
-            std::thread::sleep(std::time::Duration::from_millis(5));
-        }
-        peak.max(status_kib("RssAnon:"))
-    });
+    let (stop, sampler) = pakrat_testkit::bench::anon_sampler();
     let utoc = PathBuf::from(&args[4]);
     let o = Options {
         compression: method(&args[3]),

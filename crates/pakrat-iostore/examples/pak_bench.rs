@@ -21,29 +21,11 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
+use pakrat_testkit::bench::cpu_secs;
+
 use pakrat_iostore::compress::{decompress, Method};
 use pakrat_iostore::pak::{self, write, Pak};
 use pakrat_iostore::KeyRing;
-
-fn cpu_secs(stat: &str) -> f64 {
-    let s = std::fs::read_to_string(stat).unwrap_or_default();
-    let rest = s.rsplit_once(')').map(|x| x.1).unwrap_or("");
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    let t = |i: usize| {
-        f.get(i - 3)
-            .and_then(|x| x.parse::<f64>().ok())
-            .unwrap_or(0.0)
-    };
-    (t(14) + t(15)) / 100.0
-}
-
-fn status_kib(field: &str) -> u64 {
-    let s = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    s.lines()
-        .find_map(|l| l.strip_prefix(field))
-        .and_then(|r| r.trim().trim_end_matches("kB").trim().parse().ok())
-        .unwrap_or(0)
-}
 
 /// Every corpus file, repeated under `rK/` until `bytes` are reached.
 fn inputs(root: &Path, bytes: u64) -> Vec<write::Input> {
@@ -82,23 +64,6 @@ fn inputs(root: &Path, bytes: u64) -> Vec<write::Input> {
     out
 }
 
-fn sampler() -> (
-    std::sync::Arc<std::sync::atomic::AtomicBool>,
-    std::thread::JoinHandle<u64>,
-) {
-    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let s2 = stop.clone();
-    let h = std::thread::spawn(move || {
-        let mut peak = 0;
-        while !s2.load(std::sync::atomic::Ordering::Relaxed) {
-            peak = peak.max(status_kib("RssAnon:"));
-            std::thread::sleep(std::time::Duration::from_millis(5));
-        }
-        peak.max(status_kib("RssAnon:"))
-    });
-    (stop, h)
-}
-
 /// Child process: `create GIB OUT METHOD` or `extract PAK OUT`; prints
 /// `seconds bytes peak_anon_kib cpu_seconds`.
 fn worker(args: &[String]) {
@@ -107,7 +72,7 @@ fn worker(args: &[String]) {
         .num_threads(threads)
         .build_global()
         .unwrap();
-    let (stop, h) = sampler();
+    let (stop, h) = pakrat_testkit::bench::anon_sampler();
     let start = Instant::now();
     let bytes = match args[1].as_str() {
         "create" => {

@@ -5,6 +5,7 @@
 //! test failure; elsewhere corpus tests print a loud SKIP line and pass.
 #![deny(missing_docs)]
 
+pub mod bench;
 pub mod mutate;
 pub mod utoc;
 

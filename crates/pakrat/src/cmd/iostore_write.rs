@@ -281,6 +281,26 @@ pub fn repack(a: &IostoreRepackArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The container header of `c`, parsed, if it has one.
+fn header_of(c: &Container) -> Result<Option<pakrat_iostore::container_header::ContainerHeader>> {
+    match c.find_by_type(pakrat_iostore::ChunkType::ContainerHeader) {
+        Some(i) => Ok(Some(
+            pakrat_iostore::container_header::parse(&c.read_chunk(i)?)
+                .with_context(|| format!("{}: its container header", c.path().display()))?,
+        )),
+        None => Ok(None),
+    }
+}
+
+/// `--mount` as a folder (ending in `/`).
+fn mount_dir(m: &str) -> String {
+    if m.ends_with('/') {
+        m.to_string()
+    } else {
+        format!("{m}/")
+    }
+}
+
 /// The companion pak version for a TOC version (UE 6.0 → 15, else 11).
 fn pak_version_for(toc: u8) -> u32 {
     if toc >= 10 {
@@ -345,22 +365,12 @@ pub fn create(a: &IostoreCreateArgs) -> Result<ExitCode> {
         o.version = b.toc().header.version;
     }
     apply(&a.enc, &ring, &mut o)?;
-    let mut mount = a.mount.clone();
-    if !mount.ends_with('/') {
-        mount.push('/');
-    }
+    let mount = mount_dir(&a.mount);
     let (reference, order) = match &base {
-        Some(b) => {
-            let h = match b.find_by_type(pakrat_iostore::ChunkType::ContainerHeader) {
-                Some(i) => Some(
-                    pakrat_iostore::container_header::parse(&b.read_chunk(i)?)
-                        .with_context(|| format!("{}: its container header", b.path().display()))?,
-                ),
-                None => None,
-            };
-            let order = write::chunks_of(b).into_iter().map(|c| c.id).collect();
-            (h, order)
-        }
+        Some(b) => (
+            header_of(b)?,
+            write::chunks_of(b).into_iter().map(|c| c.id).collect(),
+        ),
         None => (None, Vec::new()),
     };
     let files = build::walk(&a.src)?;
@@ -443,17 +453,8 @@ pub fn patch(a: &IostorePatchArgs) -> Result<ExitCode> {
         o.compression = Method::None;
     }
     apply(&a.enc, &ring, &mut o)?;
-    let reference = match base.find_by_type(pakrat_iostore::ChunkType::ContainerHeader) {
-        Some(i) => Some(
-            pakrat_iostore::container_header::parse(&base.read_chunk(i)?)
-                .with_context(|| format!("{}: its container header", a.base.display()))?,
-        ),
-        None => None,
-    };
-    let mut mount = a.mount.clone();
-    if !mount.ends_with('/') {
-        mount.push('/');
-    }
+    let reference = header_of(&base)?;
+    let mount = mount_dir(&a.mount);
     let files = build::walk(add)?;
     let mut plan = build::plan(
         &files,
@@ -504,11 +505,7 @@ pub fn patch(a: &IostorePatchArgs) -> Result<ExitCode> {
         let p = crate::cmd::pak::open(&base_pak, &a.keys)?;
         let mount = p.index.mount_point.clone();
         pak_files.retain(|f| {
-            let full = format!(
-                "{}{}",
-                a.mount.trim_end_matches('/').to_string() + "/",
-                f.rel
-            );
+            let full = format!("{}{}", mount_dir(&a.mount), f.rel);
             let inner = full.strip_prefix(mount.as_str()).unwrap_or(&full);
             match p
                 .index

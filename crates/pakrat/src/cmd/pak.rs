@@ -457,42 +457,6 @@ pub fn extract(a: &ExtractArgs) -> Result<ExitCode> {
     })
 }
 
-/// Regular files below `root`, as `/`-separated relative paths, sorted.
-fn walk(root: &Path) -> Result<Vec<(String, PathBuf)>> {
-    let mut out = Vec::new();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        for ent in std::fs::read_dir(&dir).with_context(|| format!("reading {}", dir.display()))? {
-            let ent = ent?;
-            let path = ent.path();
-            let ft = ent.file_type()?;
-            if ft.is_symlink() {
-                bail!(
-                    "{}: is a symbolic link; refusing to pack it (it could pull in any file)",
-                    path.display()
-                );
-            }
-            if ft.is_dir() {
-                stack.push(path);
-            } else if ft.is_file() {
-                let rel = path.strip_prefix(root).unwrap_or(&path);
-                let mut parts = Vec::new();
-                for c in rel.components() {
-                    match c.as_os_str().to_str() {
-                        Some(s) => parts.push(s.to_string()),
-                        None => bail!("{}: file name is not valid Unicode", path.display()),
-                    }
-                }
-                out.push((parts.join("/"), path));
-            } else {
-                bail!("{}: not a regular file", path.display());
-            }
-        }
-    }
-    out.sort_by(|a, b| a.0.cmp(&b.0));
-    Ok(out)
-}
-
 /// Paths in the order a file names them.
 fn order_from(path: &Path, keys: &KeyArgs) -> Result<Vec<String>> {
     let is_pak = path
@@ -584,7 +548,12 @@ pub fn create(a: &PakCreateArgs) -> Result<ExitCode> {
         ..write::Options::default()
     };
     write::check(&o)?;
-    let mut files = walk(&a.src)?;
+    // The same folder walk as `iostore create` (symlinks, special files and
+    // unstorable names refused).
+    let mut files: Vec<(String, std::path::PathBuf)> = pakrat_iostore::build::walk(&a.src)?
+        .into_iter()
+        .map(|f| (f.rel, f.path))
+        .collect();
     if files.is_empty() {
         bail!("{}: no files to pack; nothing was written", a.src.display());
     }
