@@ -21,14 +21,16 @@
 
 use std::collections::HashMap;
 
-use pakrat_io::{Error, Guid, Reader, Result};
+use pakrat_io::{Error, Guid, Reader, Result, Writer};
 use serde::Serialize;
 
 use rayon::prelude::*;
 
 use crate::container::Container;
 use crate::container_header::{ContainerHeader, HeaderForm, StoreEntry};
-use crate::names::{read_name_batch, read_name_batch_parts, with_number, BatchName, MappedName};
+use crate::names::{
+    read_name_batch, read_name_batch_parts, with_number, write_name_batch, BatchName, MappedName,
+};
 use crate::toc::ChunkType;
 
 /// `EUnrealEngineObjectUE5Version::VERSE_CELLS` (UE 5.6).
@@ -236,9 +238,226 @@ pub struct ZenPackage {
     pub imported_package_names: Vec<String>,
     /// UE4: ids of the packages in the graph data (dependency arcs).
     pub graph_packages: Vec<u64>,
+    /// The package name as stored (index into [`ZenPackage::names`]).
+    #[serde(skip)]
+    pub name_mapped: MappedName,
+    /// Bulk data map (UE 5.2+), when the section parses.
+    #[serde(skip)]
+    pub bulk: Option<BulkSection>,
+    /// Verse cell export records (40 bytes each), as stored.
+    #[serde(skip)]
+    pub cell_exports: Vec<[u8; CELL_EXPORT_ENTRY_SIZE]>,
+    /// Imported package names as stored: base name and number.
+    #[serde(skip)]
+    pub imported_package_name_parts: Vec<(BatchName, i32)>,
+    /// The imported package names section is present (an empty name batch
+    /// is still its 4-byte count; some packages leave the section out).
+    #[serde(skip)]
+    pub imported_package_names_written: bool,
+}
+
+/// `FBulkDataMapEntry` (32 bytes).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct BulkDataEntry {
+    /// `SerialOffset`.
+    pub serial_offset: i64,
+    /// `DuplicateSerialOffset`.
+    pub duplicate_serial_offset: i64,
+    /// `SerialSize`.
+    pub serial_size: i64,
+    /// `EBulkDataFlags`.
+    pub flags: u32,
+    /// `CookedIndex`.
+    pub cooked_index: u8,
+}
+
+/// The bulk data map section after the name batch.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct BulkSection {
+    /// UE 5.4+: `u64 PadLen` and that many zero bytes, which 8-align the
+    /// position after the length (checked on the UE 5.8/6.0 fixtures).
+    pub pad: Option<u64>,
+    /// Entries.
+    pub entries: Vec<BulkDataEntry>,
+}
+
+/// Size of an `FBulkDataMapEntry`.
+pub const BULK_DATA_ENTRY_SIZE: usize = 32;
+
+/// Parse the bulk data section in `[from, to)`: with the UE 5.4+ pad first,
+/// then without; `None` when neither form fills the range exactly.
+fn parse_bulk(all: &Reader<'_>, from: usize, to: usize) -> Option<BulkSection> {
+    let try_form = |pad: bool| -> Option<BulkSection> {
+        let mut r = all
+            .sub(from as u64, (to - from) as u64, "bulk data map")
+            .ok()?;
+        let pad = if pad {
+            let n = r.u64("pad length").ok()?;
+            if n > 7 || r.bytes(n, "pad").ok()?.iter().any(|&b| b != 0) {
+                return None;
+            }
+            Some(n)
+        } else {
+            None
+        };
+        let size = r.i64("BulkDataMapSize").ok()?;
+        if size < 0 || size as usize % BULK_DATA_ENTRY_SIZE != 0 || size as usize != r.remaining() {
+            return None;
+        }
+        let n = size as usize / BULK_DATA_ENTRY_SIZE;
+        let mut entries = Vec::with_capacity(n);
+        for _ in 0..n {
+            let e = BulkDataEntry {
+                serial_offset: r.i64("bulk offset").ok()?,
+                duplicate_serial_offset: r.i64("bulk duplicate offset").ok()?,
+                serial_size: r.i64("bulk size").ok()?,
+                flags: r.u32("bulk flags").ok()?,
+                cooked_index: r.u8("bulk cooked index").ok()?,
+            };
+            r.skip(3, "bulk pad").ok()?;
+            entries.push(e);
+        }
+        Some(BulkSection { pad, entries })
+    };
+    if to < from {
+        return None;
+    }
+    try_form(true).or_else(|| try_form(false))
 }
 
 impl ZenPackage {
+    /// Write the header of a UE 5.3+ package (the mirror of [`parse`] for
+    /// that layout): every offset is recomputed from the tables, so a parsed
+    /// header comes back byte for byte and a built one is consistent.
+    /// `HeaderSize` in the result is the returned length.
+    pub fn to_bytes(&self) -> Result<Vec<u8>> {
+        let cells = match self.layout {
+            ZenLayout::Ue5_3 { cells } => {
+                cells
+                    && self
+                        .versioning
+                        .as_ref()
+                        .is_none_or(|v| v.file_version_ue5 >= UE5_VERSE_CELLS)
+            }
+            other => {
+                return Err(Error::Other(format!(
+                    "writing {} zen package headers is not supported (only UE 5.3 and later)",
+                    other.describe()
+                )))
+            }
+        };
+        if !cells && (!self.cell_imports.is_empty() || !self.cell_exports.is_empty()) {
+            return Err(Error::Other("Verse cells need the UE 5.6+ layout".into()));
+        }
+        let mut w = Writer::new();
+        w.u32(u32::from(self.versioning.is_some())).u32(0);
+        self.name_mapped.write(&mut w);
+        w.u32(self.package_flags).u32(self.cooked_header_size);
+        let offsets_at = w.len();
+        w.zeros(7 * 4);
+        if let Some(v) = &self.versioning {
+            w.u32(v.zen_version)
+                .i32(v.file_version_ue4)
+                .i32(v.file_version_ue5)
+                .i32(v.licensee);
+            w.i32(v.custom_versions.len() as i32);
+            for (g, n) in &v.custom_versions {
+                w.guid(*g).i32(*n);
+            }
+        }
+        let cell_offsets_at = w.len();
+        if cells {
+            w.zeros(8);
+        }
+        write_name_batch(&mut w, &self.names);
+        if let Some(b) = &self.bulk {
+            if let Some(p) = b.pad {
+                let _ = p;
+                let pad = (8 - (w.len() + 8) % 8) % 8;
+                w.u64(pad as u64).zeros(pad);
+            }
+            w.i64((b.entries.len() * BULK_DATA_ENTRY_SIZE) as i64);
+            for e in &b.entries {
+                w.i64(e.serial_offset)
+                    .i64(e.duplicate_serial_offset)
+                    .i64(e.serial_size)
+                    .u32(e.flags)
+                    .u8(e.cooked_index)
+                    .zeros(3);
+            }
+        }
+        let mut off = [0i32; 7];
+        off[0] = w.len() as i32;
+        for h in &self.imported_public_export_hashes {
+            w.u64(*h);
+        }
+        off[1] = w.len() as i32;
+        for i in &self.imports {
+            w.u64(i.0);
+        }
+        off[2] = w.len() as i32;
+        for e in &self.exports {
+            w.u64(e.serial_offset).u64(e.serial_size);
+            e.name.write(&mut w);
+            w.u64(e.outer.0)
+                .u64(e.class.0)
+                .u64(e.super_index.0)
+                .u64(e.template.0)
+                .u64(e.public_export_hash)
+                .u32(e.object_flags)
+                .u8(e.filter_flags)
+                .zeros(3);
+        }
+        let (ci, ce) = (w.len() as i32, 0);
+        for i in &self.cell_imports {
+            w.u64(i.0);
+        }
+        let ce = if cells { w.len() as i32 } else { ce };
+        for c in &self.cell_exports {
+            w.bytes(c);
+        }
+        off[3] = w.len() as i32;
+        for (i, c) in &self.export_bundle_entries {
+            w.u32(*i).u32(*c);
+        }
+        off[4] = w.len() as i32;
+        for h in &self.dependency_bundle_headers {
+            w.i32(h.first_entry);
+            for row in h.entry_count {
+                for c in row {
+                    w.u32(c);
+                }
+            }
+        }
+        off[5] = w.len() as i32;
+        for e in &self.dependency_bundle_entries {
+            w.i32(*e);
+        }
+        off[6] = w.len() as i32;
+        if self.imported_package_names_written || !self.imported_package_name_parts.is_empty() {
+            let base: Vec<BatchName> = self
+                .imported_package_name_parts
+                .iter()
+                .map(|(b, _)| b.clone())
+                .collect();
+            write_name_batch(&mut w, &base);
+            for (_, n) in &self.imported_package_name_parts {
+                w.i32(*n);
+            }
+        }
+        let size = w.len() as u32;
+        let mut out = w.into_inner();
+        out[4..8].copy_from_slice(&size.to_le_bytes());
+        for (k, o) in off.iter().enumerate() {
+            out[offsets_at + 4 * k..offsets_at + 4 * k + 4].copy_from_slice(&o.to_le_bytes());
+        }
+        if cells {
+            out[cell_offsets_at..cell_offsets_at + 4].copy_from_slice(&ci.to_le_bytes());
+            out[cell_offsets_at + 4..cell_offsets_at + 8].copy_from_slice(&ce.to_le_bytes());
+        }
+        Ok(out)
+    }
+
     /// Resolve a mapped name of this package (`?` markers when out of range).
     pub fn name_of(&self, n: MappedName) -> String {
         n.resolve(&self.names)
@@ -486,7 +705,26 @@ fn parse_ue5(data: &[u8], layout: ZenLayout, store: Option<&StoreEntry>) -> Resu
         dependency_bundle_entries: Vec::new(),
         imported_package_names: Vec::new(),
         graph_packages: Vec::new(),
+        name_mapped: name,
+        bulk: None,
+        cell_exports: Vec::new(),
+        imported_package_name_parts: Vec::new(),
+        imported_package_names_written: false,
     };
+    pkg.bulk = parse_bulk(&all, names_end, hashes_off);
+    if let Some(((_, iv), (_, ev))) = cell_offsets {
+        let ce = ev as usize;
+        let _ = iv;
+        let mut cr = all.sub(
+            ce as u64,
+            (pkg.cell_export_count * CELL_EXPORT_ENTRY_SIZE) as u64,
+            "cell export map",
+        )?;
+        for _ in 0..pkg.cell_export_count {
+            pkg.cell_exports
+                .push(cr.array::<CELL_EXPORT_ENTRY_SIZE>("cell export")?);
+        }
+    }
     pkg.name = name.resolve(&pkg.names).ok_or_else(|| {
         Error::invalid(
             8,
@@ -583,6 +821,7 @@ fn parse_ue5(data: &[u8], layout: ZenLayout, store: Option<&StoreEntry>) -> Resu
             "imported package names",
         )?;
         // An empty section (offset = HeaderSize) means no names were written.
+        pkg.imported_package_names_written = !nr.is_empty();
         let base = if nr.is_empty() {
             Vec::new()
         } else {
@@ -593,6 +832,7 @@ fn parse_ue5(data: &[u8], layout: ZenLayout, store: Option<&StoreEntry>) -> Resu
             let num = nr.i32("imported package name number")?;
             pkg.imported_package_names
                 .push(with_number(&b.text, u32::try_from(num).unwrap_or(0)));
+            pkg.imported_package_name_parts.push((b.clone(), num));
         }
         if nr.remaining() != 0 {
             return Err(Error::invalid(
@@ -767,6 +1007,11 @@ fn parse_ue4(data: &[u8], store: Option<&StoreEntry>) -> Result<ZenPackage> {
         dependency_bundle_entries: Vec::new(),
         imported_package_names: Vec::new(),
         graph_packages: Vec::new(),
+        name_mapped: name,
+        bulk: None,
+        cell_exports: Vec::new(),
+        imported_package_name_parts: Vec::new(),
+        imported_package_names_written: false,
     };
     pkg.name = name.resolve(&pkg.names).ok_or_else(|| {
         Error::invalid(
