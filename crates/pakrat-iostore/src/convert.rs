@@ -1072,7 +1072,12 @@ pub fn from_legacy(
     let mut exports = Vec::with_capacity(pkg.exports.len());
     for (i, e) in pkg.exports.iter().enumerate() {
         let off = e.serial_offset - ths;
-        if off < 0 || (off + e.serial_size) as usize > export_data.len() {
+        if off < 0
+            || e.serial_size < 0
+            || off
+                .checked_add(e.serial_size)
+                .is_none_or(|end| end as u64 > export_data.len() as u64)
+        {
             return Err(Error::invalid(
                 0,
                 format!(

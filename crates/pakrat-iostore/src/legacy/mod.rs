@@ -357,7 +357,7 @@ impl LegacyPackage {
         let (v4, v5) = (layout.ue4, layout.ue5);
 
         // Names.
-        let mut nr = section(&all, s.names, 5, end, "name map")?;
+        let mut nr = section(&all, s.names, 4, end, "name map")?;
         let mut names = Vec::with_capacity(s.names.count as usize);
         for _ in 0..s.names.count {
             let (text, wide) = read_fstring_wide(&mut nr, "name")?;
@@ -1087,7 +1087,12 @@ impl LegacyPackage {
         let ths = w.len() as i64;
         let delta = ths - i64::from(s0.total_header_size);
         s.total_header_size = ths as i32;
-        s.bulk_data_start_offset = s0.bulk_data_start_offset + delta;
+        s.bulk_data_start_offset =
+            s0.bulk_data_start_offset
+                .checked_add(delta)
+                .ok_or_else(|| {
+                    Error::Other("BulkDataStartOffset overflows with the new header size".into())
+                })?;
         let mut out = w.into_inner();
         let mut head = Writer::new();
         s.write(&mut head);
@@ -1095,7 +1100,9 @@ impl LegacyPackage {
         out[..head.len()].copy_from_slice(&head);
         let wide = v4 >= ue4::EXPORTMAP_64BIT_SERIALSIZES;
         for (e, &at) in self.exports.iter().zip(&serial_at) {
-            let off = e.serial_offset + delta;
+            let off = e.serial_offset.checked_add(delta).ok_or_else(|| {
+                Error::Other("an export serial offset overflows with the new header size".into())
+            })?;
             if wide {
                 out[at + 8..at + 16].copy_from_slice(&off.to_le_bytes());
             } else {
