@@ -1263,10 +1263,8 @@ pub fn from_legacy(
         imported_package_names_written: true,
     };
     let mut chunk = zen.to_bytes()?;
-    let data_start = chunk.len();
     chunk.extend_from_slice(export_data);
     let package = crate::zen::parse(&chunk, zen.layout, None)?;
-    let _ = data_start;
     Ok(ZenOutput {
         package,
         chunk,

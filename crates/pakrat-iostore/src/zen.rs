@@ -371,8 +371,7 @@ impl ZenPackage {
         }
         write_name_batch(&mut w, &self.names);
         if let Some(b) = &self.bulk {
-            if let Some(p) = b.pad {
-                let _ = p;
+            if b.pad.is_some() {
                 let pad = (8 - (w.len() + 8) % 8) % 8;
                 w.u64(pad as u64).zeros(pad);
             }
@@ -408,11 +407,11 @@ impl ZenPackage {
                 .u8(e.filter_flags)
                 .zeros(3);
         }
-        let (ci, ce) = (w.len() as i32, 0);
+        let ci = w.len() as i32;
         for i in &self.cell_imports {
             w.u64(i.0);
         }
-        let ce = if cells { w.len() as i32 } else { ce };
+        let ce = w.len() as i32;
         for c in &self.cell_exports {
             w.bytes(c);
         }
@@ -712,9 +711,8 @@ fn parse_ue5(data: &[u8], layout: ZenLayout, store: Option<&StoreEntry>) -> Resu
         imported_package_names_written: false,
     };
     pkg.bulk = parse_bulk(&all, names_end, hashes_off);
-    if let Some(((_, iv), (_, ev))) = cell_offsets {
+    if let Some((_, (_, ev))) = cell_offsets {
         let ce = ev as usize;
-        let _ = iv;
         let mut cr = all.sub(
             ce as u64,
             (pkg.cell_export_count * CELL_EXPORT_ENTRY_SIZE) as u64,

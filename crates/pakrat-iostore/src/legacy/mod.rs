@@ -888,7 +888,7 @@ impl LegacyPackage {
             return Err(Error::Other("packages with header soft object paths or gatherable text are not written (cooked packages have none)".into()));
         }
         let mut s = s0.clone();
-        let (v4, v5) = (self.layout.ue4, self.layout.ue5);
+        let v4 = self.layout.ue4;
         let mut w = Writer::new();
         s.write(&mut w);
         let pos = |w: &Writer| w.len() as i32;
@@ -1082,7 +1082,6 @@ impl LegacyPackage {
                 ue5::DATA_RESOURCES
             )));
         }
-        let _ = v5;
         // Header size and everything that depends on it.
         let ths = w.len() as i64;
         let delta = ths - i64::from(s0.total_header_size);
