@@ -38,6 +38,29 @@ pub struct SourceFile {
     pub path: PathBuf,
     /// Size in bytes.
     pub size: u64,
+    /// The content when it was made in memory (a package converted by
+    /// `pakrat zen from-legacy --into`); `path` then only names it.
+    pub bytes: Option<std::sync::Arc<Vec<u8>>>,
+}
+
+impl SourceFile {
+    /// Its content: `bytes`, else the file read from `path`.
+    pub fn read(&self) -> Result<std::borrow::Cow<'_, [u8]>> {
+        match &self.bytes {
+            Some(b) => Ok(std::borrow::Cow::Borrowed(b.as_slice())),
+            None => std::fs::read(&self.path)
+                .map(std::borrow::Cow::Owned)
+                .map_err(|e| Error::io(&self.path, e)),
+        }
+    }
+
+    /// The chunk data to write: the bytes, else the file.
+    fn data(&self) -> Data {
+        match &self.bytes {
+            Some(b) => Data::Bytes(b.as_ref().clone()),
+            None => Data::File(self.path.clone()),
+        }
+    }
 }
 
 /// Every regular file below `root`, sorted by relative path. Symbolic links
@@ -90,6 +113,7 @@ pub fn walk(root: &Path) -> Result<Vec<SourceFile>> {
                 rel: parts.join("/"),
                 path,
                 size,
+                bytes: None,
             });
         }
     }
@@ -169,7 +193,7 @@ fn read_package(
     form: HeaderForm,
     reference: Option<&ContainerHeader>,
 ) -> Result<(String, StoreEntry)> {
-    let data = std::fs::read(&f.path).map_err(|e| Error::io(&f.path, e))?;
+    let data = f.read()?;
     if data.get(..4) == Some(&[0xC1, 0x83, 0x2A, 0x9E]) {
         return Err(Error::Other(format!(
             "{}: a legacy (.uasset + .uexp) package, not a zen one; an IoStore container holds zen packages",
@@ -229,7 +253,7 @@ pub fn plan(files: &[SourceFile], o: &PlanOptions) -> Result<Plan> {
     for f in files {
         if let Some(rest) = f.rel.strip_prefix("_chunks/") {
             if rest.ends_with(".ContainerHeader") && reference.is_none() {
-                let data = std::fs::read(&f.path).map_err(|e| Error::io(&f.path, e))?;
+                let data = f.read()?;
                 reference =
                     Some(crate::container_header::parse(&data).map_err(|e| e.in_file(&f.path))?);
             }
@@ -264,7 +288,7 @@ pub fn plan(files: &[SourceFile], o: &PlanOptions) -> Result<Plan> {
                 ChunkSpec {
                     id,
                     path: None,
-                    data: Data::File(f.path.clone()),
+                    data: f.data(),
                     size: f.size,
                     memory_mapped: false,
                 },
@@ -288,7 +312,7 @@ pub fn plan(files: &[SourceFile], o: &PlanOptions) -> Result<Plan> {
                     ChunkSpec {
                         id: ChunkId::new(id, 0, 0, raw_type(1, numbering)),
                         path: Some(format!("{}{}", o.mount, f.rel)),
-                        data: Data::File(f.path.clone()),
+                        data: f.data(),
                         size: f.size,
                         memory_mapped: false,
                     },
@@ -310,7 +334,7 @@ pub fn plan(files: &[SourceFile], o: &PlanOptions) -> Result<Plan> {
             ChunkSpec {
                 id: ChunkId::new(*id, 0, 0, raw_type(ty, numbering)),
                 path: Some(format!("{}{}", o.mount, f.rel)),
-                data: Data::File(f.path.clone()),
+                data: f.data(),
                 size: f.size,
                 memory_mapped: ty == 4,
             },

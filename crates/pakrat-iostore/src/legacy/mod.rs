@@ -8,6 +8,7 @@
 //! [`LegacyPackage::to_bytes`] writes a cooked header back: read → write
 //! gives the same bytes for the corpus files.
 
+pub mod files;
 pub mod summary;
 
 use pakrat_io::{Error, Guid, Reader, Result, Writer};

@@ -103,6 +103,54 @@ pub mod flags {
     pub const UNVERSIONED_PROPERTIES: u32 = 0x0000_2000;
     /// `PKG_FilterEditorOnly`.
     pub const FILTER_EDITOR_ONLY: u32 = 0x8000_0000;
+    /// `PKG_ContainsMap`: the package holds a `UWorld` (a `.umap`).
+    pub const CONTAINS_MAP: u32 = 0x0002_0000;
+
+    /// UE4/UE5 `EPackageFlags` by bit (as CUE4Parse `EPackageFlags.cs`
+    /// lists them; bits 12, 19 and 23–26 are unused).
+    const NAMES: [(u32, &str); 24] = [
+        (0x0000_0001, "NewlyCreated"),
+        (0x0000_0002, "ClientOptional"),
+        (0x0000_0004, "ServerSideOnly"),
+        (0x0000_0010, "CompiledIn"),
+        (0x0000_0020, "ForDiffing"),
+        (0x0000_0040, "EditorOnly"),
+        (0x0000_0080, "Developer"),
+        (0x0000_0100, "UncookedOnly"),
+        (0x0000_0200, "Cooked"),
+        (0x0000_0400, "ContainsNoAsset"),
+        (0x0000_0800, "NotExternallyReferenceable"),
+        (0x0000_2000, "UnversionedProperties"),
+        (0x0000_4000, "ContainsMapData"),
+        (0x0000_8000, "IsSaving"),
+        (0x0001_0000, "Compiling"),
+        (0x0002_0000, "ContainsMap"),
+        (0x0004_0000, "RequiresLocalizationGather"),
+        (0x0010_0000, "PlayInEditor"),
+        (0x0020_0000, "ContainsScript"),
+        (0x0040_0000, "DisallowExport"),
+        (0x0800_0000, "CookGenerated"),
+        (0x1000_0000, "DynamicImports"),
+        (0x2000_0000, "RuntimeGenerated"),
+        (0x8000_0000, "FilterEditorOnly"),
+    ];
+
+    /// The names of the flags set in `f`; an unknown bit is shown as hex.
+    pub fn names(f: u32) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut rest = f;
+        for (bit, name) in NAMES {
+            if f & bit != 0 {
+                out.push(name.to_string());
+                rest &= !bit;
+            }
+        }
+        // ReloadingForCooker (0x40000000) is never saved; show it raw too.
+        if rest != 0 {
+            out.push(format!("{rest:#x}"));
+        }
+        out
+    }
 }
 
 /// Object versions that decide the layout of a package's header and tables.
@@ -119,32 +167,49 @@ pub struct Layout {
 }
 
 impl Layout {
-    /// The layout of an engine release, `"4.26"` … `"6.0"`.
+    /// The layout of an engine release, `"4.0"` … `"6.0"` (also `"5"`,
+    /// `"5.4.2"`: extra parts are ignored).
+    ///
+    /// The object versions each release shipped with, as both CUE4Parse
+    /// (`EGame.cs` `GetVersion`) and retoc (`version.rs`) list them; where
+    /// only one covers a release (UE4 before 4.25) it is CUE4Parse's.
     pub fn for_engine(v: &str) -> Option<Layout> {
-        let (major, minor) = v.split_once('.')?;
-        let (major, minor): (u32, u32) = (major.parse().ok()?, minor.parse().ok()?);
-        // UE4 object versions by release (ObjectVersion.h history).
+        let mut parts = v.trim().split('.');
+        let major: u32 = parts.next()?.parse().ok()?;
+        let minor: u32 = match parts.next() {
+            Some(m) => m.parse().ok()?,
+            None => 0,
+        };
         let ue4 = match (major, minor) {
-            (4, 0..=13) => return None,
+            (4, 0) => 342,
+            (4, 1) => 352,
+            (4, 2) => 363,
+            (4, 3) => 382,
+            (4, 4) => 385,
+            (4, 5) => 401,
+            (4, 6) => 413,
+            (4, 7) => 434,
+            (4, 8) => 451,
+            (4, 9 | 10) => 482,
+            (4, 11) => 498,
+            (4, 12) => 504,
+            (4, 13) => 505,
             (4, 14) => 508,
             (4, 15) => 510,
             (4, 16 | 17) => 513,
             (4, 18) => 514,
-            (4, 19) => 516,
-            (4, 20..=22) => 517,
-            (4, 23) => 518,
-            (4, 24) => 518,
-            (4, 25) => 519,
-            (4, 26) => 522,
-            (4, _) => ue4::LATEST,
-            _ => ue4::LATEST,
+            (4, 19 | 20) => 516,
+            (4, 21..=23) => 517,
+            (4, 24 | 25) => 518,
+            (4, 26 | 27) => 522,
+            (5 | 6, _) => ue4::LATEST,
+            _ => return None,
         };
         let ue5 = match (major, minor) {
             (4, _) => 0,
             (5, 0) => 1004,
             (5, 1) => 1008,
-            (5, 2) => 1009,
-            (5, 3) => 1011,
+            (5, 2 | 3) => 1009,
             (5, 4) => 1012,
             (5, 5) => 1013,
             (5, 6) => 1017,

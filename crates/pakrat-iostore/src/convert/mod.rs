@@ -11,6 +11,8 @@
 //! the CUE4Parse fixtures, which hold the same packages cooked both ways
 //! (docs/zen-legacy.md lists what matches and what cannot be recovered).
 
+pub mod files;
+
 use std::collections::{BinaryHeap, HashMap};
 
 use pakrat_io::{Error, Guid, Result};
@@ -909,6 +911,30 @@ impl ZenTarget {
     }
 }
 
+/// The zen `CookedHeaderSize` of a legacy package. It is the legacy header
+/// size, except that the UE 5.8+ cooker measures the header without what
+/// 5.8 added to it: the `PackageName` of every import (8 bytes each) and the
+/// import type hierarchies section (count and offset, 8 bytes). That holds
+/// for all 20 corpus packages cooked both ways (UE 5.8 and 6.0, tagged and
+/// unversioned); the export `CookedSerialOffset`s still count from the
+/// full legacy header.
+fn cooked_header_size(pkg: &LegacyPackage) -> Result<u32> {
+    let s = &pkg.summary;
+    let mut size = i64::from(s.total_header_size);
+    if pkg.layout.import_package_name == Some(true) {
+        size -= 8 * pkg.imports.len() as i64;
+        if s.import_type_hierarchies.is_some() {
+            size -= 8;
+        }
+    }
+    u32::try_from(size).map_err(|_| {
+        Error::Other(format!(
+            "{}: header size {} leaves no cooked header size",
+            s.package_name, s.total_header_size
+        ))
+    })
+}
+
 /// Convert a cooked legacy package to a zen package (UE 5.3+ layout).
 /// `export_data` is the `.uexp` (or the part of the `.uasset` after the
 /// header); script imports are checked against `script` when given.
@@ -1117,7 +1143,7 @@ pub fn from_legacy(
     // (checked on the UE 5.8/6.0 fixtures): exports (itself included) and
     // package imports stay, and so do script imports of objects (CDOs);
     // script imports of types (classes, structs, enums, functions: always
-    // in memory) go, and so do the class and template among the
+    // in memory) go, and so do a script class and template among the
     // serialize-before-create ones (the zen loader always waits for those).
     let is_type = |x: i32| -> bool {
         let Some(im) = pkg.imports.get((-x - 1) as usize) else {
@@ -1160,8 +1186,17 @@ pub fn from_legacy(
                     .filter(|&x| keep(x))
                     .collect();
             }
+            // Only script ones: a class or template from another package
+            // stays (BP_ComponentsChild's templates from BP_Components do).
             let implied = [e.class, e.template.unwrap_or(0)];
-            g[1].retain(|x| *x > 0 || !implied.contains(x));
+            let script = |x: i32| {
+                x < 0
+                    && matches!(
+                        imports.get((-x - 1) as usize).map(|o| o.get()),
+                        Some(ObjectRef::Script(_))
+                    )
+            };
+            g[1].retain(|&x| !(implied.contains(&x) && script(x)));
         }
         deps.push(g);
     }
@@ -1231,7 +1266,7 @@ pub fn from_legacy(
         name: name.clone(),
         source_name: None,
         package_flags: s.package_flags,
-        cooked_header_size: s.total_header_size as u32,
+        cooked_header_size: cooked_header_size(pkg)?,
         names,
         imported_public_export_hashes: hashes,
         imports,
