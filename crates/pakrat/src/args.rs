@@ -55,6 +55,9 @@ pub enum Command {
     /// Build and re-encode IoStore containers (.utoc/.ucas + companion .pak).
     #[command(subcommand)]
     Iostore(IostoreCommand),
+    /// Convert packages between zen (IoStore) and legacy (.uasset + .uexp).
+    #[command(subcommand)]
+    Zen(ZenCommand),
     /// The GUID-keyed download cache (Cache/*.uxx + cache.ini).
     #[command(subcommand)]
     Cache(CacheCommand),
@@ -84,6 +87,10 @@ pub struct KeyArgs {
 pub struct InfoArgs {
     /// The file to describe.
     pub file: PathBuf,
+    /// Unversioned UE4/UE5 .uasset: the engine release it was cooked with
+    /// (e.g. 4.27, 5.4), which decides its layout.
+    #[arg(long, value_name = "X.Y")]
+    pub ue_version: Option<String>,
     #[command(flatten)]
     #[allow(missing_docs)]
     pub out: JsonArg,
@@ -113,6 +120,10 @@ pub struct ListArgs {
     /// IoStore: list every chunk id, not only those with a path.
     #[arg(long)]
     pub chunks: bool,
+    /// Unversioned UE4/UE5 .uasset: the engine release it was cooked with
+    /// (e.g. 4.27, 5.4), which decides its layout.
+    #[arg(long, value_name = "X.Y")]
+    pub ue_version: Option<String>,
     #[command(flatten)]
     #[allow(missing_docs)]
     pub out: JsonArg,
@@ -130,6 +141,10 @@ pub struct VerifyArgs {
     /// be verified; a failure otherwise).
     #[arg(long)]
     pub allow_unhashed: bool,
+    /// Unversioned UE4/UE5 .uasset: the engine release it was cooked with
+    /// (e.g. 4.27, 5.4), which decides its layout.
+    #[arg(long, value_name = "X.Y")]
+    pub ue_version: Option<String>,
     #[command(flatten)]
     #[allow(missing_docs)]
     pub out: JsonArg,
@@ -593,6 +608,101 @@ pub struct IostorePatchArgs {
     /// Mount point the folder's paths hang from.
     #[arg(long = "mount", value_name = "PATH", default_value = "../../../")]
     pub mount: String,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub enc: IostoreEncodeArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub keys: KeyArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub out: JsonArg,
+}
+
+/// `pakrat zen ...`.
+#[derive(Subcommand, Debug)]
+pub enum ZenCommand {
+    /// Write a container's zen packages as legacy .uasset/.umap + .uexp
+    /// (+ .ubulk/.uptnl/.m.ubulk) files that editors and asset tools open.
+    ToLegacy(ZenToLegacyArgs),
+    /// Turn cooked legacy packages (.uasset/.umap + .uexp) into zen
+    /// packages: files for `iostore create`, or a container at once.
+    #[command(disable_version_flag = true)]
+    FromLegacy(ZenFromLegacyArgs),
+}
+
+/// `pakrat zen to-legacy`.
+#[derive(Args, Debug)]
+pub struct ZenToLegacyArgs {
+    /// The container (.utoc) holding the zen packages.
+    pub file: PathBuf,
+    /// Only packages whose name (`/Game/Maps/Arena`) or path matches one of
+    /// these globs (case-insensitive).
+    pub globs: Vec<String>,
+    /// Output folder (laid out like `pakrat extract`'s).
+    #[arg(short = 'o', long = "output", value_name = "DIR")]
+    pub output: PathBuf,
+    /// global.utoc whose ScriptObjects resolve script imports (default: a
+    /// global.utoc next to the container or one folder up).
+    #[arg(long, value_name = "GLOBAL.utoc")]
+    pub global: Option<PathBuf>,
+    /// Other containers that hold packages the converted ones import (the
+    /// game's own, a base mod...); may be repeated.
+    #[arg(long = "with", value_name = "OTHER.utoc")]
+    pub with: Vec<PathBuf>,
+    /// The engine release that cooked the container (e.g. 5.8); needed when
+    /// the container does not tell it (unversioned packages; 5.7 vs 5.8).
+    #[arg(long, value_name = "X.Y")]
+    pub ue_version: Option<String>,
+    /// Replace files that already exist.
+    #[arg(long)]
+    pub force: bool,
+    /// Print nothing but errors.
+    #[arg(short, long)]
+    pub quiet: bool,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub out: JsonArg,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub keys: KeyArgs,
+}
+
+/// `pakrat zen from-legacy`.
+#[derive(Args, Debug)]
+pub struct ZenFromLegacyArgs {
+    /// Folder of cooked legacy packages (with their .uexp and bulk files);
+    /// other files are carried along unchanged.
+    pub src: PathBuf,
+    /// Write the zen packages and the other files into this folder.
+    #[arg(
+        short = 'o',
+        long = "output",
+        value_name = "DIR",
+        conflicts_with = "into"
+    )]
+    pub output: Option<PathBuf>,
+    /// Build a container (.utoc + .ucas + companion .pak) at once, as
+    /// `iostore create` does from the converted folder.
+    #[arg(long, value_name = "MOD_P.utoc")]
+    pub into: Option<PathBuf>,
+    /// global.utoc of the game: script imports are checked against its
+    /// ScriptObjects (a missing class is then an error, not a broken mod).
+    #[arg(long, value_name = "GLOBAL.utoc")]
+    pub global: Option<PathBuf>,
+    /// Unversioned packages: the engine release that cooked them (e.g. 5.4).
+    #[arg(long, value_name = "X.Y")]
+    pub ue_version: Option<String>,
+    /// With --into: a game container to take the version and package store
+    /// details from (as `iostore create --base`).
+    #[arg(long, value_name = "GAME.utoc", requires = "into")]
+    pub base: Option<PathBuf>,
+    /// With --into: mount point the folder's paths hang from.
+    #[arg(long = "mount", value_name = "PATH", default_value = "../../../")]
+    pub mount: String,
+    /// With --into: companion .pak version (default: 11, or 15 with TOC v10).
+    #[arg(long, value_name = "N", requires = "into")]
+    pub pak_version: Option<u32>,
     #[command(flatten)]
     #[allow(missing_docs)]
     pub enc: IostoreEncodeArgs,

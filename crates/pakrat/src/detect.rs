@@ -9,6 +9,9 @@ pub enum Format {
     Umod,
     /// Unreal package (tag 0x9E2A83C1, or 0x9E2A83C2 for Killing Floor).
     Package,
+    /// UE4/UE5 legacy package (`.uasset`/`.umap`: the tag, then a negative
+    /// legacy file version).
+    LegacyPackage,
     /// IoStore table of contents (`-==--==--==--==-`).
     IoStoreToc,
     /// IoStore data file; its `.utoc` must sit next to it.
@@ -34,6 +37,9 @@ fn le32(b: &[u8], at: usize) -> Option<u32> {
 pub fn detect(path: &Path, data: &[u8]) -> Option<Format> {
     if data.starts_with(TOC_MAGIC) {
         return Some(Format::IoStoreToc);
+    }
+    if pakrat_iostore::legacy::is_legacy_package(data) {
+        return Some(Format::LegacyPackage);
     }
     if matches!(le32(data, 0), Some(0x9E2A_83C1 | 0x9E2A_83C2))
         || data.starts_with(&[0x9E, 0x2A, 0x83, 0xC1])

@@ -95,6 +95,7 @@ fn run(command: Command) -> Result<ExitCode> {
         Command::Info(mut a) => match sniff_arg(&mut a.file)? {
             Format::Umod => cmd::umod::info(&a),
             Format::Package => cmd::package::info(&a),
+            Format::LegacyPackage => cmd::legacy::info(&a),
             Format::IoStoreToc | Format::IoStoreCas => cmd::iostore::info(&a),
             Format::Pak => cmd::pak::info(&a),
             Format::Uz => cmd::uz::info(&a),
@@ -108,6 +109,7 @@ fn run(command: Command) -> Result<ExitCode> {
             ),
             Format::Umod => cmd::umod::list(&a),
             Format::Package => cmd::package::list(&a),
+            Format::LegacyPackage => cmd::legacy::list(&a),
             Format::IoStoreToc | Format::IoStoreCas => cmd::iostore::list(&a),
             f => bail!("{}: cannot list a {f:?} file", a.file.display()),
         },
@@ -115,6 +117,7 @@ fn run(command: Command) -> Result<ExitCode> {
             Format::Pak => cmd::pak::verify(&a),
             Format::Umod => cmd::umod::verify(&a),
             Format::Package => cmd::package::verify(&a),
+            Format::LegacyPackage => cmd::legacy::verify(&a),
             Format::IoStoreToc | Format::IoStoreCas => cmd::iostore::verify(&a),
             f => bail!("{}: cannot verify a {f:?} file", a.file.display()),
         },
@@ -124,6 +127,10 @@ fn run(command: Command) -> Result<ExitCode> {
             Format::IoStoreToc | Format::IoStoreCas => cmd::iostore::extract(&a),
             Format::Package => bail!(
                 "{}: is a package; use `pakrat export` to export its objects",
+                a.file.display()
+            ),
+            Format::LegacyPackage => bail!(
+                "{}: is a UE4/UE5 package (its export data is in the .uexp beside it); nothing to extract. `pakrat list` shows its tables, `pakrat zen from-legacy` turns it into a zen package",
                 a.file.display()
             ),
             f => bail!("{}: cannot extract a {f:?} file", a.file.display()),
@@ -148,6 +155,10 @@ fn run(command: Command) -> Result<ExitCode> {
             args::IostoreCommand::Repack(a) => cmd::iostore_write::repack(&a),
             args::IostoreCommand::Create(a) => cmd::iostore_write::create(&a),
             args::IostoreCommand::Patch(a) => cmd::iostore_write::patch(&a),
+        },
+        Command::Zen(c) => match c {
+            args::ZenCommand::ToLegacy(a) => cmd::zen::to_legacy(&a),
+            args::ZenCommand::FromLegacy(a) => cmd::zen::from_legacy(&a),
         },
         Command::Cache(c) => match c {
             args::CacheCommand::List(a) => cmd::system::cache_list(&a),

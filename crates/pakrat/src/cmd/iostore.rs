@@ -481,6 +481,46 @@ pub fn extract(a: &ExtractArgs) -> Result<ExitCode> {
     })
 }
 
+/// The global container's script objects: from `explicit` (`--global`;
+/// an error if it does not load), else from a `global.utoc` next to `file`
+/// or one folder up (the CUE4Parse fixtures keep it there). Also returns a
+/// note when none was found or it did not load.
+pub fn global_script(
+    file: &std::path::Path,
+    explicit: Option<&std::path::Path>,
+    keys: &KeyArgs,
+) -> Result<(Option<pakrat_iostore::zen::ScriptObjects>, Vec<String>)> {
+    // Absolute, so that a bare `X.utoc` has a folder and a parent folder.
+    let file = &std::path::absolute(file).unwrap_or_else(|_| file.to_path_buf());
+    let found = explicit.map(|g| g.to_path_buf()).or_else(|| {
+        let dir = file.parent()?;
+        [dir.join("global.utoc"), dir.parent()?.join("global.utoc")]
+            .into_iter()
+            .find(|g| g.is_file() && g.file_name() != file.file_name())
+    });
+    let mut notes = Vec::new();
+    let script = match &found {
+        Some(g) => match Container::open(g, &keyring(keys)?)
+            .and_then(|gc| pakrat_iostore::zen::load_script_objects(&gc))
+        {
+            Ok(s) => Some(s),
+            Err(e) if explicit.is_some() => return Err(anyhow::anyhow!("{}: {e}", g.display())),
+            Err(e) => {
+                notes.push(format!("{}: script objects not loaded: {e}", g.display()));
+                None
+            }
+        },
+        None => {
+            notes.push(
+                "no global.utoc next to the container: script objects not loaded, class names not resolved (use --global)"
+                    .into(),
+            );
+            None
+        }
+    };
+    Ok((script, notes))
+}
+
 /// `packages` for this format: the zen packages of a container, or one
 /// package in detail, with class names resolved through a global container.
 pub fn packages(a: &PackagesArgs) -> Result<ExitCode> {
@@ -501,31 +541,7 @@ pub fn packages(a: &PackagesArgs) -> Result<ExitCode> {
         }};
     }
     let c = open(&a.file, &a.keys)?;
-    // The global container: --global, else a global.utoc next to the file.
-    // (The CUE4Parse fixtures keep it one folder up, so look there too.)
-    let global_path = a.global.clone().or_else(|| {
-        let dir = a.file.parent()?;
-        [dir.join("global.utoc"), dir.parent()?.join("global.utoc")]
-            .into_iter()
-            .find(|g| g.is_file() && g.file_name() != a.file.file_name())
-    });
-    let mut notes = Vec::new();
-    let script = match &global_path {
-        Some(g) => match Container::open(g, &keyring(&a.keys)?)
-            .and_then(|gc| zen::load_script_objects(&gc))
-        {
-            Ok(s) => Some(s),
-            Err(e) if a.global.is_some() => return Err(e.into()),
-            Err(e) => {
-                notes.push(format!("class names not resolved: {e}"));
-                None
-            }
-        },
-        None => {
-            notes.push("no global.utoc next to the container: script class names not resolved (use --global)".into());
-            None
-        }
-    };
+    let (script, notes) = global_script(&a.file, a.global.as_deref(), &a.keys)?;
     let all = match ContainerPackages::read(&c) {
         Ok(p) => p,
         Err(e) => {

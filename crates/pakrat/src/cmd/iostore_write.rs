@@ -320,6 +320,12 @@ fn companion_pak(
     key_guid: pakrat_io::Guid,
 ) -> Result<Extra> {
     use pakrat_iostore::pak::write as pw;
+    if let Some(f) = files.iter().find(|f| f.bytes.is_some()) {
+        bail!(
+            "{}: made in memory; only files on disk go into the companion pak",
+            f.rel
+        );
+    }
     let o = pw::Options {
         version,
         mount_point: "../../../".into(),
@@ -350,6 +356,15 @@ fn companion_pak(
 
 /// `iostore create`.
 pub fn create(a: &IostoreCreateArgs) -> Result<ExitCode> {
+    create_from(a, pakrat_iostore::build::walk(&a.src)?)
+}
+
+/// `iostore create` over a listing of `a.src` (which may hold files made
+/// in memory, as `zen from-legacy --into` does).
+pub fn create_from(
+    a: &IostoreCreateArgs,
+    files: Vec<pakrat_iostore::build::SourceFile>,
+) -> Result<ExitCode> {
     use pakrat_iostore::build;
     let name = stem(&a.output)?;
     let ring = keyring(&a.keys)?;
@@ -373,7 +388,6 @@ pub fn create(a: &IostoreCreateArgs) -> Result<ExitCode> {
         ),
         None => (None, Vec::new()),
     };
-    let files = build::walk(&a.src)?;
     if files.is_empty() {
         bail!("{}: no files; nothing was written", a.src.display());
     }

@@ -2,11 +2,13 @@
 
 pub mod iostore;
 pub mod iostore_write;
+pub mod legacy;
 pub mod package;
 pub mod pak;
 pub mod system;
 pub mod umod;
 pub mod uz;
+pub mod zen;
 
 /// A progress bar on stderr when it is a terminal and output is not quiet.
 pub fn progress(total: u64, quiet: bool, what: &str) -> Option<indicatif::ProgressBar> {

@@ -1,0 +1,303 @@
+//! Handlers for `zen to-legacy` and `zen from-legacy`.
+
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::{bail, Result};
+use pakrat_io::fsutil::OutputDir;
+use pakrat_io::text::show;
+use pakrat_iostore::build::{self, SourceFile};
+use pakrat_iostore::convert::files::{
+    engine_of_container, legacy_layout, legacy_to_zen, package_to_legacy, sort_legacy_folder,
+    ZenFile,
+};
+use pakrat_iostore::convert::Packages;
+use pakrat_iostore::legacy::Layout;
+use pakrat_iostore::zen::{load_script_objects, ContainerPackages, ObjectRef, PackageEntry};
+use rayon::prelude::*;
+use serde_json::json;
+
+use crate::args::*;
+use crate::cmd::iostore::{global_script, open};
+use crate::cmd::legacy::engine;
+use crate::output::{human_size, print_json};
+
+/// A package's label for messages: its path, else its name.
+fn label(e: &PackageEntry) -> String {
+    match (&e.path, &e.header) {
+        (Some(p), _) => p.clone(),
+        (None, Ok(h)) => h.name.clone(),
+        (None, Err(_)) => format!("package {:016x}", e.id),
+    }
+}
+
+/// Read a container's packages, saying so plainly for a global container.
+fn packages_of(c: &pakrat_iostore::Container) -> Result<ContainerPackages> {
+    ContainerPackages::read(c).map_err(|e| {
+        if load_script_objects(c).is_ok() {
+            anyhow::anyhow!(
+                "{}: a global container; it holds script objects, no packages (give it with --global)",
+                c.path().display()
+            )
+        } else {
+            anyhow::anyhow!("{}: {e}", c.path().display())
+        }
+    })
+}
+
+/// `zen to-legacy`.
+pub fn to_legacy(a: &ZenToLegacyArgs) -> Result<ExitCode> {
+    let c = open(&a.file, &a.keys)?;
+    let cp = packages_of(&c)?;
+    let (script, notes) = global_script(&a.file, a.global.as_deref(), &a.keys)?;
+    let mut others = Vec::new();
+    for w in &a.with {
+        let oc = open(w, &a.keys)?;
+        others.push(packages_of(&oc)?);
+    }
+    let mut all: Vec<&ContainerPackages> = vec![&cp];
+    all.extend(others.iter());
+    let src = Packages::from_containers(&all, script);
+    let told = engine_of_container(c.toc().header.version, cp.header.form);
+    let layout: Option<Layout> = match engine(a.ue_version.as_deref())? {
+        Some(l) => Some(l),
+        None => told.and_then(Layout::for_engine),
+    };
+    let globs = crate::cmd::globset(&a.globs)?;
+    let selected: Vec<&PackageEntry> = cp
+        .packages
+        .iter()
+        .filter(|e| match &globs {
+            None => true,
+            Some(g) => {
+                e.path.as_deref().is_some_and(|p| g.is_match(p))
+                    || e.header.as_ref().is_ok_and(|h| {
+                        g.is_match(&h.name) || g.is_match(h.name.trim_start_matches('/'))
+                    })
+            }
+        })
+        .collect();
+    if selected.is_empty() {
+        bail!(
+            "{}: no package matches (of {} packages)",
+            a.file.display(),
+            cp.packages.len()
+        );
+    }
+    // One message, not one per package, for what every package needs.
+    if src.script.is_none() {
+        let needs = selected
+            .iter()
+            .filter_map(|e| e.header.as_ref().ok())
+            .filter(|h| {
+                h.imports
+                    .iter()
+                    .any(|i| matches!(i.get(), ObjectRef::Script(_)))
+            })
+            .count();
+        if needs > 0 {
+            bail!(
+                "{}: {needs} of {} packages import script objects, which resolve through the game's global container: give it with --global global.utoc",
+                a.file.display(),
+                selected.len()
+            );
+        }
+    }
+    // Likewise when the engine release is needed.
+    if layout.is_none() {
+        let unsure: Vec<String> = selected
+            .iter()
+            .filter_map(|e| e.header.as_ref().ok())
+            .filter_map(|h| legacy_layout(h, None).err().map(|x| x.to_string()))
+            .collect();
+        if let Some(first) = unsure.first() {
+            bail!(
+                "{}: {} of {} packages need the engine release; the first: {first}",
+                a.file.display(),
+                unsure.len(),
+                selected.len()
+            );
+        }
+    }
+    let out = OutputDir::create(&a.output, a.force)?;
+    let start = std::time::Instant::now();
+    let results: Vec<Result<(String, usize, u64), String>> = selected
+        .par_iter()
+        .map(|e| {
+            let lf = package_to_legacy(&c, &cp, e, &src, layout)
+                .map_err(|x| format!("{}: {x}", label(e)))?;
+            let mut bytes = 0;
+            for (name, data) in &lf.files {
+                out.write(name, data).map_err(|x| x.to_string())?;
+                bytes += data.len() as u64;
+            }
+            Ok((lf.package, lf.files.len(), bytes))
+        })
+        .collect();
+    let secs = start.elapsed().as_secs_f64();
+    let errors: Vec<&String> = results.iter().filter_map(|r| r.as_ref().err()).collect();
+    let done: Vec<&(String, usize, u64)> = results.iter().filter_map(|r| r.as_ref().ok()).collect();
+    let files: usize = done.iter().map(|d| d.1).sum();
+    let bytes: u64 = done.iter().map(|d| d.2).sum();
+    if a.out.json {
+        print_json(&json!({
+            "file": a.file.display().to_string(),
+            "output": out.root().display().to_string(),
+            "selected": selected.len(),
+            "converted": done.len(),
+            "packages": done.iter().map(|d| &d.0).collect::<Vec<_>>(),
+            "files": files,
+            "bytes": bytes,
+            "seconds": secs,
+            "engine": a.ue_version.as_deref().or(told),
+            "errors": errors,
+            "notes": notes,
+        }))?;
+    } else {
+        for n in &notes {
+            eprintln!("pakrat: note: {}", show(n));
+        }
+        for e in &errors {
+            eprintln!("pakrat: error: {}", show(e));
+        }
+        if !a.quiet {
+            println!(
+                "converted {} of {} packages to legacy ({files} files, {}) in {} in {secs:.2}s",
+                done.len(),
+                selected.len(),
+                human_size(bytes),
+                out.root().display()
+            );
+        }
+    }
+    Ok(if errors.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// `zen from-legacy`.
+pub fn from_legacy(a: &ZenFromLegacyArgs) -> Result<ExitCode> {
+    if a.output.is_none() && a.into.is_none() {
+        bail!("say where the zen packages go: -o DIR (files) or --into MOD_P.utoc (a container)");
+    }
+    let folder = sort_legacy_folder(build::walk(&a.src)?)?;
+    if folder.packages.is_empty() {
+        bail!(
+            "{}: no legacy packages (a .uasset/.umap that starts with the package tag C1 83 2A 9E)",
+            a.src.display()
+        );
+    }
+    let script = match &a.global {
+        Some(g) => Some(load_script_objects(&open(g, &a.keys)?)?),
+        None => None,
+    };
+    let layout = engine(a.ue_version.as_deref())?;
+    let start = std::time::Instant::now();
+    let results: Vec<Result<ZenFile, String>> = folder
+        .packages
+        .par_iter()
+        .map(|p| legacy_to_zen(p, layout, script.as_ref()).map_err(|e| e.to_string()))
+        .collect();
+    let errors: Vec<&String> = results.iter().filter_map(|r| r.as_ref().err()).collect();
+    let converted: Vec<&ZenFile> = results.iter().filter_map(|r| r.as_ref().ok()).collect();
+    let report_errors = |json: bool| {
+        if !json {
+            for e in &errors {
+                eprintln!("pakrat: error: {}", show(e));
+            }
+        }
+    };
+    if let Some(utoc) = &a.into {
+        if !errors.is_empty() {
+            report_errors(a.out.json);
+            bail!(
+                "{} of {} packages did not convert; no container was written",
+                errors.len(),
+                folder.packages.len()
+            );
+        }
+        // The converted packages stand where the legacy ones were; the
+        // other files (bulk data, anything else) are taken as they are.
+        let mut files: Vec<SourceFile> = results
+            .into_iter()
+            .flatten()
+            .map(|z| {
+                let path = a.src.join(&z.rel);
+                SourceFile {
+                    rel: z.rel,
+                    path,
+                    size: z.output.chunk.len() as u64,
+                    bytes: Some(Arc::new(z.output.chunk)),
+                }
+            })
+            .collect();
+        files.extend(folder.others);
+        files.sort_by(|x, y| x.rel.cmp(&y.rel));
+        let create = IostoreCreateArgs {
+            src: a.src.clone(),
+            output: utoc.clone(),
+            base: a.base.clone(),
+            mount: a.mount.clone(),
+            pak_version: a.pak_version,
+            enc: a.enc.clone(),
+            keys: a.keys.clone(),
+            out: a.out.clone(),
+        };
+        return crate::cmd::iostore_write::create_from(&create, files);
+    }
+    let Some(dir) = &a.output else {
+        bail!("give -o DIR or --into MOD_P.utoc");
+    };
+    let out = OutputDir::create(dir, a.enc.force)?;
+    let mut write_errors = Vec::new();
+    let mut bytes = 0u64;
+    for z in &converted {
+        match out.write(&z.rel, &z.output.chunk) {
+            Ok(_) => bytes += z.output.chunk.len() as u64,
+            Err(e) => write_errors.push(e.to_string()),
+        }
+    }
+    for f in &folder.others {
+        let copied = out.write_file_with(&f.rel, |dst| {
+            let mut s = std::fs::File::open(&f.path)?;
+            std::io::copy(&mut s, &mut &*dst).map(|_| ())
+        });
+        match copied {
+            Ok(_) => bytes += f.size,
+            Err(e) => write_errors.push(e.to_string()),
+        }
+    }
+    let secs = start.elapsed().as_secs_f64();
+    if a.out.json {
+        print_json(&json!({
+            "source": a.src.display().to_string(),
+            "output": out.root().display().to_string(),
+            "packages": folder.packages.len(),
+            "converted": converted.len(),
+            "copied": folder.others.len(),
+            "bytes": bytes,
+            "seconds": secs,
+            "errors": errors.iter().map(|e| e.to_string()).chain(write_errors.iter().cloned()).collect::<Vec<_>>(),
+        }))?;
+    } else {
+        report_errors(false);
+        for e in &write_errors {
+            eprintln!("pakrat: error: {}", show(e));
+        }
+        println!(
+            "converted {} of {} legacy packages to zen, copied {} other file(s) ({} in all) to {} in {secs:.2}s",
+            converted.len(),
+            folder.packages.len(),
+            folder.others.len(),
+            human_size(bytes),
+            out.root().display()
+        );
+    }
+    Ok(if errors.is_empty() && write_errors.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}

@@ -1,0 +1,534 @@
+//! `pakrat zen to-legacy|from-legacy` and `pakrat info|list|verify X.uasset`
+//! (issue 12) on the CUE4Parse fixtures, which hold the same packages cooked
+//! as legacy `.uasset`/`.uexp` (LegacyPak) and as zen (IoStore).
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{files, json_ok, pakrat};
+use predicates::prelude::*;
+
+/// The five packages cooked both ways, below the legacy pak's mount point.
+const BOTH: [&str; 5] = [
+    "Properties/DA_AllProperties.uasset",
+    "DataTables/DT_AllProperties.uasset",
+    "Textures/T_Streaming.uasset",
+    "Textures/T_BC6H.uasset",
+    "Maps/Empty.umap",
+];
+
+/// Where the zen container keeps the same files.
+const ZEN_ROOT: &str = "CUE4ParseFixtures/Content/Fixtures";
+
+struct Fixture {
+    label: String,
+    /// The engine release (`--ue-version`).
+    engine: &'static str,
+    legacy_pak: PathBuf,
+    utoc: PathBuf,
+    global: PathBuf,
+}
+
+fn fixtures() -> Option<Vec<Fixture>> {
+    let c = pakrat_testkit::corpus_dir()?;
+    let mut v = Vec::new();
+    for (engine, release) in [("UE5_8", "5.8"), ("UE6_0", "6.0")] {
+        for mode in ["Tagged", "Unversioned"] {
+            let io = c.join(format!("iostore/cue4parse/{engine}/IoStore/{mode}"));
+            v.push(Fixture {
+                label: format!("{engine} {mode}"),
+                engine: release,
+                legacy_pak: c.join(format!(
+                    "pak/cue4parse/{engine}/LegacyPak/{mode}/Uncompressed/CUE4ParseFixtures-Legacy-{mode}-Uncompressed.pak"
+                )),
+                utoc: io.join("Uncompressed/CUE4ParseFixtures-Minimal-Uncompressed-Windows.utoc"),
+                global: io.join("global.utoc"),
+            });
+        }
+    }
+    Some(v)
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+fn extract(file: &Path, out: &Path) {
+    pakrat()
+        .args(["extract", s(file), "-o", s(out), "-q"])
+        .assert()
+        .success();
+}
+
+/// `pakrat list --imports --exports --json` of a legacy package, as
+/// comparable rows (paths and classes; not offsets).
+/// Imports as (path, class); exports as (path, class, serial size).
+type Tables = (Vec<(String, String)>, Vec<(String, String, u64)>);
+
+fn tables(file: &Path) -> Tables {
+    let v = json_ok(&[
+        "list",
+        s(file),
+        "--imports",
+        "--exports",
+        "--json",
+        "--ue-version",
+        "5.8",
+    ]);
+    let imports = v["imports"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| (i["path"].to_string(), i["class"].to_string()))
+        .collect();
+    let exports = v["exports"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["path"].to_string(),
+                e["class"].to_string(),
+                e["serial_size"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    (imports, exports)
+}
+
+#[test]
+fn to_legacy_writes_what_the_legacy_cook_has() {
+    let Some(fx) = fixtures() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    for (n, f) in fx.iter().enumerate() {
+        let cook = tmp.path().join(format!("cook{n}"));
+        extract(&f.legacy_pak, &cook);
+        let out = tmp.path().join(format!("legacy{n}"));
+        // 7 packages import /Engine content the corpus does not have: they
+        // are refused by name, the other 90 written; exit status 1.
+        let res = pakrat()
+            .args([
+                "zen",
+                "to-legacy",
+                s(&f.utoc),
+                "-o",
+                s(&out),
+                "--ue-version",
+                f.engine,
+                "--json",
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(res.status.code(), Some(1), "{}", f.label);
+        let v: serde_json::Value = serde_json::from_slice(&res.stdout).unwrap();
+        assert_eq!(v["selected"], 97, "{}", f.label);
+        assert_eq!(v["converted"], 90, "{}", f.label);
+        let errors = v["errors"].as_array().unwrap();
+        assert_eq!(errors.len(), 7);
+        for e in errors {
+            let e = e.as_str().unwrap();
+            assert!(
+                e.contains("/Engine/") && e.contains("none of the containers"),
+                "{e}"
+            );
+        }
+        for rel in BOTH {
+            let ours = out.join(ZEN_ROOT).join(rel);
+            let theirs = cook.join(rel);
+            // Same tables (imports in order by path and class, exports by
+            // path, class and size) and the very same export data.
+            assert_eq!(tables(&ours), tables(&theirs), "{} {rel}", f.label);
+            let uexp = |p: &Path| std::fs::read(p.with_extension("uexp")).unwrap();
+            assert!(uexp(&ours) == uexp(&theirs), "{} {rel}: .uexp", f.label);
+            pakrat()
+                .args(["verify", s(&ours), "--ue-version", "5.8"])
+                .assert()
+                .success()
+                .stdout(predicate::str::contains(": OK"));
+        }
+        // Bulk data comes out as the cook's .ubulk, byte for byte.
+        let bulk = "Textures/T_Streaming.ubulk";
+        assert!(
+            std::fs::read(out.join(ZEN_ROOT).join(bulk)).unwrap()
+                == std::fs::read(cook.join(bulk)).unwrap(),
+            "{}: {bulk}",
+            f.label
+        );
+    }
+}
+
+#[test]
+fn to_legacy_asks_for_the_release_it_cannot_tell() {
+    let Some(fx) = fixtures() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    pakrat()
+        .args([
+            "zen",
+            "to-legacy",
+            s(&fx[0].utoc),
+            "-o",
+            s(&tmp.path().join("o")),
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--ue-version"))
+        .stderr(predicate::str::contains("97 of 97 packages"));
+    assert!(!tmp.path().join("o").exists(), "nothing may be written");
+}
+
+#[test]
+fn to_legacy_needs_the_global_container() {
+    let Some(fx) = fixtures() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    // The fixtures keep global.utoc one folder up, where it is found by
+    // itself; a copy of the container alone has nothing to resolve with.
+    let alone = tmp.path().join("alone");
+    std::fs::create_dir_all(&alone).unwrap();
+    for ext in ["utoc", "ucas"] {
+        std::fs::copy(
+            fx[0].utoc.with_extension(ext),
+            alone.join(format!("C.{ext}")),
+        )
+        .unwrap();
+    }
+    pakrat()
+        .args([
+            "zen",
+            "to-legacy",
+            s(&alone.join("C.utoc")),
+            "-o",
+            s(&tmp.path().join("o")),
+            "--ue-version",
+            "5.8",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("give it with --global"));
+}
+
+#[test]
+fn to_legacy_one_package_by_glob() {
+    let Some(fx) = fixtures() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("o");
+    let v = json_ok(&[
+        "zen",
+        "to-legacy",
+        s(&fx[0].utoc),
+        "/Game/Fixtures/Textures/T_Streaming",
+        "-o",
+        s(&out),
+        "--ue-version",
+        "5.8",
+        "--json",
+    ]);
+    assert_eq!(v["converted"], 1);
+    let names = common::file_names(&out);
+    let want: Vec<String> = ["uasset", "ubulk", "uexp"]
+        .iter()
+        .map(|e| format!("{ZEN_ROOT}/Textures/T_Streaming.{e}"))
+        .collect();
+    assert_eq!(names, want);
+    // Without --force the files are not overwritten.
+    pakrat()
+        .args([
+            "zen",
+            "to-legacy",
+            s(&fx[0].utoc),
+            "/Game/Fixtures/Textures/T_Streaming",
+            "-o",
+            s(&out),
+            "--ue-version",
+            "5.8",
+        ])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("exists"));
+}
+
+#[test]
+fn from_legacy_gives_the_zen_cook_byte_for_byte() {
+    let Some(fx) = fixtures() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    for (n, f) in fx.iter().enumerate() {
+        let cook = tmp.path().join(format!("cook{n}"));
+        extract(&f.legacy_pak, &cook);
+        let zen = tmp.path().join(format!("zen{n}"));
+        extract(&f.utoc, &zen);
+        let out = tmp.path().join(format!("out{n}"));
+        let v = json_ok(&[
+            "zen",
+            "from-legacy",
+            s(&cook),
+            "-o",
+            s(&out),
+            "--ue-version",
+            f.engine,
+            "--global",
+            s(&f.global),
+            "--json",
+        ]);
+        assert_eq!(v["converted"], 5, "{}", f.label);
+        assert_eq!(v["copied"], 1, "{}: the .ubulk", f.label);
+        let made = files(&out);
+        let keys: Vec<&String> = made.keys().collect();
+        assert_eq!(keys.len(), 6, "{}: {keys:?}", f.label);
+        for (rel, bytes) in &made {
+            let cooked = std::fs::read(zen.join(ZEN_ROOT).join(rel)).unwrap();
+            assert!(
+                *bytes == cooked,
+                "{} {rel}: differs from the zen cook",
+                f.label
+            );
+        }
+    }
+}
+
+#[test]
+fn from_legacy_into_a_container_that_reads_everywhere() {
+    let Some(fx) = fixtures() else { return };
+    let f = &fx[0];
+    let tmp = tempfile::tempdir().unwrap();
+    let cook = tmp.path().join("cook");
+    extract(&f.legacy_pak, &cook);
+    let utoc = tmp.path().join("mod/Mod_P.utoc");
+    let v = json_ok(&[
+        "zen",
+        "from-legacy",
+        s(&cook),
+        "--into",
+        s(&utoc),
+        "--global",
+        s(&f.global),
+        "--json",
+    ]);
+    assert_eq!(v["files"].as_array().unwrap().len(), 3, "{v}");
+    assert_eq!(v["chunks"], 7, "5 packages, a .ubulk, the container header");
+    pakrat()
+        .args(["verify", s(&utoc)])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("OK"));
+    let p = json_ok(&["packages", s(&utoc), "--global", s(&f.global), "--json"]);
+    assert_eq!(p["packages"].as_array().unwrap().len(), 5, "{p}");
+    // The independent reader lists the same files.
+    let tool = pakrat_testkit::corpus_dir()
+        .unwrap()
+        .join("../tools/utocref.py");
+    let out = std::process::Command::new("python3")
+        .arg(&tool)
+        .arg(&utoc)
+        .output()
+        .expect("python3 runs utocref.py");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let mut listed: Vec<&str> = text
+        .lines()
+        .skip(1)
+        .map(|l| l.split('\t').next().unwrap())
+        .collect();
+    listed.sort();
+    let mut want: Vec<&str> = BOTH.to_vec();
+    want.push("Textures/T_Streaming.ubulk");
+    want.sort();
+    assert_eq!(listed, want);
+    // And back: to-legacy of the new container gives the cook's .uexp.
+    // DA_AllProperties imports a string table the mod does not carry:
+    // refused alone, found with the game's container given by --with.
+    let back = tmp.path().join("back");
+    pakrat()
+        .args([
+            "zen",
+            "to-legacy",
+            s(&utoc),
+            "-o",
+            s(&back),
+            "--global",
+            s(&f.global),
+            "--ue-version",
+            "5.8",
+        ])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "/Game/Fixtures/StringTables/ST_Fixed",
+        ))
+        .stderr(predicate::str::contains("--with"));
+    json_ok(&[
+        "zen",
+        "to-legacy",
+        s(&utoc),
+        "-o",
+        s(&back),
+        "--force",
+        "--with",
+        s(&f.utoc),
+        "--global",
+        s(&f.global),
+        "--ue-version",
+        "5.8",
+        "--json",
+    ]);
+    for rel in BOTH {
+        let uexp = rel.rsplit_once('.').unwrap().0.to_string() + ".uexp";
+        assert!(
+            std::fs::read(back.join(&uexp)).unwrap() == std::fs::read(cook.join(&uexp)).unwrap(),
+            "{uexp}"
+        );
+    }
+}
+
+#[test]
+fn from_legacy_refuses_a_lone_uexp_and_an_empty_folder() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("src");
+    std::fs::create_dir_all(&src).unwrap();
+    std::fs::write(src.join("A.uexp"), b"x").unwrap();
+    pakrat()
+        .args([
+            "zen",
+            "from-legacy",
+            s(&src),
+            "-o",
+            s(&tmp.path().join("o")),
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "A.uexp: a .uexp without its .uasset",
+        ));
+    std::fs::remove_file(src.join("A.uexp")).unwrap();
+    std::fs::write(src.join("notes.txt"), b"x").unwrap();
+    pakrat()
+        .args([
+            "zen",
+            "from-legacy",
+            s(&src),
+            "-o",
+            s(&tmp.path().join("o")),
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no legacy packages"));
+    pakrat()
+        .args(["zen", "from-legacy", s(&src)])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--into"));
+}
+
+#[test]
+fn legacy_package_info_list_verify() {
+    let Some(fx) = fixtures() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    // Tagged (versioned) needs no engine release.
+    let cook = tmp.path().join("tagged");
+    extract(&fx[0].legacy_pak, &cook);
+    let t = cook.join("Textures/T_Streaming.uasset");
+    let v = json_ok(&["info", s(&t), "--json"]);
+    assert_eq!(v["package"], "/Game/Fixtures/Textures/T_Streaming");
+    assert_eq!(v["exports"], 1);
+    assert_eq!(v["imports"], 3);
+    assert_eq!(v["layout"]["ue5"], 1018);
+    assert_eq!(v["cooked"], true);
+    let exts: Vec<&str> = v["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["ext"].as_str().unwrap())
+        .collect();
+    assert_eq!(exts, ["uasset", "uexp", "ubulk"]);
+    let l = json_ok(&["list", s(&t), "--json"]);
+    assert_eq!(
+        l["exports"][0]["path"],
+        "/Game/Fixtures/Textures/T_Streaming.T_Streaming"
+    );
+    assert_eq!(l["exports"][0]["class"], "/Script/Engine.Texture2D");
+    let r = json_ok(&["verify", s(&t), "--json"]);
+    assert_eq!(r["ok"], true);
+    assert_eq!(r["exports_checked"], 1);
+    assert!(r["resources_checked"].as_u64().unwrap() > 0, "{r}");
+    // A .ubulk cut short is reported with the resource that no longer fits.
+    let bulk = cook.join("Textures/T_Streaming.ubulk");
+    let data = std::fs::read(&bulk).unwrap();
+    std::fs::write(&bulk, &data[..data.len() / 2]).unwrap();
+    pakrat()
+        .args(["verify", s(&t)])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("lies outside the .ubulk"));
+    // A .uexp cut short: the export data does not fit.
+    let uexp = cook.join("Textures/T_Streaming.uexp");
+    let data = std::fs::read(&uexp).unwrap();
+    std::fs::write(&uexp, &data[..100]).unwrap();
+    pakrat()
+        .args(["verify", s(&t)])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("lies outside the .uexp"));
+    // Unversioned needs --ue-version, and says so.
+    let cook = tmp.path().join("unversioned");
+    extract(&fx[1].legacy_pak, &cook);
+    let u = cook.join("Maps/Empty.umap");
+    pakrat()
+        .args(["info", s(&u)])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--ue-version"));
+    let v = json_ok(&["info", s(&u), "--ue-version", "5.8", "--json"]);
+    assert_eq!(v["exports"], 5);
+    pakrat()
+        .args(["info", s(&u), "--ue-version", "9.1"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("not a known engine release"));
+    pakrat()
+        .args(["extract", s(&u), "-o", s(&tmp.path().join("x"))])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("zen from-legacy"));
+}
+
+#[test]
+fn from_legacy_of_the_patch_fixtures_gives_their_zen_cook() {
+    // The patch fixtures hold DA_PatchTarget / DA_PatchReferencer cooked as
+    // legacy (Pak) and as zen (IoStore), base and patch, UE 5.8 and 6.0.
+    let Some(c) = pakrat_testkit::corpus_dir() else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let mut same = 0;
+    for engine in ["UE5_8", "UE6_0"] {
+        for suffix in ["", "_0_P"] {
+            let d = c.join(format!("iostore/cue4parse/{engine}/Patch"));
+            let tag = format!("{engine}{suffix}");
+            let legacy = tmp.path().join(format!("l{tag}"));
+            extract(
+                &d.join(format!("Pak/CUE4ParseFixtures-PatchBase{suffix}.pak")),
+                &legacy,
+            );
+            let zen = tmp.path().join(format!("z{tag}"));
+            extract(
+                &d.join(format!("IoStore/CUE4ParseFixtures-PatchBase{suffix}.utoc")),
+                &zen,
+            );
+            let out = tmp.path().join(format!("o{tag}"));
+            json_ok(&["zen", "from-legacy", s(&legacy), "-o", s(&out), "--json"]);
+            for (rel, bytes) in files(&out) {
+                let cooked = std::fs::read(
+                    zen.join("CUE4ParseFixtures/Content/PatchFixtures")
+                        .join(&rel),
+                )
+                .unwrap();
+                assert!(bytes == cooked, "{tag} {rel}");
+                same += 1;
+            }
+        }
+    }
+    assert_eq!(same, 6);
+}
