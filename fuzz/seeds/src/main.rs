@@ -197,6 +197,7 @@ fn iostore_seeds(
             if let Ok(d) = c.read_chunk(i) {
                 if d.len() <= 65536 {
                     out.put("zen_header", &format!("{name}-{i}"), &d);
+                    out.put("zen_to_legacy", &format!("{name}-{i}"), &d);
                     zen += 1;
                 }
             }
@@ -229,6 +230,47 @@ fn iostore_seeds(
             if c.read_block(bi, &mut buf).is_ok() {
                 raw.push(buf);
             }
+        }
+    }
+}
+
+/// Legacy `.uasset`/`.umap` packages stored in a pak (unencrypted ones):
+/// the header for the reader and summary targets, header + `.uexp` for
+/// legacy → zen.
+fn legacy_seeds(out: &mut Out, path: &std::path::Path, name: &str) {
+    use pakrat_iostore::legacy::is_legacy_package;
+    let Ok(pak) = pakrat_iostore::pak::Pak::open(path, &pakrat_iostore::KeyRing::default()) else {
+        return;
+    };
+    let mut n = 0;
+    for e in &pak.index.entries {
+        let Some(stem) = e
+            .path
+            .strip_suffix(".uasset")
+            .or_else(|| e.path.strip_suffix(".umap"))
+        else {
+            continue;
+        };
+        let Ok(asset) = pak.read(e) else { continue };
+        if !is_legacy_package(&asset) || asset.len() > 65536 || n >= 12 {
+            continue;
+        }
+        n += 1;
+        let seed = format!("{name}-{}", base(&e.path));
+        out.put("legacy_package", &seed, &asset);
+        out.put("legacy_summary", &seed, &asset);
+        let uexp = pak
+            .index
+            .entries
+            .iter()
+            .find(|u| u.path == format!("{stem}.uexp"))
+            .and_then(|u| pak.read(u).ok())
+            .unwrap_or_default();
+        if uexp.len() <= 65536 {
+            let mut v = (asset.len() as u32).to_le_bytes().to_vec();
+            v.extend_from_slice(&asset);
+            v.extend_from_slice(&uexp);
+            out.put("legacy_to_zen", &seed, &v);
         }
     }
 }
@@ -305,6 +347,7 @@ fn main() {
                 if data.len() <= max {
                     out.put("pak_open", name, &data);
                 }
+                legacy_seeds(&mut out, &e.path, name);
                 // The first entry's data header, behind each layout byte.
                 for sel in [4u8, 10, 0x17, 0x2e] {
                     let mut v = vec![sel];
