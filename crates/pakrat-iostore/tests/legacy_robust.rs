@@ -164,3 +164,69 @@ fn mutated_legacy_packages_and_zen_chunks_end_cleanly() {
     );
     eprintln!("legacy/convert mutations: {cases} cases, {errors} refused");
 }
+
+/// The three findings of the first fuzz run of the converter targets
+/// (2026-11-25), rebuilt on a corpus package by changing its model: each is
+/// now an error naming what is wrong, not a panic.
+#[test]
+fn fuzz_findings_are_errors() {
+    let Some(dir) = pakrat_testkit::corpus_dir() else {
+        return;
+    };
+    let pak = Pak::open(
+        dir.join("pak/cue4parse/UE5_8/LegacyPak/Tagged/Uncompressed/CUE4ParseFixtures-Legacy-Tagged-Uncompressed.pak"),
+        &KeyRing::default(),
+    )
+    .unwrap();
+    let read = |p: &str| {
+        let e = pak.index.entries.iter().find(|e| e.path == p).unwrap();
+        pak.read(e).unwrap()
+    };
+    let asset = read("Properties/DA_AllProperties.uasset");
+    let uexp = read("Properties/DA_AllProperties.uexp");
+    let pkg = LegacyPackage::read(&asset, layout()).unwrap();
+
+    // 1. legacy_to_zen: an import whose outer is an export (sliced a path
+    //    at a byte that was not a character boundary).
+    let mut bad = pkg.clone();
+    let k = bad
+        .imports
+        .iter()
+        .position(|i| i.outer != 0)
+        .expect("an import with an outer");
+    bad.imports[k].outer = 1;
+    let e = convert::from_legacy(&bad, &uexp, None, ZenTarget::for_layout(bad.layout)).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("has an export of this package as its outer"),
+        "{e}"
+    );
+
+    // 2. legacy_package: an export whose data starts inside the header
+    //    (writing the header moved its offset below zero).
+    let mut bad = pkg.clone();
+    bad.exports[0].serial_offset = 1;
+    let e = bad.to_bytes().unwrap_err();
+    assert!(e.to_string().contains("lies inside the header"), "{e}");
+
+    // 3. zen_to_legacy: an export whose offset + size overflows.
+    let base = dir.join("iostore/cue4parse/UE5_8/IoStore/Tagged");
+    let c = Container::open(
+        base.join("Uncompressed/CUE4ParseFixtures-Minimal-Uncompressed-Windows.utoc"),
+        &KeyRing::default(),
+    )
+    .unwrap();
+    let global = Container::open(base.join("global.utoc"), &KeyRing::default()).unwrap();
+    let cp = ContainerPackages::read(&c).unwrap();
+    let src = Packages::from_containers(&[&cp], Some(load_script_objects(&global).unwrap()));
+    let pe = cp
+        .packages
+        .iter()
+        .find(|p| p.header.as_ref().is_ok_and(|h| h.name.ends_with("/T_BC6H")))
+        .unwrap();
+    let mut z = pe.header.as_ref().unwrap().clone();
+    z.exports[0].serial_offset = u64::MAX - 1;
+    let chunk = c.read_chunk(pe.chunk_index).unwrap();
+    let e = convert::to_legacy(&z, &chunk, &[], &src, layout().unwrap()).unwrap_err();
+    assert!(e.to_string().contains("overflows"), "{e}");
+}

@@ -593,7 +593,16 @@ pub fn to_legacy(
         for g in [&sbs, &cbs, &sbc, &cbc] {
             preload.extend_from_slice(g);
         }
-        export_end = export_end.max(e.serial_offset + e.serial_size);
+        let end = e.serial_offset.checked_add(e.serial_size).ok_or_else(|| {
+            Error::invalid(
+                0,
+                format!(
+                    "{}: export {i}: serial offset {:#x} + size {:#x} overflows",
+                    zen.name, e.serial_offset, e.serial_size
+                ),
+            )
+        })?;
+        export_end = export_end.max(end);
         exports.push(LExport {
             class,
             super_index,
@@ -946,6 +955,9 @@ pub fn from_legacy(
 ) -> Result<ZenOutput> {
     let s = &pkg.summary;
     let name = &s.package_name;
+    // Every index and outer chain must resolve (and not loop) before the
+    // tables are walked.
+    pkg.check_references()?;
     if !crate::legacy::is_cooked(s.package_flags) && pkg.layout.ue5 > 0 {
         return Err(Error::Other(format!(
             "{name}: not cooked (no PKG_Cooked): editor packages cannot become zen packages"
@@ -1033,6 +1045,11 @@ pub fn from_legacy(
         while pkg.outer_of(top) != 0 {
             top = pkg.outer_of(top);
         }
+        if top > 0 {
+            return Err(Error::Other(format!(
+                "{name}: import {i} ({path}) has an export of this package as its outer"
+            )));
+        }
         let package = pkg.object_name(top).unwrap_or_default();
         if package.starts_with("/Script/") {
             let v = script_import_index(&path);
@@ -1055,7 +1072,14 @@ pub fn from_legacy(
                     imported.len() - 1
                 }
             };
-            let rel = path[package.len() + 1..].replace([':', '.'], "/");
+            let rel = path
+                .get(package.len() + 1..)
+                .ok_or_else(|| {
+                    Error::Other(format!(
+                        "{name}: import {i} ({path}) does not lie inside its package {package}"
+                    ))
+                })?
+                .replace([':', '.'], "/");
             let h = public_export_hash(&rel);
             let hi = match hashes.iter().position(|&x| x == h) {
                 Some(k) => k,

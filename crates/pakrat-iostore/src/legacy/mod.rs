@@ -1099,10 +1099,22 @@ impl LegacyPackage {
         let head = head.into_inner();
         out[..head.len()].copy_from_slice(&head);
         let wide = v4 >= ue4::EXPORTMAP_64BIT_SERIALSIZES;
-        for (e, &at) in self.exports.iter().zip(&serial_at) {
+        for (i, (e, &at)) in self.exports.iter().zip(&serial_at).enumerate() {
             let off = e.serial_offset.checked_add(delta).ok_or_else(|| {
                 Error::Other("an export serial offset overflows with the new header size".into())
             })?;
+            // Export data lies after the header: an offset inside the old
+            // header (which the new size could move below zero) is no
+            // cooked package's, and the narrow form holds 32 bits.
+            if e.serial_offset < i64::from(s0.total_header_size)
+                || off < 0
+                || (!wide && off > i64::from(i32::MAX))
+            {
+                return Err(Error::Other(format!(
+                    "export {i}: serial offset {:#x} lies inside the header ({:#x} bytes); cannot move it",
+                    e.serial_offset, s0.total_header_size
+                )));
+            }
             if wide {
                 out[at + 8..at + 16].copy_from_slice(&off.to_le_bytes());
             } else {
