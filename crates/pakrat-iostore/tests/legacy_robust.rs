@@ -165,7 +165,7 @@ fn mutated_legacy_packages_and_zen_chunks_end_cleanly() {
     eprintln!("legacy/convert mutations: {cases} cases, {errors} refused");
 }
 
-/// The three findings of the first fuzz run of the converter targets
+/// The findings of the first fuzz runs of the converter targets
 /// (2026-11-25), rebuilt on a corpus package by changing its model: each is
 /// now an error naming what is wrong, not a panic.
 #[test]
@@ -202,6 +202,21 @@ fn fuzz_findings_are_errors() {
         "{e}"
     );
 
+    // 1b. legacy_to_zen: a public export whose outer chain ends in an
+    //     import (its path is not inside this package).
+    let mut bad = pkg.clone();
+    let k = bad
+        .exports
+        .iter()
+        .position(|e| e.object_flags & 1 != 0)
+        .expect("a public export");
+    bad.exports[k].outer = -1;
+    let e = convert::from_legacy(&bad, &uexp, None, ZenTarget::for_layout(bad.layout)).unwrap_err();
+    assert!(
+        e.to_string().contains("does not lie inside the package"),
+        "{e}"
+    );
+
     // 2. legacy_package: an export whose data starts inside the header
     //    (writing the header moved its offset below zero).
     let mut bad = pkg.clone();
@@ -229,4 +244,10 @@ fn fuzz_findings_are_errors() {
     let chunk = c.read_chunk(pe.chunk_index).unwrap();
     let e = convert::to_legacy(&z, &chunk, &[], &src, layout().unwrap()).unwrap_err();
     assert!(e.to_string().contains("overflows"), "{e}");
+
+    // 3b. zen_to_legacy: an export index far past the export map.
+    let mut z = pe.header.as_ref().unwrap().clone();
+    z.exports[0].outer = pakrat_iostore::zen::ObjectIndex(0x7FFF_FFFF);
+    let e = convert::to_legacy(&z, &chunk, &[], &src, layout().unwrap()).unwrap_err();
+    assert!(e.to_string().contains("out of range"), "{e}");
 }

@@ -522,7 +522,17 @@ pub fn to_legacy(
     let map_index = |x: ObjectIndex| -> Result<i32> {
         match x.get() {
             ObjectRef::Null => Ok(0),
-            ObjectRef::Export(i) => Ok(i as i32 + 1),
+            ObjectRef::Export(i) => usize::try_from(i)
+                .ok()
+                .filter(|&i| i < zen.exports.len())
+                .map(|i| i as i32 + 1)
+                .ok_or_else(|| {
+                    Error::Other(format!(
+                        "{}: export index {i} out of range ({} exports)",
+                        zen.name,
+                        zen.exports.len()
+                    ))
+                }),
             _ => zen_to_legacy.get(&x.0).copied().ok_or_else(|| {
                 Error::Other(format!(
                     "{}: object {:#018x} is referenced but not in the import map",
@@ -1139,7 +1149,17 @@ pub fn from_legacy(
         let public = e.object_flags & RF_PUBLIC != 0 || e.generate_public_hash == Some(true);
         let hash = if public {
             let p = pkg.path(i as i32 + 1).unwrap_or_default();
-            public_export_hash(&p[name.len() + 1..].replace([':', '.'], "/"))
+            // A public export hangs from this package (an outer chain that
+            // ends in an import would put it in another one).
+            let rel = p
+                .strip_prefix(name.as_str())
+                .and_then(|r| r.strip_prefix('.'))
+                .ok_or_else(|| {
+                    Error::Other(format!(
+                        "{name}: public export {i} ({p}) does not lie inside the package"
+                    ))
+                })?;
+            public_export_hash(&rel.replace([':', '.'], "/"))
         } else {
             0
         };
