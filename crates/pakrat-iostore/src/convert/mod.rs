@@ -13,7 +13,9 @@
 
 pub mod files;
 
-use std::collections::{BinaryHeap, HashMap};
+use std::borrow::Cow;
+use std::collections::{BinaryHeap, HashMap, HashSet};
+use std::sync::OnceLock;
 
 use pakrat_io::{Error, Guid, Result};
 
@@ -41,6 +43,23 @@ pub trait PackageSource {
     fn package(&self, id: u64) -> Option<(&ZenPackage, &[u64])>;
     /// The global script objects.
     fn script_objects(&self) -> Option<&ScriptObjects>;
+    /// The script objects some CDO names as its class (the classes among
+    /// them). Computed from [`PackageSource::script_objects`] on each call
+    /// unless the source keeps it, as [`Packages`] does.
+    fn cdo_classes(&self) -> Cow<'_, HashSet<u64>> {
+        Cow::Owned(cdo_classes_of(self.script_objects()))
+    }
+}
+
+fn cdo_classes_of(so: Option<&ScriptObjects>) -> HashSet<u64> {
+    so.map(|s| {
+        s.objects
+            .iter()
+            .filter(|o| !o.cdo_class.is_null())
+            .map(|o| o.cdo_class.0)
+            .collect()
+    })
+    .unwrap_or_default()
 }
 
 /// A [`PackageSource`] over headers collected from containers.
@@ -50,6 +69,8 @@ pub struct Packages {
     pub by_id: HashMap<u64, (ZenPackage, Vec<u64>)>,
     /// Global script objects.
     pub script: Option<ScriptObjects>,
+    /// [`PackageSource::cdo_classes`], made once.
+    classes: OnceLock<HashSet<u64>>,
 }
 
 impl Packages {
@@ -74,6 +95,7 @@ impl Packages {
         Packages {
             by_id,
             script: global,
+            classes: OnceLock::new(),
         }
     }
 }
@@ -84,6 +106,12 @@ impl PackageSource for Packages {
     }
     fn script_objects(&self) -> Option<&ScriptObjects> {
         self.script.as_ref()
+    }
+    fn cdo_classes(&self) -> Cow<'_, HashSet<u64>> {
+        Cow::Borrowed(
+            self.classes
+                .get_or_init(|| cdo_classes_of(self.script.as_ref())),
+        )
     }
 }
 
@@ -143,22 +171,15 @@ fn mapped(names: &[BatchName], n: MappedName) -> Result<Nm> {
 struct Resolver<'a> {
     src: &'a dyn PackageSource,
     /// Script objects that some CDO names as its class.
-    classes: std::collections::HashSet<u64>,
+    classes: Cow<'a, HashSet<u64>>,
 }
 
 impl<'a> Resolver<'a> {
     fn new(src: &'a dyn PackageSource) -> Self {
-        let classes = src
-            .script_objects()
-            .map(|s| {
-                s.objects
-                    .iter()
-                    .filter(|o| !o.cdo_class.is_null())
-                    .map(|o| o.cdo_class.0)
-                    .collect()
-            })
-            .unwrap_or_default();
-        Resolver { src, classes }
+        Resolver {
+            src,
+            classes: src.cdo_classes(),
+        }
     }
 
     fn script(&self, idx: ObjectIndex, hint_class: Option<&Obj>) -> Result<Obj> {
