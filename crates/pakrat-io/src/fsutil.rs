@@ -76,6 +76,12 @@ impl OutputDir {
     /// replaced; otherwise writing over one is an error.
     pub fn create(root: impl AsRef<Path>, force: bool) -> Result<Self> {
         let root = root.as_ref();
+        if root.exists() && !root.is_dir() {
+            return Err(Error::Other(format!(
+                "{}: exists and is not a folder; give a folder to write into (it is made if missing)",
+                root.display()
+            )));
+        }
         fs::create_dir_all(root).map_err(|e| Error::io(root, e))?;
         let root = fs::canonicalize(root).map_err(|e| Error::io(root, e))?;
         Ok(OutputDir { root, force })

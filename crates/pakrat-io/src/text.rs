@@ -43,9 +43,35 @@ pub fn show(s: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// A name from a file, for a message: as it is when it is a plain name
+/// (letters, digits, `_ . - : /`), else in double quotes with any unsafe
+/// character escaped as [`show`] does; never Rust's `{:?}` escaping (which
+/// doubles up as `\"` once a message is quoted inside another).
+pub fn name(s: &str) -> Cow<'_, str> {
+    let plain = !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '_' | '.' | '-' | ':' | '/'));
+    if plain {
+        Cow::Borrowed(s)
+    } else {
+        Cow::Owned(format!("\"{}\"", show(s)))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_are_bare_unless_they_need_quotes() {
+        assert_eq!(name("DrawScale"), "DrawScale");
+        assert_eq!(name("Engine.Actor:Tag"), "Engine.Actor:Tag");
+        assert_eq!(name("=="), "\"==\"");
+        assert_eq!(name("a b"), "\"a b\"");
+        assert_eq!(name(""), "\"\"");
+        assert_eq!(name("say \"hi\""), "\"say \"hi\"\"");
+        assert_eq!(name("bad\x1b"), "\"bad\\x1b\"");
+    }
 
     #[test]
     fn plain_text_is_borrowed_and_unchanged() {

@@ -335,8 +335,8 @@ pub fn read_tagged<'a>(
             Error::invalid(
                 offset,
                 format!(
-                    "property {:?}: info byte {info:#04x} has type 0, expected 1-15",
-                    pkg.name(name)
+                    "property {}: info byte {info:#04x} has type 0, expected 1-15",
+                    pakrat_io::text::name(pkg.name(name))
                 ),
             )
         })?;
@@ -390,8 +390,8 @@ pub fn read_tagged<'a>(
                 return Err(Error::invalid(
                     offset,
                     format!(
-                        "struct property {:?} nests deeper than {MAX_STRUCT_DEPTH} levels",
-                        pkg.name(name)
+                        "struct property {} nests deeper than {MAX_STRUCT_DEPTH} levels",
+                        pakrat_io::text::name(pkg.name(name))
                     ),
                 ));
             }
@@ -399,7 +399,11 @@ pub fn read_tagged<'a>(
             let props = read_tagged(pkg, r, depth + 1).map_err(|e| {
                 Error::invalid(
                     e.offset().unwrap_or(offset),
-                    format!("property {:?} (Struct): {}", pkg.name(name), strip(&e)),
+                    format!(
+                        "property {} (Struct): {}",
+                        pakrat_io::text::name(pkg.name(name)),
+                        strip(&e)
+                    ),
                 )
             })?;
             actual_size = (r.pos() - start) as u32;
@@ -410,8 +414,8 @@ pub fn read_tagged<'a>(
                 Error::invalid(
                     offset,
                     format!(
-                        "property {:?} ({kind:?}) claims {size} bytes but only {} remain in the object",
-                        pkg.name(name),
+                        "property {} ({kind:?}) claims {size} bytes but only {} remain in the object",
+                        pakrat_io::text::name(pkg.name(name)),
                         r.remaining()
                     ),
                 )
@@ -420,15 +424,19 @@ pub fn read_tagged<'a>(
             let v = read_value(pkg, &mut pr, kind, struct_name).map_err(|e| {
                 Error::invalid(
                     e.offset().unwrap_or(offset),
-                    format!("property {:?} ({kind:?}): {}", pkg.name(name), strip(&e)),
+                    format!(
+                        "property {} ({kind:?}): {}",
+                        pakrat_io::text::name(pkg.name(name)),
+                        strip(&e)
+                    ),
                 )
             })?;
             if pr.remaining() != 0 && !matches!(v, Value::Raw(_)) {
                 return Err(Error::invalid(
                     offset,
                     format!(
-                        "property {:?} ({kind:?}): value used {} of its {size} bytes",
-                        pkg.name(name),
+                        "property {} ({kind:?}): value used {} of its {size} bytes",
+                        pakrat_io::text::name(pkg.name(name)),
                         pr.pos()
                     ),
                 ));

@@ -4,10 +4,13 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
-/// pakrat: read, verify, extract and build Unreal Engine files.
+/// pakrat: read, verify, extract and build Unreal Engine files: UMOD
+/// installers, Unreal packages (UE1/UE2 and UE4/UE5 .uasset), .uz/.uz2/.uz3
+/// redirect files, .pak files and IoStore containers.
 ///
 /// The format of every input is detected from its content (UMOD trailer,
-/// package tag, IoStore TOC magic, .uz header), not from its extension.
+/// package tag, IoStore TOC magic, .pak footer, .uz header), not from its
+/// extension.
 #[derive(Parser, Debug)]
 #[command(name = "pakrat", version, about, long_about = None, propagate_version = true)]
 pub struct Cli {
@@ -22,7 +25,7 @@ pub struct Cli {
 /// Every subcommand.
 #[derive(Subcommand, Debug)]
 pub enum Command {
-    /// Summary of a UMOD, package or IoStore container.
+    /// Summary of a UMOD, package, .uz file, .pak or IoStore container.
     Info(InfoArgs),
     /// List the contents: UMOD files, package tables, IoStore paths or chunks.
     List(ListArgs),

@@ -87,3 +87,75 @@ pub fn utoc_for_ucas(path: &Path) -> Option<std::path::PathBuf> {
     let toc = path.with_file_name(format!("{base}.utoc"));
     toc.is_file().then_some(toc)
 }
+
+/// What `data` (the file at `path`) is, in words, for messages:
+/// "an Unreal package (version 68, UE1)", "an IoStore container (TOC v8)",
+/// "empty (0 bytes)".
+pub fn describe(path: &Path, data: &[u8]) -> String {
+    if data.is_empty() {
+        return "empty (0 bytes)".into();
+    }
+    match detect(path, data) {
+        Some(Format::Umod) => "a UMOD installer".into(),
+        Some(Format::Package) => {
+            let v = data
+                .get(4..6)
+                .map_or(0, |b| u16::from_le_bytes([b[0], b[1]]));
+            let engine = match v {
+                0..=99 => "UE1",
+                100..=199 => "UE2",
+                _ => "UE3",
+            };
+            format!("an Unreal package (version {v}, {engine})")
+        }
+        Some(Format::LegacyPackage) => "a UE4/UE5 package (.uasset/.umap)".into(),
+        Some(Format::IoStoreToc) => format!(
+            "an IoStore container (TOC v{})",
+            data.get(16).copied().unwrap_or(0)
+        ),
+        Some(Format::IoStoreCas) => "an IoStore data file (.ucas)".into(),
+        Some(Format::Pak) => "a .pak file".into(),
+        Some(Format::Uz) => "a redirect-compressed file (.uz/.uz2/.uz3)".into(),
+        None => "not a file pakrat reads (no known magic at the start or end)".into(),
+    }
+}
+
+/// The commands that fit a format, for messages.
+pub fn commands_for(f: Option<Format>) -> &'static str {
+    match f {
+        Some(Format::Umod) => "`pakrat list`/`verify`/`extract` it, `pakrat umod install` installs it",
+        Some(Format::Package) => "`pakrat info`/`list`/`props`/`export` read it",
+        Some(Format::LegacyPackage) => {
+            "`pakrat info`/`list`/`verify` read it, `pakrat zen from-legacy` converts it"
+        }
+        Some(Format::IoStoreToc | Format::IoStoreCas) => {
+            "`pakrat info`/`list`/`verify`/`extract`/`packages` read it"
+        }
+        Some(Format::Pak) => "`pakrat info`/`list`/`verify`/`extract` read it",
+        Some(Format::Uz) => "`pakrat decompress` restores the file inside",
+        None => "pakrat reads UMOD installers, Unreal packages (UE1–UE5), .uz/.uz2/.uz3, .pak files and IoStore containers",
+    }
+}
+
+/// Fail when `path` is a file of another known kind than `allowed` (or
+/// empty), with one sentence that says what the file is instead and which
+/// commands fit it. `what` names what the
+/// command wants ("a UMOD installer"). A path that cannot be opened is left
+/// to the command (its own error names the problem).
+pub fn require(path: &Path, allowed: &[Format], what: &str) -> anyhow::Result<()> {
+    let Ok(src) = pakrat_io::Source::open(path) else {
+        return Ok(());
+    };
+    let found = detect(path, &src);
+    // Unknown content (not empty) is left to the command's own reader,
+    // whose error says what it expected where.
+    if found.is_some_and(|f| allowed.contains(&f)) || (found.is_none() && !src.is_empty()) {
+        return Ok(());
+    }
+    anyhow::bail!(
+        "{}: is {}, not {what}; {}",
+        path.display(),
+        describe(path, &src),
+        commands_for(found)
+    )
+}

@@ -35,24 +35,23 @@ fn main() -> ExitCode {
         Err(e) => {
             // Errors quote names from the input: no raw escape sequence
             // may reach the terminal (one could hide or rewrite a line).
-            eprintln!("pakrat: error: {}", pakrat_io::text::show(&error_text(&e)));
+            let text = output::error_text(&e);
+            eprintln!("pakrat: error: {}", pakrat_io::text::show(&text));
+            if wants_json() {
+                // A pipe into a JSON tool still gets JSON.
+                let _ = output::print_json(&output::error_json(&e, &text, 2));
+            }
             ExitCode::from(2)
         }
     }
 }
 
-/// The error and its causes, skipping a cause whose text the message
-/// already contains (library errors embed their source in their own text).
-fn error_text(e: &anyhow::Error) -> String {
-    let mut msg = e.to_string();
-    for cause in e.chain().skip(1) {
-        let c = cause.to_string();
-        if !msg.contains(&c) {
-            msg.push_str(": ");
-            msg.push_str(&c);
-        }
-    }
-    msg
+/// `--json` among the arguments (before a `--`).
+fn wants_json() -> bool {
+    std::env::args_os()
+        .skip(1)
+        .take_while(|a| a != "--")
+        .any(|a| a == "--json")
 }
 
 /// Like `cat`, die quietly when the reader of our output goes away
@@ -71,10 +70,20 @@ pub fn sniff(path: &Path) -> Result<(Format, pakrat_io::Source)> {
     let src = pakrat_io::Source::open(path)?;
     match detect::detect(path, &src) {
         Some(f) => Ok((f, src)),
+        None if src.is_empty() => bail!("{}: is empty (0 bytes)", path.display()),
         None => bail!(
-            "{}: not a UMOD, package or IoStore container (no known magic at the start or end)",
-            path.display()
+            "{}: not a file pakrat reads: no known magic at the start or end ({})",
+            path.display(),
+            detect::commands_for(None)
         ),
+    }
+}
+
+/// [`detect::describe`] of a file on disk.
+fn describe_file(path: &Path) -> String {
+    match pakrat_io::Source::open(path) {
+        Ok(src) => detect::describe(path, &src),
+        Err(e) => e.to_string(),
     }
 }
 
@@ -102,6 +111,20 @@ fn run(command: Command) -> Result<ExitCode> {
         },
         Command::List(a) if a.file.is_dir() => cmd::pak::list_dir(&a),
         Command::List(mut a) => match sniff_arg(&mut a.file)? {
+            f if (a.names || a.imports || a.exports)
+                && !matches!(f, Format::Package | Format::LegacyPackage) =>
+            {
+                bail!(
+                    "{}: --names, --imports and --exports list package tables (UE1/UE2 packages, UE4/UE5 .uasset); this is {}",
+                    a.file.display(),
+                    describe_file(&a.file)
+                )
+            }
+            f if a.chunks && !matches!(f, Format::IoStoreToc | Format::IoStoreCas) => bail!(
+                "{}: --chunks lists IoStore chunks; this is {}",
+                a.file.display(),
+                describe_file(&a.file)
+            ),
             Format::Pak => cmd::pak::list(&a),
             _ if !a.globs.is_empty() => bail!(
                 "{}: GLOB filters of `list` apply to .pak files (use `extract` with globs for other formats)",
@@ -135,17 +158,41 @@ fn run(command: Command) -> Result<ExitCode> {
             ),
             f => bail!("{}: cannot extract a {f:?} file", a.file.display()),
         },
-        Command::Props(a) => cmd::package::props(&a),
-        Command::Export(a) => cmd::package::export(&a),
-        Command::Packages(a) => cmd::iostore::packages(&a),
+        Command::Props(a) => {
+            detect::require(&a.package, &[Format::Package], "a UE1/UE2 package")?;
+            cmd::package::props(&a)
+        }
+        Command::Export(a) => {
+            detect::require(&a.package, &[Format::Package], "a UE1/UE2 package")?;
+            cmd::package::export(&a)
+        }
+        Command::Packages(a) => {
+            detect::require(
+                &a.file,
+                &[Format::IoStoreToc, Format::IoStoreCas],
+                "an IoStore container",
+            )?;
+            cmd::iostore::packages(&a)
+        }
         Command::Deps(a) => cmd::system::deps(&a),
         Command::Scan(a) => cmd::system::scan(&a),
-        Command::Flags(a) => cmd::system::flags(&a),
+        Command::Flags(a) => {
+            detect::require(&a.package, &[Format::Package], "a UE1/UE2 package")?;
+            cmd::system::flags(&a)
+        }
         Command::Compress(a) => cmd::uz::compress(&a),
-        Command::Decompress(a) => cmd::uz::decompress(&a),
+        Command::Decompress(a) => {
+            for f in a.files.iter().filter(|f| f.is_file()) {
+                detect::require(f, &[Format::Uz], "a .uz/.uz2/.uz3 file")?;
+            }
+            cmd::uz::decompress(&a)
+        }
         Command::Umod(c) => match c {
             args::UmodCommand::Create(a) => cmd::umod::create(&a),
-            args::UmodCommand::Install(a) => cmd::umod::install(&a),
+            args::UmodCommand::Install(a) => {
+                detect::require(&a.file, &[Format::Umod], "a UMOD installer")?;
+                cmd::umod::install(&a)
+            }
             args::UmodCommand::Uninstall(a) => cmd::umod::uninstall(&a),
         },
         Command::Pak(c) => match c {

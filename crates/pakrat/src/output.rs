@@ -59,3 +59,36 @@ pub fn human_size(n: u64) -> String {
         format!("{v:.1} {}", UNITS[u])
     }
 }
+
+/// The error and its causes, skipping a cause whose text the message
+/// already contains (library errors embed their source in their own text,
+/// so anyhow's `{:#}` would print it twice).
+pub fn error_text(e: &anyhow::Error) -> String {
+    let mut msg = e.to_string();
+    for cause in e.chain().skip(1) {
+        let c = cause.to_string();
+        if !msg.contains(&c) {
+            msg.push_str(": ");
+            msg.push_str(&c);
+        }
+    }
+    msg
+}
+
+/// The JSON object a failing command prints with `--json`: the message,
+/// the file and byte offset when the error names them, and the exit code.
+pub fn error_json(e: &anyhow::Error, text: &str, exit_code: u8) -> serde_json::Value {
+    let io = e.chain().find_map(|c| c.downcast_ref::<pakrat_io::Error>());
+    let file = io.and_then(|x| match x {
+        pakrat_io::Error::InFile { path, .. } | pakrat_io::Error::Io { path, .. } => {
+            Some(path.display().to_string())
+        }
+        _ => None,
+    });
+    serde_json::json!({
+        "error": text,
+        "file": file,
+        "offset": io.and_then(|x| x.offset()),
+        "exit_code": exit_code,
+    })
+}

@@ -19,7 +19,9 @@ fn unknown_content_is_a_clear_error() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("not a UMOD, package or IoStore container") && err.contains("notes.umod"),
+        err.contains("not a file pakrat reads")
+            && err.contains(".uz/.uz2/.uz3, .pak files and IoStore containers")
+            && err.contains("notes.umod"),
         "{err}"
     );
 }

@@ -50,7 +50,7 @@ pub fn info(a: &InfoArgs) -> Result<ExitCode> {
     let (c, key_error) = match open(&a.file, &a.keys) {
         Ok(c) => (c, None),
         Err(e) => match Container::open(&a.file, &KeyRing::new()) {
-            Ok(c) => (c, Some(e.to_string())),
+            Ok(c) => (c, Some(crate::output::error_text(&e))),
             Err(_) => return Err(e),
         },
     };
@@ -421,6 +421,19 @@ pub fn extract(a: &ExtractArgs) -> Result<ExitCode> {
     let (jobs, dups) = extract::dedupe_jobs(jobs);
     for d in &dups {
         eprintln!("pakrat: warning: {}", show(d));
+    }
+    // Nothing selected is an error before any folder is made (as for
+    // UMODs and paks).
+    if jobs.is_empty() {
+        bail!(
+            "{}: no file matches{}; nothing was written",
+            a.file.display(),
+            if a.globs.is_empty() {
+                String::new()
+            } else {
+                format!(" {}", a.globs.join(" "))
+            }
+        );
     }
     let out = pakrat_io::fsutil::OutputDir::create(&a.output, a.force)?;
     let total: u64 = jobs.iter().map(|j| j.size).sum();

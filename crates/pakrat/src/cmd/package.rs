@@ -48,7 +48,9 @@ fn print_json<T: Serialize + ?Sized>(v: &T) -> Result<()> {
 /// A library error as one flat message (its Display already includes the
 /// file and the cause; anyhow's `{:#}` would print the cause twice).
 fn flat(e: pakrat_io::Error, path: &Path) -> anyhow::Error {
-    anyhow::Error::msg(e.in_file(path).to_string())
+    // Typed, so `--json` errors can name the file and offset; main prints
+    // each cause once (`output::error_text`).
+    anyhow::Error::new(e.in_file(path))
 }
 
 fn open(path: &Path) -> Result<Source> {

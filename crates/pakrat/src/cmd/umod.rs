@@ -18,7 +18,7 @@ use crate::output::{human_size, print_json};
 /// One flat message: `pakrat_io::Error::InFile` already prints its source,
 /// so handing it to anyhow as a chain would print the cause twice.
 fn flat(e: pakrat_io::Error) -> anyhow::Error {
-    anyhow::anyhow!("{e}")
+    anyhow::Error::new(e)
 }
 
 fn open(path: &Path) -> Result<UmodFile> {
@@ -287,6 +287,10 @@ pub fn verify(a: &VerifyArgs) -> Result<ExitCode> {
 pub fn extract(a: &ExtractArgs) -> Result<ExitCode> {
     let file = open(&a.file)?;
     let u = parse(&file)?;
+    // A glob that matches nothing is an error before any folder is made.
+    if let Err(e) = pakrat_umod::extract::select(&u, &a.globs, &mut Vec::new()) {
+        bail!("{}: {e}; nothing was written", a.file.display());
+    }
     let out = OutputDir::create(&a.output, a.force).map_err(flat)?;
     let opts = ExtractOptions {
         globs: a.globs.clone(),

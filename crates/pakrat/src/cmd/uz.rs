@@ -306,7 +306,7 @@ pub fn compress(a: &CompressArgs) -> Result<ExitCode> {
             };
             r.unwrap_or_else(|e| CompressOut {
                 input: input.clone(),
-                error: Some(format!("{e:#}")),
+                error: Some(crate::output::error_text(&e)),
                 ..CompressOut::default()
             })
         })
@@ -498,7 +498,7 @@ pub fn decompress(a: &DecompressArgs) -> Result<ExitCode> {
     );
     let one = |input: &PathBuf, plan: &Result<Planned>| {
         let r = match plan {
-            Err(e) => Err(anyhow!("{e:#}")),
+            Err(e) => Err(anyhow!(crate::output::error_text(&e))),
             Ok(p) if dup.contains_key(&key(p)) => Err(anyhow!(
                 "{}: another input also decompresses to {:?} in the same folder",
                 input.display(),
@@ -508,7 +508,7 @@ pub fn decompress(a: &DecompressArgs) -> Result<ExitCode> {
         };
         r.unwrap_or_else(|e| DecompressOut {
             input: input.clone(),
-            error: Some(format!("{e:#}")),
+            error: Some(crate::output::error_text(&e)),
             ..DecompressOut::default()
         })
     };

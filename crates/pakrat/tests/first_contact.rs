@@ -1,0 +1,242 @@
+//! Issue 15, "errors that say what the file is and what to do": a file of
+//! the wrong kind for a command gets one sentence naming the file, what it
+//! is, and the commands that fit it.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::pakrat;
+use predicates::prelude::*;
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+struct Files {
+    utx: PathBuf,
+    /// How it describes itself: "an Unreal package (version N, UE1)", the
+    /// version from MANIFEST.tsv ("package v64 ...").
+    utx_is: String,
+    utoc: PathBuf,
+}
+
+fn files() -> Option<Files> {
+    let c = pakrat_testkit::corpus_dir()?;
+    let entry = pakrat_testkit::manifest()?
+        .into_iter()
+        .find(|e| e.local_path == "ue1/ArenaTex.utx")
+        .expect("ArenaTex.utx in MANIFEST.tsv");
+    let v = entry
+        .detail
+        .split_whitespace()
+        .find_map(|t| t.strip_prefix('v'))
+        .expect("a version in the detail");
+    Some(Files {
+        utx: c.join("ue1/ArenaTex.utx"),
+        utx_is: format!("is an Unreal package (version {v}, UE1)"),
+        utoc: c.join("iostore/cue4parse/UE5_8/IoStore/Tagged/Zlib/CUE4ParseFixtures-Minimal-Zlib-Windows.utoc"),
+    })
+}
+
+/// Run and return stderr, requiring exit status 2.
+fn fails(args: &[&str]) -> String {
+    let out = pakrat().args(args).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{args:?}");
+    String::from_utf8(out.stderr).unwrap()
+}
+
+#[test]
+fn umod_install_of_a_package_says_it_is_a_package() {
+    let Some(f) = files() else { return };
+    let g = tempfile::tempdir().unwrap();
+    let err = fails(&["umod", "install", s(&f.utx), "--game-dir", s(g.path())]);
+    assert!(
+        err.contains(&format!("ArenaTex.utx: {}, not a UMOD installer", f.utx_is))
+            && err.contains("`pakrat info`"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+}
+
+#[test]
+fn package_commands_on_a_container_say_it_is_a_container() {
+    let Some(f) = files() else { return };
+    let o = tempfile::tempdir().unwrap();
+    for args in [
+        vec!["export", s(&f.utoc), "-o", s(o.path())],
+        vec!["props", s(&f.utoc), "Foo"],
+        vec!["flags", s(&f.utoc)],
+    ] {
+        let err = fails(&args);
+        assert!(
+            err.contains("is an IoStore container (TOC v8), not a UE1/UE2 package")
+                && err.contains("`pakrat info`/`list`/`verify`/`extract`/`packages`"),
+            "{args:?}: {err}"
+        );
+        assert!(!err.contains("0x2d3d3d2d"), "{err}");
+    }
+}
+
+#[test]
+fn packages_of_a_package_and_decompress_of_a_package() {
+    let Some(f) = files() else { return };
+    let err = fails(&["packages", s(&f.utx)]);
+    assert!(
+        err.contains(&format!("{}, not an IoStore container", f.utx_is)),
+        "{err}"
+    );
+    let o = tempfile::tempdir().unwrap();
+    let err = fails(&["decompress", s(&f.utx), "-o", s(o.path())]);
+    assert!(
+        err.contains("not a .uz/.uz2/.uz3 file") && err.contains("`pakrat info`"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "said once: {err}");
+}
+
+#[test]
+fn decompress_error_is_said_once() {
+    // A file that claims to be .uz (signature 1234) but is cut short: the
+    // uz reader's own error, printed once, not joined to itself.
+    let t = tempfile::tempdir().unwrap();
+    let f = t.path().join("X.u.uz");
+    std::fs::write(&f, [0xD2, 0x04, 0, 0, 5, 0, 0, 0]).unwrap();
+    let out = pakrat()
+        .args(["decompress", s(&f), "-o", s(&t.path().join("o"))])
+        .output()
+        .unwrap();
+    assert_ne!(out.status.code(), Some(0));
+    let err = String::from_utf8(out.stderr).unwrap();
+    let first = err.lines().next().unwrap_or("");
+    let msg = first.trim_start_matches("pakrat: error: ");
+    // No part of the message appears twice.
+    let parts: Vec<&str> = msg.split(": ").collect();
+    for (i, p) in parts.iter().enumerate() {
+        if p.len() > 12 {
+            assert!(!parts[i + 1..].contains(p), "{p:?} said twice in {first:?}");
+        }
+    }
+}
+
+#[test]
+fn output_that_is_a_file_is_named() {
+    let Some(f) = files() else { return };
+    let t = tempfile::tempdir().unwrap();
+    let afile = t.path().join("afile");
+    std::fs::write(&afile, b"x").unwrap();
+    let err = fails(&["extract", s(&f.utoc), "-o", s(&afile)]);
+    assert!(
+        err.contains("afile: exists and is not a folder") && !err.contains("os error"),
+        "{err}"
+    );
+}
+
+#[test]
+fn bad_keys_say_why() {
+    let Some(f) = files() else { return };
+    let out = pakrat()
+        .args(["info", s(&f.utoc), "--aes-key", "zzz"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("--aes-key: ") && err.len() > "pakrat: error: --aes-key\n".len() + 10,
+        "{err}"
+    );
+    let t = tempfile::tempdir().unwrap();
+    let bad = t.path().join("keys.json");
+    std::fs::write(&bad, b"{").unwrap();
+    let out = pakrat()
+        .args(["info", s(&f.utoc), "--keys", s(&bad)])
+        .output()
+        .unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("keys.json: ") || err.contains("keys.json: ".trim()),
+        "{err}"
+    );
+    let line = err.lines().find(|l| l.contains("keys file")).unwrap_or("");
+    assert!(
+        line.trim_end().len() > line.find("keys.json").unwrap_or(0) + "keys.json".len() + 4,
+        "the reason follows the file name: {line:?}"
+    );
+}
+
+#[test]
+fn an_empty_file_is_called_empty() {
+    let t = tempfile::tempdir().unwrap();
+    let f = t.path().join("empty.utx");
+    std::fs::write(&f, b"").unwrap();
+    let err = fails(&["info", s(&f)]);
+    assert!(err.contains("empty.utx: is empty (0 bytes)"), "{err}");
+}
+
+#[test]
+fn a_glob_that_matches_nothing_is_one_error_everywhere() {
+    // UMOD, IoStore and .pak extract: exit 2, "no ... matches", and no
+    // output folder made.
+    let Some(c) = pakrat_testkit::corpus_dir() else {
+        return;
+    };
+    let pak = pakrat_testkit::entries("pak")
+        .unwrap()
+        .into_iter()
+        .find(|e| e.local_path.ends_with(".pak") && !e.is_negative())
+        .map(|e| c.join(&e.local_path))
+        .expect("a pak in the corpus");
+    let t = tempfile::tempdir().unwrap();
+    for (n, file) in [
+        c.join("umod/DropStuff.umod"),
+        c.join("iostore/cue4parse/UE5_8/IoStore/Tagged/Zlib/CUE4ParseFixtures-Minimal-Zlib-Windows.utoc"),
+        pak,
+    ]
+    .iter()
+    .enumerate()
+    {
+        let out = t.path().join(format!("o{n}"));
+        let err = fails(&["extract", s(file), "-o", s(&out), "*.nothing-has-this"]);
+        assert!(
+            err.contains("matches *.nothing-has-this; nothing was written"),
+            "{}: {err}",
+            file.display()
+        );
+        assert!(!out.exists(), "{}: made {}", file.display(), out.display());
+    }
+}
+
+#[test]
+fn a_flag_for_another_format_is_an_error() {
+    let Some(c) = pakrat_testkit::corpus_dir() else {
+        return;
+    };
+    let err = fails(&["list", s(&c.join("umod/DE.umod")), "--names"]);
+    assert!(
+        err.contains("--names, --imports and --exports list package tables")
+            && err.contains("this is a UMOD installer"),
+        "{err}"
+    );
+    let err = fails(&["list", s(&c.join("ue1/Core.u")), "--chunks"]);
+    assert!(
+        err.contains("--chunks lists IoStore chunks; this is an Unreal package"),
+        "{err}"
+    );
+}
+
+#[test]
+fn json_errors_are_json() {
+    let t = tempfile::tempdir().unwrap();
+    // A package tag and a version, then nothing.
+    let f = t.path().join("cut.u");
+    std::fs::write(&f, [0xC1, 0x83, 0x2A, 0x9E, 0x44, 0, 0, 0]).unwrap();
+    let out = pakrat().args(["info", s(&f), "--json"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("stdout is JSON");
+    assert_eq!(v["exit_code"], 2);
+    assert_eq!(v["offset"], 8, "{v}");
+    assert!(v["file"].as_str().unwrap().ends_with("cut.u"), "{v}");
+    assert!(v["error"].as_str().unwrap().contains("expected"), "{v}");
+    // Without --json, stdout stays empty.
+    let out = pakrat().args(["info", s(&f)]).output().unwrap();
+    assert!(out.stdout.is_empty());
+}
