@@ -498,7 +498,7 @@ pub fn decompress(a: &DecompressArgs) -> Result<ExitCode> {
     );
     let one = |input: &PathBuf, plan: &Result<Planned>| {
         let r = match plan {
-            Err(e) => Err(anyhow!(crate::output::error_text(&e))),
+            Err(e) => Err(anyhow!(crate::output::error_text(e))),
             Ok(p) if dup.contains_key(&key(p)) => Err(anyhow!(
                 "{}: another input also decompresses to {:?} in the same folder",
                 input.display(),
