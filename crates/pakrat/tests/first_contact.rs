@@ -7,7 +7,6 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::pakrat;
-use predicates::prelude::*;
 
 fn s(p: &Path) -> &str {
     p.to_str().unwrap()
