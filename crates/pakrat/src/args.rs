@@ -4,6 +4,10 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
+/// `pakrat --version`: the crate version and, built from a checkout, the
+/// git commit (`build.rs`).
+pub const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), env!("PAKRAT_GIT_SUFFIX"));
+
 /// pakrat: read, verify, extract and build Unreal Engine files: UMOD
 /// installers, Unreal packages (UE1/UE2 and UE4/UE5 .uasset), .uz/.uz2/.uz3
 /// redirect files, .pak files and IoStore containers.
@@ -12,7 +16,7 @@ use clap::{Args, Parser, Subcommand};
 /// package tag, IoStore TOC magic, .pak footer, .uz header), not from its
 /// extension.
 #[derive(Parser, Debug)]
-#[command(name = "pakrat", version, about, long_about = None, propagate_version = true)]
+#[command(name = "pakrat", version = VERSION, about, long_about = None, propagate_version = true)]
 pub struct Cli {
     /// Worker threads for parallel work (default: all cores).
     #[arg(long, global = true, value_name = "N")]
@@ -64,6 +68,17 @@ pub enum Command {
     /// The GUID-keyed download cache (Cache/*.uxx + cache.ini).
     #[command(subcommand)]
     Cache(CacheCommand),
+    /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
+    Completions(CompletionsArgs),
+    /// Print the manual page (roff; `pakrat man > pakrat.1`).
+    Man,
+}
+
+/// `pakrat completions`.
+#[derive(Args, Debug)]
+pub struct CompletionsArgs {
+    /// The shell: bash, zsh, fish, powershell or elvish.
+    pub shell: clap_complete::Shell,
 }
 
 /// Output choice shared by listings.

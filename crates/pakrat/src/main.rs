@@ -207,6 +207,17 @@ fn run(command: Command) -> Result<ExitCode> {
             args::ZenCommand::ToLegacy(a) => cmd::zen::to_legacy(&a),
             args::ZenCommand::FromLegacy(a) => cmd::zen::from_legacy(&a),
         },
+        Command::Completions(a) => {
+            use clap::CommandFactory;
+            let mut cmd = Cli::command();
+            clap_complete::generate(a.shell, &mut cmd, "pakrat", &mut std::io::stdout());
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Man => {
+            use clap::CommandFactory;
+            clap_mangen::Man::new(Cli::command()).render(&mut std::io::stdout())?;
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Cache(c) => match c {
             args::CacheCommand::List(a) => cmd::system::cache_list(&a),
             args::CacheCommand::Restore(a) => cmd::system::cache_restore(&a),

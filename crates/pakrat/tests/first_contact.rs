@@ -239,3 +239,40 @@ fn json_errors_are_json() {
     let out = pakrat().args(["info", s(&f)]).output().unwrap();
     assert!(out.stdout.is_empty());
 }
+
+#[test]
+fn completions_man_page_and_version() {
+    for shell in ["bash", "zsh", "fish", "powershell", "elvish"] {
+        let out = pakrat().args(["completions", shell]).output().unwrap();
+        assert!(out.status.success(), "{shell}");
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(
+            text.contains("pakrat") && text.contains("to-legacy") && text.contains("json"),
+            "{shell}: completions miss commands"
+        );
+    }
+    let out = pakrat().arg("man").output().unwrap();
+    let man = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        man.starts_with(".ie") && man.contains(".TH pakrat 1"),
+        "{man}"
+    );
+    assert!(man.contains("IoStore"), "the description names the formats");
+    // --version names the commit when built from a checkout.
+    let out = pakrat().arg("--version").output().unwrap();
+    let v = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        v.starts_with(&format!("pakrat {}", env!("CARGO_PKG_VERSION"))),
+        "{v}"
+    );
+    let head = std::process::Command::new("git")
+        .args(["rev-parse", "--short=12", "HEAD"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
+    if let Some(head) = head {
+        assert!(v.contains(&format!("(git {head}")), "{v} vs HEAD {head}");
+    }
+}
