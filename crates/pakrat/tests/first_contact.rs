@@ -276,3 +276,22 @@ fn completions_man_page_and_version() {
         assert!(v.contains(&format!("(git {head}")), "{v} vs HEAD {head}");
     }
 }
+
+#[test]
+fn extract_without_the_ucas_fails_once_up_front() {
+    let Some(c) = pakrat_testkit::corpus_dir() else {
+        return;
+    };
+    // The game containers of the corpus ship their .utoc without the .ucas.
+    let utoc = c.join("iostore/ToonTanks/Content/Paks/ToonTanks-Windows.utoc");
+    assert!(!utoc.with_extension("ucas").exists());
+    let t = tempfile::tempdir().unwrap();
+    let out = t.path().join("o");
+    let err = fails(&["extract", s(&utoc), "-o", s(&out)]);
+    assert!(
+        err.contains("its .ucas (the chunk data) is missing"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "one line, not one per file: {err}");
+    assert!(!out.exists());
+}

@@ -267,12 +267,14 @@ fn extract_globs_chunks_and_no_clobber() {
         "{:?}",
         got.keys()
     );
-    // Existing files are not replaced without --force.
+    // Existing files are not replaced without --force: one error up
+    // front, nothing written.
     pakrat()
         .args(["extract", f, "-o", o, "*.ubulk"])
         .assert()
-        .code(1)
-        .stderr(contains("already exists"));
+        .code(2)
+        .stderr(contains("already exists"))
+        .stderr(contains("nothing was written (--force replaces them)"));
     pakrat()
         .args(["extract", f, "-o", o, "*.ubulk", "--force"])
         .assert()

@@ -243,8 +243,11 @@ fn to_legacy_one_package_by_glob() {
             "5.8",
         ])
         .assert()
-        .code(1)
-        .stderr(predicate::str::contains("exists"));
+        .code(2)
+        .stderr(predicate::str::contains(
+            "T_Streaming.uasset already exists",
+        ))
+        .stderr(predicate::str::contains("nothing was written"));
 }
 
 #[test]

@@ -422,6 +422,13 @@ pub fn extract(a: &ExtractArgs) -> Result<ExitCode> {
     for d in &dups {
         eprintln!("pakrat: warning: {}", show(d));
     }
+    // A container without its .ucas has nothing to extract: say so once.
+    if !c.has_data() && jobs.iter().any(|j| j.size > 0) {
+        bail!(
+            "{}: its .ucas (the chunk data) is missing, so nothing can be extracted; `pakrat info` and `pakrat list` work from the .utoc alone",
+            a.file.display()
+        );
+    }
     // Nothing selected is an error before any folder is made (as for
     // UMODs and paks).
     if jobs.is_empty() {
@@ -436,6 +443,7 @@ pub fn extract(a: &ExtractArgs) -> Result<ExitCode> {
         );
     }
     let out = pakrat_io::fsutil::OutputDir::create(&a.output, a.force)?;
+    crate::cmd::refuse_existing(&out, jobs.iter().map(|j| j.name.as_str()))?;
     let total: u64 = jobs.iter().map(|j| j.size).sum();
     let bar = progress(total, a.quiet || a.out.json, "extracting");
     let tick = |n: u64| {

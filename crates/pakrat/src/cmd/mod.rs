@@ -43,3 +43,37 @@ pub fn globset(globs: &[String]) -> anyhow::Result<Option<globset::GlobSet>> {
     }
     Ok(Some(b.build()?))
 }
+
+/// Refuse before anything is written when files about to be written exist
+/// already and `--force` was not given (one error for the whole job, not
+/// one per file).
+pub fn refuse_existing<'a>(
+    out: &pakrat_io::fsutil::OutputDir,
+    names: impl IntoIterator<Item = &'a str>,
+) -> anyhow::Result<()> {
+    if out.force() {
+        return Ok(());
+    }
+    let (mut n, mut shown) = (0usize, Vec::new());
+    for name in names {
+        if out.resolve(name).is_ok_and(|p| p.exists()) {
+            n += 1;
+            if shown.len() < 3 {
+                shown.push(pakrat_io::text::show(name).into_owned());
+            }
+        }
+    }
+    if n > 0 {
+        anyhow::bail!(
+            "{}: {} already exists ({n} of the files to write do{}); nothing was written (--force replaces them)",
+            out.root().display(),
+            shown[0],
+            if n > 1 {
+                format!(", also {}{}", shown[1..].join(", "), if n > shown.len() { ", ..." } else { "" })
+            } else {
+                String::new()
+            }
+        );
+    }
+    Ok(())
+}

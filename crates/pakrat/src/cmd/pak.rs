@@ -407,6 +407,7 @@ pub fn extract(a: &ExtractArgs) -> Result<ExitCode> {
         );
     }
     let out = pakrat_io::fsutil::OutputDir::create(&a.output, a.force)?;
+    crate::cmd::refuse_existing(&out, sel.iter().map(|e| e.path.as_str()))?;
     let total: u64 = sel.iter().map(|e| e.uncompressed_size).sum();
     let bar = progress(total, a.quiet || a.out.json, "extracting");
     let tick = |n: u64| {

@@ -8,8 +8,8 @@ use pakrat_io::fsutil::OutputDir;
 use pakrat_io::text::show;
 use pakrat_iostore::build::{self, SourceFile};
 use pakrat_iostore::convert::files::{
-    engine_of_container, legacy_layout, legacy_to_zen, package_to_legacy, sort_legacy_folder,
-    ZenFile,
+    engine_of_container, legacy_layout, legacy_to_zen, package_file_path, package_to_legacy,
+    sort_legacy_folder, ZenFile,
 };
 use pakrat_iostore::convert::Packages;
 use pakrat_iostore::legacy::Layout;
@@ -120,6 +120,21 @@ pub fn to_legacy(a: &ZenToLegacyArgs) -> Result<ExitCode> {
         }
     }
     let out = OutputDir::create(&a.output, a.force)?;
+    // The header and .uexp of each package (bulk files follow them).
+    let names: Vec<String> = selected
+        .iter()
+        .filter_map(|e| {
+            let h = e.header.as_ref().ok()?;
+            let p = package_file_path(e, h);
+            let uexp = match p.rsplit_once('.') {
+                Some((stem, _)) => format!("{stem}.uexp"),
+                None => format!("{p}.uexp"),
+            };
+            Some([p, uexp])
+        })
+        .flatten()
+        .collect();
+    crate::cmd::refuse_existing(&out, names.iter().map(String::as_str))?;
     let start = std::time::Instant::now();
     let results: Vec<Result<(String, usize, u64), String>> = selected
         .par_iter()
@@ -251,6 +266,13 @@ pub fn from_legacy(a: &ZenFromLegacyArgs) -> Result<ExitCode> {
         bail!("give -o DIR or --into MOD_P.utoc");
     };
     let out = OutputDir::create(dir, a.enc.force)?;
+    crate::cmd::refuse_existing(
+        &out,
+        converted
+            .iter()
+            .map(|z| z.rel.as_str())
+            .chain(folder.others.iter().map(|f| f.rel.as_str())),
+    )?;
     let mut write_errors = Vec::new();
     let mut bytes = 0u64;
     for z in &converted {
