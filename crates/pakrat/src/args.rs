@@ -252,6 +252,10 @@ pub struct PackagesArgs {
     /// (default: a global.utoc next to the container, if present).
     #[arg(long, value_name = "GLOBAL.utoc")]
     pub global: Option<PathBuf>,
+    /// Also list, one per line, the package ids the container header names
+    /// without a package chunk (patch containers have thousands).
+    #[arg(short, long)]
+    pub verbose: bool,
     #[command(flatten)]
     #[allow(missing_docs)]
     pub out: JsonArg,

@@ -295,3 +295,57 @@ fn extract_without_the_ucas_fails_once_up_front() {
     assert_eq!(err.lines().count(), 1, "one line, not one per file: {err}");
     assert!(!out.exists());
 }
+
+#[test]
+fn packages_counts_header_ids_without_a_chunk_and_lists_them_on_request() {
+    let Some(c) = pakrat_testkit::corpus_dir() else {
+        return;
+    };
+    let src = c.join("iostore/cue4parse/UE5_8/IoStore/Tagged/Uncompressed/CUE4ParseFixtures-Minimal-Uncompressed-Windows.utoc");
+    // Turn the first package chunk into bulk data (its chunk id's type
+    // byte): the container header still names the package, no package
+    // chunk has its id.
+    let v = common::json_ok(&["list", s(&src), "--chunks", "--json"]);
+    let id = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["type"] == "ExportBundleData")
+        .unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let raw = hex::decode(&id).unwrap();
+    let mut toc = std::fs::read(&src).unwrap();
+    let at = toc
+        .windows(12)
+        .position(|w| w == raw.as_slice())
+        .expect("the chunk id in the TOC");
+    toc[at + 11] = 2;
+    let t = tempfile::tempdir().unwrap();
+    let utoc = t.path().join("C.utoc");
+    std::fs::write(&utoc, &toc).unwrap();
+    std::fs::copy(src.with_extension("ucas"), utoc.with_extension("ucas")).unwrap();
+    let out = pakrat().args(["packages", s(&utoc)]).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    // The package id as pakrat prints it: the u64 (stored little-endian
+    // in the chunk id's first 8 bytes) in upper-case hex.
+    let mut le = [0u8; 8];
+    le.copy_from_slice(&raw[..8]);
+    let pkg_id = format!("{:016X}", u64::from_le_bytes(le));
+    assert!(
+        text.contains("1 package id(s) in the container header have no package chunk here (--verbose lists them)"),
+        "{text}"
+    );
+    assert!(!text.contains(&pkg_id), "{text}");
+    let out = pakrat()
+        .args(["packages", s(&utoc), "--verbose"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("no package chunk here:") && text.lines().any(|l| l.trim() == pkg_id),
+        "{pkg_id} on a line of its own: {text}"
+    );
+    assert!(text.lines().all(|l| l.len() < 300), "no long lines");
+}

@@ -864,10 +864,19 @@ pub fn packages(a: &PackagesArgs) -> Result<ExitCode> {
         }
         if !missing.is_empty() {
             outln!(
-                "{} package ids in the container header have no package chunk: {}",
+                "{} package id(s) in the container header have no package chunk here{}",
                 missing.len(),
-                missing.join(" ")
+                if a.verbose {
+                    ":"
+                } else {
+                    " (--verbose lists them)"
+                }
             );
+            if a.verbose {
+                for m in &missing {
+                    outln!("  {m}");
+                }
+            }
         }
         if !all.header.redirects.is_empty() || !all.header.localized_packages.is_empty() {
             outln!(
