@@ -349,3 +349,27 @@ fn packages_counts_header_ids_without_a_chunk_and_lists_them_on_request() {
     );
     assert!(text.lines().all(|l| l.len() < 300), "no long lines");
 }
+
+#[test]
+fn an_empty_container_verifies() {
+    // 0 entries and 0 blocks: there is no data to miss.
+    let t = tempfile::tempdir().unwrap();
+    let toc = pakrat_testkit::utoc::TocV8 {
+        container_id: 1,
+        block_size: 65536,
+        method: None,
+        entries: Vec::new(),
+        blocks: Vec::new(),
+    };
+    let utoc = t.path().join("Empty.utoc");
+    std::fs::write(&utoc, toc.bytes()).unwrap();
+    let out = pakrat()
+        .args(["verify", s(&utoc), "--json"])
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["partitions"], 1, "{v}");
+}

@@ -326,17 +326,27 @@ pub fn verify(a: &VerifyArgs) -> Result<ExitCode> {
         if let Some(m) = v.as_object_mut() {
             m.insert("file".into(), a.file.display().to_string().into());
             m.insert("ok".into(), r.ok().into());
+            m.insert(
+                "partitions".into(),
+                c.toc().header.effective_partition_count().into(),
+            );
         }
         print_json(&v)?;
         return Ok(code);
     }
     let toc = c.toc();
+    let parts = toc.header.effective_partition_count();
     println!(
-        "{}: TOC v{}, {} chunks, {} blocks",
+        "{}: TOC v{}, {} chunks, {} blocks{}",
         a.file.display(),
         toc.header.version,
         toc.len(),
-        toc.blocks.len()
+        toc.blocks.len(),
+        if parts > 1 {
+            format!(", {parts} partitions")
+        } else {
+            String::new()
+        }
     );
     if r.data_checked {
         println!(
