@@ -79,8 +79,9 @@ pub fn package_file_path(entry: &PackageEntry, zen: &ZenPackage) -> String {
     format!("{}.{ext}", zen.name.trim_start_matches('/'))
 }
 
-/// Swap the extension of a `.uasset`/`.umap` path.
-fn sibling(path: &str, ext: &str) -> String {
+/// Swap the extension of a `.uasset`/`.umap` path (`A/B.umap` →
+/// `A/B.uexp`).
+pub fn sibling(path: &str, ext: &str) -> String {
     let stem = path
         .rsplit_once('.')
         .filter(|(_, e)| !e.contains('/'))
@@ -236,8 +237,9 @@ pub fn legacy_to_zen(
 ) -> Result<ZenFile> {
     let header = src.header.read()?;
     let in_file = |e: Error| e.in_file(&src.header.path);
+    // `read` checks every reference; `from_legacy` checks again for models
+    // made elsewhere.
     let pkg = LegacyPackage::read(&header, engine).map_err(in_file)?;
-    pkg.check_references().map_err(in_file)?;
     let ths = usize::try_from(pkg.summary.total_header_size)
         .ok()
         .filter(|&t| t <= header.len())

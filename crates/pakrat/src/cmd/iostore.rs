@@ -442,15 +442,7 @@ pub fn extract(a: &ExtractArgs) -> Result<ExitCode> {
     // Nothing selected is an error before any folder is made (as for
     // UMODs and paks).
     if jobs.is_empty() {
-        bail!(
-            "{}: no file matches{}; nothing was written",
-            a.file.display(),
-            if a.globs.is_empty() {
-                String::new()
-            } else {
-                format!(" {}", a.globs.join(" "))
-            }
-        );
+        return Err(crate::cmd::nothing_matches(&a.file, "file", &a.globs));
     }
     let out = pakrat_io::fsutil::OutputDir::create(&a.output, a.force)?;
     crate::cmd::refuse_existing(&out, jobs.iter().map(|j| j.name.as_str()))?;

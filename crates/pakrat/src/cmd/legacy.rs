@@ -240,27 +240,7 @@ pub fn info(a: &InfoArgs) -> Result<ExitCode> {
                 }
             ),
         )?;
-        let top: Vec<String> = imports
-            .iter()
-            .take(12)
-            .map(|(n, c)| format!("{n} ({c})"))
-            .collect();
-        line(
-            w,
-            format!(
-                "imports from: {}{}",
-                if top.is_empty() {
-                    "nothing".into()
-                } else {
-                    top.join(", ")
-                },
-                if imports.len() > 12 {
-                    format!(", ... {} more", imports.len() - 12)
-                } else {
-                    String::new()
-                }
-            ),
-        )?;
+        line(w, crate::cmd::imports_from(&imports))?;
         let top: Vec<String> = classes
             .iter()
             .take(8)

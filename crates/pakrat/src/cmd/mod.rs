@@ -77,3 +77,40 @@ pub fn refuse_existing<'a>(
     }
     Ok(())
 }
+
+/// The error for a selection that matched nothing, before anything is made
+/// (the same words for every extractor).
+pub fn nothing_matches(file: &std::path::Path, what: &str, globs: &[String]) -> anyhow::Error {
+    anyhow::anyhow!(
+        "{}: no {what} matches{}; nothing was written",
+        file.display(),
+        if globs.is_empty() {
+            String::new()
+        } else {
+            format!(" {}", globs.join(" "))
+        }
+    )
+}
+
+/// The "imports from" summary of `info`: the first 12 imported packages
+/// with their object counts, and how many more there are.
+pub fn imports_from<T: std::fmt::Display>(imports: &[(T, usize)]) -> String {
+    let top: Vec<String> = imports
+        .iter()
+        .take(12)
+        .map(|(n, c)| format!("{n} ({c})"))
+        .collect();
+    format!(
+        "imports from: {}{}",
+        if top.is_empty() {
+            "nothing".to_string()
+        } else {
+            top.join(", ")
+        },
+        if imports.len() > 12 {
+            format!(", ... {} more", imports.len() - 12)
+        } else {
+            String::new()
+        }
+    )
+}

@@ -179,25 +179,7 @@ pub fn info(a: &InfoArgs) -> Result<ExitCode> {
         s.imports.count,
         s.imports.offset
     );
-    let top: Vec<String> = imports
-        .iter()
-        .take(12)
-        .map(|(n, c)| format!("{n} ({c})"))
-        .collect();
-    outln!(
-        o,
-        "imports from: {}{}",
-        if top.is_empty() {
-            "nothing".to_string()
-        } else {
-            top.join(", ")
-        },
-        if imports.len() > 12 {
-            format!(", ... {} more", imports.len() - 12)
-        } else {
-            String::new()
-        }
-    );
+    outln!(o, "{}", crate::cmd::imports_from(&imports));
     let top: Vec<String> = classes
         .iter()
         .take(8)

@@ -396,15 +396,7 @@ pub fn extract(a: &ExtractArgs) -> Result<ExitCode> {
         .filter(|e| !e.deleted() && g.as_ref().is_none_or(|g| g.is_match(&e.path)))
         .collect();
     if sel.is_empty() {
-        bail!(
-            "{}: no file matches{}; nothing was written",
-            a.file.display(),
-            if a.globs.is_empty() {
-                String::new()
-            } else {
-                format!(" {}", a.globs.join(" "))
-            }
-        );
+        return Err(crate::cmd::nothing_matches(&a.file, "file", &a.globs));
     }
     let out = pakrat_io::fsutil::OutputDir::create(&a.output, a.force)?;
     crate::cmd::refuse_existing(&out, sel.iter().map(|e| e.path.as_str()))?;

@@ -9,7 +9,7 @@ use pakrat_io::text::show;
 use pakrat_iostore::build::{self, SourceFile};
 use pakrat_iostore::convert::files::{
     engine_of_container, legacy_layout, legacy_to_zen, package_file_path, package_to_legacy,
-    sort_legacy_folder, ZenFile,
+    sibling, sort_legacy_folder, ZenFile,
 };
 use pakrat_iostore::convert::Packages;
 use pakrat_iostore::legacy::Layout;
@@ -126,10 +126,7 @@ pub fn to_legacy(a: &ZenToLegacyArgs) -> Result<ExitCode> {
         .filter_map(|e| {
             let h = e.header.as_ref().ok()?;
             let p = package_file_path(e, h);
-            let uexp = match p.rsplit_once('.') {
-                Some((stem, _)) => format!("{stem}.uexp"),
-                None => format!("{p}.uexp"),
-            };
+            let uexp = sibling(&p, "uexp");
             Some([p, uexp])
         })
         .flatten()
