@@ -6,7 +6,7 @@
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use pakrat_fuzz::ok;
-use pakrat_package::export::{export_files, ExportOptions, Kind};
+use pakrat_package::export::{export_files, export_paths, ExportOptions, Kind, Made};
 use pakrat_package::{texture, Package};
 
 fuzz_target!(|data: &[u8]| {
@@ -28,7 +28,12 @@ fuzz_target!(|data: &[u8]| {
             None => true, // not a texture: the exporter refuses it quickly
         };
         if small {
-            let _ = ok(export_files(&pkg, i, &opts));
+            // The dry run (paths only, used to refuse existing outputs up
+            // front) names exactly the files the export makes.
+            if let Some(Made::Files(_, files)) = ok(export_files(&pkg, i, &opts)) {
+                let made: Vec<&str> = files.iter().map(|f| f.0.as_str()).collect();
+                assert_eq!(export_paths(&pkg, &[i], &opts), made);
+            }
         }
     }
 });

@@ -3,7 +3,8 @@
 //!
 //! Every file is written through [`pakrat_io::fsutil::OutputDir`] (safe
 //! relative names, atomic, no overwrite without `force`). Objects whose class
-//! has no exporter are reported as skipped with their class.
+//! has no exporter, and objects that hold nothing to export by design
+//! (server-stripped, procedural), are reported as skipped with the reason.
 
 use pakrat_io::fsutil::OutputDir;
 use pakrat_io::{Error, Reader, Result};
@@ -99,9 +100,13 @@ pub enum Outcome {
         /// The files.
         files: Vec<Written>,
     },
-    /// No exporter for this class (or filtered out by `--class`).
+    /// Not exported, and nothing is wrong: no exporter for the class,
+    /// filtered out by `--class`, or content the file does not hold
+    /// (server-stripped data, a procedural texture drawn at run time).
     Skipped {
-        /// Why.
+        /// Which kind of skip.
+        cause: SkipCause,
+        /// Why, in words.
         reason: String,
     },
     /// The exporter failed.
@@ -109,6 +114,33 @@ pub enum Outcome {
         /// The error.
         error: String,
     },
+}
+
+/// Why an object was skipped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SkipCause {
+    /// pakrat has no exporter for the class.
+    NoExporter,
+    /// The class was left out by `--class`.
+    Filtered,
+    /// The object holds nothing to export, by design: a server-stripped
+    /// copy, a procedural texture, a P8 texture whose palette lives in
+    /// another package.
+    Content,
+}
+
+/// What [`export_files`] made of one export.
+#[derive(Clone, Debug)]
+pub enum Made {
+    /// No exporter for the class.
+    NoExporter,
+    /// The class is not among [`ExportOptions::kinds`].
+    Filtered,
+    /// Nothing to export, by design (see [`SkipCause::Content`]); why.
+    Nothing(Kind, String),
+    /// The files to write.
+    Files(Kind, Vec<OutFile>),
 }
 
 /// The result for one export.
@@ -158,29 +190,54 @@ fn rel_path(pkg: &Package<'_>, i: usize) -> Result<String> {
         .join("/"))
 }
 
-/// Build the files for `exports[i]` (no writing). `Ok(None)` = no exporter.
-pub fn export_files(
-    pkg: &Package<'_>,
-    i: usize,
-    opts: &ExportOptions,
-) -> Result<Option<(Kind, Vec<OutFile>)>> {
-    let class = pkg.export_class_name(i)?;
-    let Some(kind) = kind_of_class(class) else {
-        return Ok(None);
-    };
-    if !opts.kinds.is_empty() && !opts.kinds.contains(&kind) {
-        return Ok(None);
-    }
-    let files = match kind {
-        Kind::Texture => texture_files(pkg, i, opts.all_mips)?,
-        Kind::Sound => vec![sound_file(pkg, i)?],
-        Kind::Music => vec![music_file(pkg, i)?],
-        Kind::TextBuffer => vec![text_file(pkg, i)?],
-    };
-    Ok(Some((kind, files)))
+/// Build the files for `exports[i]` (no writing).
+pub fn export_files(pkg: &Package<'_>, i: usize, opts: &ExportOptions) -> Result<Made> {
+    build(pkg, i, opts, false)
 }
 
-fn texture_files(pkg: &Package<'_>, i: usize, all_mips: bool) -> Result<Vec<OutFile>> {
+/// The relative paths [`export_objects`] would write for these exports (all
+/// when `only` is empty), found without decoding pixels or copying data, so
+/// that existing files can be refused before anything is written.
+pub fn export_paths(pkg: &Package<'_>, only: &[usize], opts: &ExportOptions) -> Vec<String> {
+    let idx: Vec<usize> = if only.is_empty() {
+        (0..pkg.exports.len()).collect()
+    } else {
+        only.to_vec()
+    };
+    idx.par_iter()
+        .flat_map_iter(|&i| match build(pkg, i, opts, true) {
+            Ok(Made::Files(_, files)) => files.into_iter().map(|f| f.0).collect(),
+            _ => Vec::new(),
+        })
+        .collect()
+}
+
+/// [`export_files`]; with `dry`, the files carry their paths and
+/// descriptions but no bytes.
+fn build(pkg: &Package<'_>, i: usize, opts: &ExportOptions, dry: bool) -> Result<Made> {
+    let class = pkg.export_class_name(i)?;
+    let Some(kind) = kind_of_class(class) else {
+        return Ok(Made::NoExporter);
+    };
+    if !opts.kinds.is_empty() && !opts.kinds.contains(&kind) {
+        return Ok(Made::Filtered);
+    }
+    let made = match kind {
+        Kind::Texture => texture_files(pkg, i, opts.all_mips, dry)?,
+        Kind::Sound => sound_file(pkg, i, dry)?,
+        Kind::Music => music_file(pkg, i, dry)?,
+        Kind::TextBuffer => text_file(pkg, i, dry)?,
+    };
+    Ok(match made {
+        Ok(files) => Made::Files(kind, files),
+        Err(why) => Made::Nothing(kind, why),
+    })
+}
+
+/// An exporter's result: the files, or why there is nothing to export.
+type Produced = std::result::Result<Vec<OutFile>, String>;
+
+fn texture_files(pkg: &Package<'_>, i: usize, all_mips: bool, dry: bool) -> Result<Produced> {
     let t = texture::read_texture(pkg, i)?;
     let base = rel_path(pkg, i)?;
     let palette = match texture::palette_export(pkg, t.palette) {
@@ -188,7 +245,8 @@ fn texture_files(pkg: &Package<'_>, i: usize, all_mips: bool) -> Result<Vec<OutF
         None => None,
     };
     let mut out = Vec::new();
-    let mut one = |mips: &[Mip<'_>], format: u8, suffix: &str| -> Result<()> {
+    // `Ok(Some(why))`: nothing to export, by design.
+    let mut one = |mips: &[Mip<'_>], format: u8, suffix: &str| -> Result<Option<String>> {
         let table = FormatTable::for_package(pkg, format);
         let pf = table.get(format).ok_or_else(|| {
             Error::Other(format!(
@@ -197,8 +255,10 @@ fn texture_files(pkg: &Package<'_>, i: usize, all_mips: bool) -> Result<Vec<OutF
             ))
         })?;
         if pf == texture::PixelFormat::P8 && palette.is_none() {
-            return Err(Error::Other(format!(
-                "P8 texture whose palette ({}) is not an export of this package (it lives in another package)",
+            // UE1 WetTexture/WaterTexture often borrow the palette of a
+            // texture in another package (genfluid.utx).
+            return Ok(Some(format!(
+                "P8 texture whose palette ({}) lives in another package",
                 pkg.object_path(t.palette).unwrap_or_default()
             )));
         }
@@ -208,19 +268,28 @@ fn texture_files(pkg: &Package<'_>, i: usize, all_mips: bool) -> Result<Vec<OutF
             mips.len().min(1)
         };
         if count == 0 {
-            return Err(Error::Other(
-                "texture has no mipmaps (stripped: server-side copy without pixels)".into(),
+            return Ok(Some(
+                "stripped: the texture has no mipmaps (a server-side copy without pixels)".into(),
             ));
         }
         if mips[0].data.is_empty() {
             let class = pkg.export_class_name(i).unwrap_or("Texture");
-            return Err(Error::Other(if class.eq_ignore_ascii_case("Texture") {
-                "mip 0 holds no pixels (stripped)".to_string()
+            return Ok(Some(if class.eq_ignore_ascii_case("Texture") {
+                "stripped: mip 0 holds no pixels".to_string()
             } else {
-                format!("procedural {class}: mip 0 holds no pixels (the engine draws them at run time; stripped)")
+                format!("procedural {class}: the engine draws its pixels at run time")
             }));
         }
         for (m, mip) in mips.iter().take(count).enumerate() {
+            let name = if all_mips {
+                format!("{base}{suffix}_mip{m}.png")
+            } else {
+                format!("{base}{suffix}.png")
+            };
+            if dry {
+                out.push((name, Vec::new(), String::new()));
+                continue;
+            }
             let img = decode_mip(
                 mip,
                 pf,
@@ -229,11 +298,6 @@ fn texture_files(pkg: &Package<'_>, i: usize, all_mips: bool) -> Result<Vec<OutF
                 t.alpha && pkg.summary.version >= 100,
             )
             .map_err(|e| Error::Other(format!("mip {m}: {e}")))?;
-            let name = if all_mips {
-                format!("{base}{suffix}_mip{m}.png")
-            } else {
-                format!("{base}{suffix}.png")
-            };
             let detail = format!(
                 "PNG {}x{} from format {format} = {pf:?} ({}){}",
                 img.width,
@@ -243,15 +307,19 @@ fn texture_files(pkg: &Package<'_>, i: usize, all_mips: bool) -> Result<Vec<OutF
             );
             out.push((name, img.to_png()?, detail));
         }
-        Ok(())
+        Ok(None)
     };
-    one(&t.mips, t.format, "")?;
+    if let Some(why) = one(&t.mips, t.format, "")? {
+        return Ok(Err(why));
+    }
     if let Some((cf, cm)) = &t.comp {
         if !cm.is_empty() {
-            one(cm, *cf, "_comp")?;
+            if let Some(why) = one(cm, *cf, "_comp")? {
+                return Ok(Err(why));
+            }
         }
     }
-    Ok(out)
+    Ok(Ok(out))
 }
 
 /// Name the type of sound data by its magic and pick an extension.
@@ -308,17 +376,17 @@ pub fn read_stored_file<'a>(
     Ok((fmt, data))
 }
 
-fn sound_file(pkg: &Package<'_>, i: usize) -> Result<OutFile> {
+fn sound_file(pkg: &Package<'_>, i: usize, dry: bool) -> Result<Produced> {
     let (fmt, data) = read_stored_file(pkg, i, true)?;
     if data.is_empty() {
-        return Err(Error::Other("sound holds no data (stripped)".into()));
+        return Ok(Err("stripped: the sound holds no data".into()));
     }
     let (ext, what) = sound_type(data, &fmt);
-    Ok((
+    Ok(Ok(vec![(
         format!("{}.{ext}", rel_path(pkg, i)?),
-        data.to_vec(),
+        if dry { Vec::new() } else { data.to_vec() },
         format!("{what} (stored format {fmt:?})"),
-    ))
+    )]))
 }
 
 /// Pick a tracker module's extension from its magic (UMR): `IMPM` at 0 →
@@ -348,10 +416,10 @@ pub fn music_type(data: &[u8]) -> (&'static str, &'static str) {
     }
 }
 
-fn music_file(pkg: &Package<'_>, i: usize) -> Result<OutFile> {
+fn music_file(pkg: &Package<'_>, i: usize, dry: bool) -> Result<Produced> {
     let (fmt, data) = read_stored_file(pkg, i, false)?;
     if data.is_empty() {
-        return Err(Error::Other("music holds no data (stripped)".into()));
+        return Ok(Err("stripped: the music holds no module data".into()));
     }
     let (ext, what) = music_type(data);
     let note = if ext != "umx" && !fmt.eq_ignore_ascii_case(ext) {
@@ -359,7 +427,11 @@ fn music_file(pkg: &Package<'_>, i: usize) -> Result<OutFile> {
     } else {
         format!("{what} (stored format {fmt:?})")
     };
-    Ok((format!("{}.{ext}", rel_path(pkg, i)?), data.to_vec(), note))
+    Ok(Ok(vec![(
+        format!("{}.{ext}", rel_path(pkg, i)?),
+        if dry { Vec::new() } else { data.to_vec() },
+        note,
+    )]))
 }
 
 /// Read a TextBuffer: `(Pos, Top, Text)`.
@@ -372,29 +444,32 @@ pub fn read_text_buffer(pkg: &Package<'_>, i: usize) -> Result<(i32, i32, pakrat
     Ok((pos, top, text))
 }
 
-fn text_file(pkg: &Package<'_>, i: usize) -> Result<OutFile> {
+fn text_file(pkg: &Package<'_>, i: usize, dry: bool) -> Result<Produced> {
     let e = pkg.export(i)?;
     if e.serial_size == 0 {
-        return Err(Error::Other("text buffer holds no data (stripped)".into()));
+        return Ok(Err("stripped: the text buffer holds no data".into()));
     }
-    let (_, _, text) = read_text_buffer(pkg, i)?;
     let name = pkg.name(e.object_name);
-    let bytes = if text.wide {
-        text.text.clone().into_bytes()
-    } else {
-        pakrat_io::FString::to_latin1(&text.text).unwrap_or_else(|| text.text.clone().into_bytes())
-    };
     let outer = pkg.object_name(e.outer).unwrap_or("None");
     let path = if name.eq_ignore_ascii_case("ScriptText") && !e.outer.is_none() {
         format!("Classes/{}.uc", safe_component(outer))
     } else {
         format!("TextBuffers/{}.txt", rel_path(pkg, i)?)
     };
-    Ok((
+    if dry {
+        return Ok(Ok(vec![(path, Vec::new(), String::new())]));
+    }
+    let (_, _, text) = read_text_buffer(pkg, i)?;
+    let bytes = if text.wide {
+        text.text.clone().into_bytes()
+    } else {
+        pakrat_io::FString::to_latin1(&text.text).unwrap_or_else(|| text.text.clone().into_bytes())
+    };
+    Ok(Ok(vec![(
         path,
         bytes,
         format!("{} characters of text", text.text.chars().count()),
-    ))
+    )]))
 }
 
 /// Export the chosen exports (all when `only` is empty) into `out`, in
@@ -404,6 +479,18 @@ pub fn export_objects(
     only: &[usize],
     out: &OutputDir,
     opts: &ExportOptions,
+) -> Vec<ObjectReport> {
+    export_objects_with(pkg, only, out, opts, &|| {})
+}
+
+/// [`export_objects`], calling `done` once per object as it finishes (for
+/// a progress bar).
+pub fn export_objects_with(
+    pkg: &Package<'_>,
+    only: &[usize],
+    out: &OutputDir,
+    opts: &ExportOptions,
+    done: &(dyn Fn() + Sync),
 ) -> Vec<ObjectReport> {
     let idx: Vec<usize> = if only.is_empty() {
         (0..pkg.exports.len()).collect()
@@ -416,14 +503,19 @@ pub fn export_objects(
             let object = pkg.export_path(i).unwrap_or_else(|e| format!("<{e}>"));
             let class = pkg.export_class_name(i).unwrap_or("?").to_string();
             let outcome = match export_files(pkg, i, opts) {
-                Ok(None) => Outcome::Skipped {
-                    reason: if kind_of_class(&class).is_some() {
-                        "filtered out by --class".into()
-                    } else {
-                        format!("no exporter for class {class}")
-                    },
+                Ok(Made::NoExporter) => Outcome::Skipped {
+                    cause: SkipCause::NoExporter,
+                    reason: format!("no exporter for class {class}"),
                 },
-                Ok(Some((_, files))) => {
+                Ok(Made::Filtered) => Outcome::Skipped {
+                    cause: SkipCause::Filtered,
+                    reason: "filtered out by --class".into(),
+                },
+                Ok(Made::Nothing(_, reason)) => Outcome::Skipped {
+                    cause: SkipCause::Content,
+                    reason,
+                },
+                Ok(Made::Files(_, files)) => {
                     let mut written = Vec::new();
                     let mut err = None;
                     for (path, bytes, detail) in files {
@@ -448,6 +540,7 @@ pub fn export_objects(
                     error: e.to_string(),
                 },
             };
+            done();
             ObjectReport {
                 index: i,
                 object,

@@ -2,7 +2,7 @@
 //! module whose magic matches its extension, script text → .uc files.
 
 use pakrat_io::fsutil::OutputDir;
-use pakrat_package::export::{export_objects, music_type, ExportOptions, Kind, Outcome};
+use pakrat_package::export::{export_objects, music_type, ExportOptions, Kind, Outcome, SkipCause};
 use pakrat_package::props::{read_object, Value};
 use pakrat_package::Package;
 
@@ -27,6 +27,7 @@ fn corpus_exports() {
     let mut scripts = 0;
     let mut sounds = 0;
     let mut stripped = 0;
+    let mut procedural = 0;
     let mut comp = 0;
     let mut foreign_palette = 0;
     let mut filler = 0;
@@ -99,16 +100,42 @@ fn corpus_exports() {
                         scripts += 1;
                     }
                     (Outcome::Exported { .. }, "Sound") => sounds += 1,
-                    (Outcome::Failed { error }, _) if error.contains("stripped") => stripped += 1,
-                    // Real exceptions, counted below: P8 textures whose
-                    // palette lives in another package (genfluid.utx,
-                    // Detail.utx are not in the corpus), and the 10-byte
-                    // filler ScriptTexts of ACE/NPLoader.
-                    (Outcome::Failed { error }, _)
-                        if error.contains("is not an export of this package") =>
-                    {
-                        foreign_palette += 1
+                    // Nothing to export by design: skipped, not failed.
+                    (
+                        Outcome::Skipped {
+                            cause: SkipCause::Content,
+                            reason,
+                        },
+                        _,
+                    ) if reason.starts_with("stripped") => stripped += 1,
+                    (
+                        Outcome::Skipped {
+                            cause: SkipCause::Content,
+                            reason,
+                        },
+                        _,
+                    ) if reason.starts_with("procedural") => {
+                        assert!(r.class.ends_with("Texture"), "{}", r.class);
+                        procedural += 1
                     }
+                    // P8 textures whose palette lives in another package
+                    // (genfluid.utx, Detail.utx are not in the corpus).
+                    (
+                        Outcome::Skipped {
+                            cause: SkipCause::Content,
+                            reason,
+                        },
+                        _,
+                    ) if reason.contains("lives in another package") => foreign_palette += 1,
+                    (
+                        Outcome::Skipped {
+                            cause: SkipCause::Content,
+                            reason,
+                        },
+                        _,
+                    ) => failures.push(format!("{}: unexpected skip: {reason}", r.object)),
+                    // The one real exception, counted below: the 10-byte
+                    // filler ScriptTexts of ACE/NPLoader.
                     (Outcome::Failed { .. }, "TextBuffer")
                         if p.export_data(r.index).unwrap() == b"        \x01\x00" =>
                     {
@@ -127,8 +154,9 @@ fn corpus_exports() {
                     r.class == "Music"
                         && match &r.outcome {
                             Outcome::Exported { .. } => true,
-                            Outcome::Failed { error } => {
-                                e.local_path.ends_with("Cannon.umx") && error.contains("stripped")
+                            Outcome::Skipped { reason, .. } => {
+                                e.local_path.ends_with("Cannon.umx")
+                                    && reason.starts_with("stripped")
                             }
                             _ => false,
                         }
@@ -140,8 +168,8 @@ fn corpus_exports() {
             }
         }
     }
-    eprintln!("{foreign_palette} textures with a palette in another package, {filler} filler script texts");
-    assert_eq!((foreign_palette, filler), (16, 21));
+    eprintln!("{foreign_palette} textures with a palette in another package, {filler} filler script texts, {procedural} procedural textures");
+    assert_eq!((foreign_palette, filler, procedural), (16, 21, 7));
     assert!(comp >= 10, "{comp} compressed mip sets");
     eprintln!("{comp} compressed (bHasComp) mip sets");
     eprintln!("{textures} textures, {modules} modules, {scripts} script texts, {sounds} sounds, {stripped} stripped; formats {formats:?}");
