@@ -80,6 +80,9 @@ pub enum Via {
     CacheGuid,
     /// A `cache.ini` entry whose original name matches.
     CacheIni,
+    /// A plain folder of packages (no System folder, no ini): a package
+    /// file of that name anywhere under the root, as `scan` pairs names.
+    Folder,
 }
 
 /// A resolved package file.
@@ -168,6 +171,12 @@ pub struct GameDir {
     pub cache_ext: String,
     /// The cache folder's `cache.ini` (empty when missing).
     pub cache_ini: CacheIni,
+    /// No System folder and no ini: a plain folder of packages. Names then
+    /// also resolve to package files anywhere under the root
+    /// ([`Via::Folder`]), after the built-in `Paths`.
+    pub plain_folder: bool,
+    /// The files under the root, listed once for a plain folder.
+    plain_files: Vec<PathBuf>,
     index: DirIndex,
 }
 
@@ -186,6 +195,7 @@ impl GameDir {
         let named_system = root
             .file_name()
             .is_some_and(|n| n.to_string_lossy().eq_ignore_ascii_case("System"));
+        let has_system = index.find(root, "System").is_some_and(|p| p.is_dir());
         let system_dir = match index.find(root, "System") {
             Some(p) if p.is_dir() => p,
             // The user pointed at the System folder itself.
@@ -230,6 +240,12 @@ impl GameDir {
             Some(p) if p.is_file() => CacheIni::load(&p)?,
             _ => CacheIni::default(),
         };
+        let plain_folder = ini_path.is_none() && !has_system && !named_system;
+        let plain_files = if plain_folder {
+            crate::scan::list_files(root)?
+        } else {
+            Vec::new()
+        };
         Ok(GameDir {
             root: root.to_path_buf(),
             system_dir,
@@ -238,6 +254,8 @@ impl GameDir {
             cache_dir,
             cache_ext,
             cache_ini,
+            plain_folder,
+            plain_files,
             index,
         })
     }
@@ -290,6 +308,22 @@ impl GameDir {
                 }
             }
         }
+        // A plain folder: the first package file (in path order) whose name
+        // without the extension is the package name.
+        let base = name.split('.').next().unwrap_or(name);
+        if let Some(p) = self.plain_files.iter().find(|p| {
+            p.file_stem()
+                .is_some_and(|s| s.to_string_lossy().eq_ignore_ascii_case(base))
+                && (base == name
+                    || p.file_name()
+                        .is_some_and(|f| f.to_string_lossy().eq_ignore_ascii_case(name)))
+                && crate::scan::has_package_tag(p)
+        }) {
+            return Some(Found {
+                path: p.clone(),
+                via: Via::Folder,
+            });
+        }
         if let Some(g) = guid {
             if let Some(p) = self.cache_file(g) {
                 return Some(Found {
@@ -298,7 +332,6 @@ impl GameDir {
                 });
             }
         }
-        let base = name.split('.').next().unwrap_or(name);
         for e in &self.cache_ini.entries {
             if e.package_name().eq_ignore_ascii_case(base) {
                 if let Some(g) = e.guid {

@@ -140,7 +140,8 @@ pub fn list_files(root: &Path) -> Result<Vec<PathBuf>> {
     Ok(out)
 }
 
-fn has_package_tag(path: &Path) -> bool {
+/// Whether the file starts with an Unreal package tag (either byte order).
+pub fn has_package_tag(path: &Path) -> bool {
     let mut b = [0u8; 4];
     // Regular files only: a named pipe in a game folder must not hang the scan.
     match pakrat_io::open_regular(path)
