@@ -370,6 +370,17 @@ fn zeros(
 /// Write a planned archive atomically to `out` (refusing to replace an
 /// existing file unless `force`).
 pub fn write(plan: &Plan, out: &Path, force: bool) -> Result<CreateReport> {
+    write_with(plan, out, force, &|_| {})
+}
+
+/// [`write()`], calling `on_progress` with the bytes of each chunk of member
+/// data as it is copied in.
+pub fn write_with(
+    plan: &Plan,
+    out: &Path,
+    force: bool,
+    on_progress: &dyn Fn(u64),
+) -> Result<CreateReport> {
     let dir = directory_bytes(&plan.members)?;
     let mut order: Vec<&Member> = plan.members.iter().collect();
     order.sort_by_key(|m| m.offset);
@@ -402,6 +413,7 @@ pub fn write(plan: &Plan, out: &Path, force: bool) -> Result<CreateReport> {
                 crc.update(&buf[..k]);
                 w.write_all(&buf[..k])?;
                 left -= k as u64;
+                on_progress(k as u64);
             }
             if f.read(&mut buf[..1])? != 0 {
                 return Err(std::io::Error::other(format!(

@@ -211,6 +211,17 @@ pub(crate) fn copy_entry_to_file(umod: &Umod<'_>, e: &Entry, out: &File) -> std:
 /// archive has passed; on any failure the temporary files and the folders
 /// created for them are removed.
 pub fn extract(umod: &Umod<'_>, out: &OutputDir, opts: &ExtractOptions) -> Result<ExtractReport> {
+    extract_with(umod, out, opts, &|_| {})
+}
+
+/// [`extract`], calling `on_progress` with the bytes of each member as it is
+/// staged (in parallel).
+pub fn extract_with(
+    umod: &Umod<'_>,
+    out: &OutputDir,
+    opts: &ExtractOptions,
+    on_progress: &(dyn Fn(u64) + Sync),
+) -> Result<ExtractReport> {
     use rayon::prelude::*;
     let mut report = ExtractReport::default();
     let selected = select(umod, &opts.globs, &mut report.warnings)?;
@@ -238,9 +249,11 @@ pub fn extract(umod: &Umod<'_>, out: &OutputDir, opts: &ExtractOptions) -> Resul
         || {
             plan.par_iter()
                 .map(|(e, rel)| {
-                    staging
+                    let r = staging
                         .stage(rel, |f| copy_entry_to_file(umod, e, f))
-                        .map(|s| (*e, s))
+                        .map(|s| (*e, s));
+                    on_progress(u64::from(e.size));
+                    r
                 })
                 .collect::<Vec<Result<_>>>()
         },

@@ -1064,11 +1064,22 @@ pub fn check_requirements(
 /// Install `umod` into `game_dir` (all or nothing; see the module
 /// documentation). With `dry_run`, the same as [`plan`].
 pub fn install(umod: &Umod<'_>, game_dir: &Path, opts: &InstallOptions) -> Result<InstallReport> {
+    install_with(umod, game_dir, opts, &|_| {})
+}
+
+/// [`install`], calling `on_progress` with the bytes of each file as it is
+/// staged (for a progress bar).
+pub fn install_with(
+    umod: &Umod<'_>,
+    game_dir: &Path,
+    opts: &InstallOptions,
+    on_progress: &dyn Fn(u64),
+) -> Result<InstallReport> {
     let plan = make_plan(umod, game_dir, opts)?;
     if opts.dry_run {
         return Ok(plan.report);
     }
-    commit_plan(umod, plan, opts)
+    commit_plan(umod, plan, opts, on_progress)
 }
 
 /// A rename already done, and how to undo it.
@@ -1118,7 +1129,12 @@ fn undo(done: Vec<Done>) -> Vec<String> {
     left
 }
 
-fn commit_plan(umod: &Umod<'_>, plan: Plan<'_>, opts: &InstallOptions) -> Result<InstallReport> {
+fn commit_plan(
+    umod: &Umod<'_>,
+    plan: Plan<'_>,
+    opts: &InstallOptions,
+    on_progress: &dyn Fn(u64),
+) -> Result<InstallReport> {
     let Plan {
         report,
         payloads,
@@ -1178,6 +1194,7 @@ fn commit_plan(umod: &Umod<'_>, plan: Plan<'_>, opts: &InstallOptions) -> Result
             Ok(s) => steps.push((s, !matches!(f.action, FileAction::Create))),
             Err(e) => return Err(abort(steps, e)),
         }
+        on_progress(f.size);
     }
     let mut writes = ini_writes;
     writes.push((manifest_rel, manifest_bytes));

@@ -29,7 +29,7 @@ pub use archive::{
     crc_combine, read_trailer, Container, Entry, Problem, ProblemKind, Severity, Trailer, Umod,
     Verification, FLAGS_SETUP, MAGIC, TRAILER_LEN, VERSION,
 };
-pub use extract::{extract, ExtractOptions, ExtractReport};
+pub use extract::{extract, extract_with, ExtractOptions, ExtractReport};
 pub use manifest::{
     FileRecord, Group, Manifest, RecordKind, Requirement, MANIFEST_INI, MANIFEST_INT,
 };

@@ -136,6 +136,12 @@ fn check_entry(p: &Pak, e: &PakEntry) -> (bool, u64, Vec<Problem>) {
 
 /// Verify a pak.
 pub fn verify(p: &Pak) -> Report {
+    verify_with(p, &|_| {})
+}
+
+/// [`verify`], calling `on_progress` with each entry's uncompressed size
+/// once it is checked.
+pub fn verify_with(p: &Pak, on_progress: &(dyn Fn(u64) + Sync)) -> Report {
     let mut r = Report {
         entries: p.index.entries.len() as u64,
         ..Report::default()
@@ -177,6 +183,7 @@ pub fn verify(p: &Pak) -> Report {
                 return (false, 0, Vec::new(), true);
             }
             let (h, n, pr) = check_entry(p, e);
+            on_progress(e.uncompressed_size);
             (h, n, pr, false)
         })
         .collect();
