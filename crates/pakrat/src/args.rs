@@ -21,6 +21,10 @@ pub struct Cli {
     /// Worker threads for parallel work (default: all cores).
     #[arg(long, global = true, value_name = "N")]
     pub threads: Option<usize>,
+    /// No progress bars, and no per-file lines from extract and
+    /// conversions; results and errors still print.
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
     /// The subcommand.
     #[command(subcommand)]
     pub command: Command,
@@ -194,9 +198,6 @@ pub struct ExtractArgs {
     /// hash does not match is otherwise not written).
     #[arg(long)]
     pub no_verify: bool,
-    /// Print nothing but errors.
-    #[arg(short, long)]
-    pub quiet: bool,
     #[command(flatten)]
     #[allow(missing_docs)]
     pub out: JsonArg,
@@ -280,9 +281,13 @@ pub struct GameDirArgs {
 pub struct DepsArgs {
     /// The package (a file, or a name to resolve in the game folder).
     pub package: String,
-    #[command(flatten)]
-    #[allow(missing_docs)]
-    pub game: GameDirArgs,
+    /// The game's root folder (holding System/), or a plain folder of
+    /// packages. Default: the folder of the package file.
+    #[arg(long = "game-dir", value_name = "DIR")]
+    pub game_dir: Option<PathBuf>,
+    /// The ini file to read Paths from (default: found in System/).
+    #[arg(long, value_name = "FILE")]
+    pub ini: Option<PathBuf>,
     /// Print a Graphviz graph.
     #[arg(long, conflicts_with = "json")]
     pub dot: bool,
@@ -679,9 +684,6 @@ pub struct ZenToLegacyArgs {
     /// Replace files that already exist.
     #[arg(long)]
     pub force: bool,
-    /// Print nothing but errors.
-    #[arg(short, long)]
-    pub quiet: bool,
     #[command(flatten)]
     #[allow(missing_docs)]
     pub out: JsonArg,

@@ -23,6 +23,7 @@ fn main() -> ExitCode {
             .num_threads(n)
             .build_global();
     }
+    cmd::set_quiet(cli.quiet);
     let res = run(cli.command);
     let swept = pakrat_io::fsutil::leftovers_removed();
     if swept > 0 {

@@ -373,3 +373,226 @@ fn an_empty_container_verifies() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["partitions"], 1, "{v}");
 }
+
+/// Run and return (exit code, stdout, stderr).
+fn run(args: &[&str]) -> (Option<i32>, String, String) {
+    let out = pakrat().args(args).output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn export_skips_what_the_file_does_not_hold() {
+    // ChizraEFX.utx: a procedural FireTexture (pixels drawn at run time) and
+    // two WetTextures whose palette is in genfluid.utx. Nothing unexpected
+    // failed, so exit 0, each named with its reason.
+    let Some(c) = pakrat_testkit::corpus_dir() else {
+        return;
+    };
+    let t = tempfile::tempdir().unwrap();
+    let out = t.path().join("o");
+    let (code, stdout, stderr) = run(&["export", s(&c.join("ue1/ChizraEFX.utx")), "-o", s(&out)]);
+    assert_eq!(code, Some(0), "{stdout}{stderr}");
+    assert!(
+        stdout.contains("FireTexture lightning6 skipped: procedural FireTexture"),
+        "{stdout}"
+    );
+    assert_eq!(
+        stdout.matches("lives in another package").count(),
+        2,
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("3 skipped (nothing to export), 0 objects failed"),
+        "{stdout}"
+    );
+    // --json says which kind of skip.
+    let v = common::json_ok(&[
+        "export",
+        s(&c.join("ue1/ChizraEFX.utx")),
+        "-o",
+        s(&out),
+        "--json",
+    ]);
+    let causes: Vec<&str> = v["objects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|o| o["class"] != "Palette")
+        .map(|o| o["cause"].as_str().unwrap_or("?"))
+        .collect();
+    assert_eq!(causes, ["content"; 3], "{v}");
+    // A server-stripped package (every sound empty): skipped, exit 0.
+    let (code, stdout, _) = run(&["export", s(&c.join("ue1/Activates.uax")), "-o", s(&out)]);
+    assert_eq!(code, Some(0), "{stdout}");
+    assert!(
+        stdout.contains("skipped: stripped: the sound holds no data"),
+        "{stdout}"
+    );
+    // Script text goes to Classes/<Class>.uc.
+    let (code, stdout, _) = run(&[
+        "export",
+        s(&c.join("ue1/Core.u")),
+        "--class",
+        "TextBuffer",
+        "-o",
+        s(&out),
+    ]);
+    assert_eq!(code, Some(0), "{stdout}");
+    assert!(out.join("Classes/Object.uc").is_file(), "{stdout}");
+}
+
+#[test]
+fn export_refuses_existing_files_up_front() {
+    let Some(c) = pakrat_testkit::corpus_dir() else {
+        return;
+    };
+    let core = c.join("ue1/Core.u");
+    let t = tempfile::tempdir().unwrap();
+    let out = t.path().join("o");
+    let (code, _, err) = run(&["export", s(&core), "-o", s(&out)]);
+    assert_eq!(code, Some(0), "{err}");
+    // Remove one output: the second run must still write nothing.
+    let gone = out.join("Classes/Object.uc");
+    std::fs::remove_file(&gone).unwrap();
+    let err = fails(&["export", s(&core), "-o", s(&out)]);
+    assert!(
+        err.contains("already exists (")
+            && err.contains("nothing was written (--force replaces them)"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(!gone.exists(), "written despite the refusal");
+    let (code, _, err) = run(&["export", s(&core), "-o", s(&out), "--force"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(gone.is_file());
+    // --class that matches nothing: one error, no folder made.
+    let none = t.path().join("none");
+    let err = fails(&["export", s(&core), "--class", "Music", "-o", s(&none)]);
+    assert!(
+        err.contains("no object matches --class Music; nothing was written"),
+        "{err}"
+    );
+    assert!(!none.exists());
+}
+
+#[test]
+fn export_of_a_folder_exports_each_package() {
+    let Some(c) = pakrat_testkit::corpus_dir() else {
+        return;
+    };
+    let t = tempfile::tempdir().unwrap();
+    let src = t.path().join("src");
+    std::fs::create_dir_all(src.join("Sub")).unwrap();
+    std::fs::copy(c.join("ue1/Core.u"), src.join("Core.u")).unwrap();
+    std::fs::copy(c.join("ue1/ChizraEFX.utx"), src.join("Sub/ChizraEFX.utx")).unwrap();
+    std::fs::write(src.join("readme.txt"), "not a package").unwrap();
+    let out = t.path().join("o");
+    let (code, stdout, err) = run(&["export", s(&src), "-o", s(&out)]);
+    assert_eq!(code, Some(0), "{stdout}{err}");
+    assert!(out.join("Core/Classes/Object.uc").is_file(), "{stdout}");
+    assert!(
+        stdout.contains("2 packages (1 other files ignored)"),
+        "{stdout}"
+    );
+    // ChizraEFX has nothing exportable (all skipped): no folder of files.
+    assert!(
+        stdout.contains("ChizraEFX.utx: 0 files, 3 skipped"),
+        "{stdout}"
+    );
+    // Again: refused once, up front.
+    let err = fails(&["export", s(&src), "-o", s(&out)]);
+    assert!(
+        err.contains("Core/Classes/") && err.contains("already exists"),
+        "{err}"
+    );
+    // Object names apply to one package.
+    let err = fails(&["export", s(&src), "Object", "-o", s(&out)]);
+    assert!(err.contains("is a folder"), "{err}");
+}
+
+#[test]
+fn deps_on_a_plain_folder_resolves_siblings_and_says_so() {
+    let Some(c) = pakrat_testkit::corpus_dir() else {
+        return;
+    };
+    // UWindow (UT v469b) imports Core and Engine; a folder with no System/
+    // and no ini holds all three.
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("pkgs");
+    std::fs::create_dir_all(dir.join("deeper")).unwrap();
+    std::fs::copy(c.join("ue1/UWindow.u"), dir.join("UWindow.u")).unwrap();
+    std::fs::copy(c.join("ue1/ut469b_Core.u"), dir.join("Core.u"))
+        .or_else(|_| std::fs::copy(c.join("ue1/Core.u"), dir.join("Core.u")))
+        .unwrap();
+    std::fs::copy(c.join("ue1/ut469b_Engine.u"), dir.join("deeper/ENGINE.u")).unwrap();
+    let (code, stdout, err) = run(&["deps", s(&dir.join("UWindow.u"))]);
+    assert_eq!(code, Some(0), "{stdout}{err}");
+    assert!(stdout.contains("a plain folder of packages"), "{stdout}");
+    assert!(
+        stdout.contains("3 packages: 3 found, 0 missing"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("ENGINE.u"), "{stdout}");
+    // Without the file, a name needs --game-dir.
+    let err = fails(&["deps", "UWindow"]);
+    assert!(err.contains("--game-dir"), "{err}");
+    let v = common::json_ok(&["deps", "UWindow", "--game-dir", s(&dir), "--json"]);
+    assert_eq!(v["game"]["plain_folder"], true, "{v}");
+    assert!(v["missing"].as_array().unwrap().is_empty(), "{v}");
+}
+
+#[test]
+fn progress_bars_only_when_asked_and_never_with_quiet() {
+    let Some(c) = pakrat_testkit::corpus_dir() else {
+        return;
+    };
+    let t = tempfile::tempdir().unwrap();
+    let umod = c.join("umod/DropStuff.umod");
+    let uz = c.join("uz/KFMutators.u.uz2");
+    let core = c.join("ue1/Core.u");
+    let jobs: Vec<(Vec<String>, &str)> = vec![
+        (
+            vec!["extract".into(), s(&umod).into(), "-o".into()],
+            "extracting [",
+        ),
+        (
+            vec!["export".into(), s(&core).into(), "-o".into()],
+            "exporting [",
+        ),
+        (
+            vec!["decompress".into(), s(&uz).into(), "-o".into()],
+            "decompressing [",
+        ),
+    ];
+    for (n, (args, bar)) in jobs.iter().enumerate() {
+        for (mode, env, quiet) in [
+            ("plain", None, false),
+            ("forced", Some("always"), false),
+            ("quiet", Some("always"), true),
+        ] {
+            let out = t.path().join(format!("{n}-{mode}"));
+            let mut cmd = pakrat();
+            cmd.args(args).arg(&out);
+            if quiet {
+                cmd.arg("--quiet");
+            }
+            match env {
+                Some(v) => cmd.env("PAKRAT_PROGRESS", v),
+                None => cmd.env_remove("PAKRAT_PROGRESS"),
+            };
+            let o = cmd.output().unwrap();
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert!(o.status.success(), "{args:?} {mode}: {err}");
+            // stderr is a pipe here: a bar only when forced, never with --quiet.
+            assert_eq!(
+                err.contains(bar),
+                mode == "forced",
+                "{args:?} {mode}: {err:?}"
+            );
+        }
+    }
+}

@@ -75,16 +75,23 @@ fn decompress_corpus_restores_stored_names_and_bytes() {
     // Nothing else (no temp files) in the output folder.
     assert_eq!(files_in(&out).len(), uz.len());
 
-    // A second run refuses to overwrite; --force replaces.
+    // A second run refuses to overwrite, once and up front: with one
+    // output removed, nothing is written (it does not come back); --force
+    // replaces.
     let first = &uz[0].path;
+    let gone = out.join(files_in(&out).into_iter().next().unwrap());
+    fs::remove_file(&gone).unwrap();
     pakrat()
         .arg("decompress")
         .arg("-o")
         .arg(&out)
-        .arg(first)
+        .args(uz.iter().map(|e| &e.path))
         .assert()
-        .code(1)
-        .stderr(contains("already exists"));
+        .code(2)
+        .stderr(contains("already exists"))
+        .stderr(contains("nothing was written (--force replaces them)"));
+    assert!(!gone.exists(), "{} was written", gone.display());
+    assert_eq!(files_in(&out).len(), uz.len() - 1);
     pakrat()
         .args(["decompress", "--force", "-o"])
         .arg(&out)
@@ -214,14 +221,14 @@ fn compress_round_trips_through_the_cli() {
         .success();
     let ucc = fs::read(corpus("uz/ZeroPingPlus103.u.uz").unwrap()).unwrap();
     assert!(fs::read(e.join("ZeroPingPlus103.u.uz")).unwrap() == ucc);
-    // No overwrite without --force.
+    // No overwrite without --force: refused up front, exit 2.
     pakrat()
         .args(["compress", "-o"])
         .arg(&c)
         .arg(&u1)
         .assert()
-        .code(1)
-        .stderr(contains("already exists"));
+        .code(2)
+        .stderr(contains("already exists; nothing was written"));
 }
 
 #[test]

@@ -447,7 +447,7 @@ pub fn extract(a: &ExtractArgs) -> Result<ExitCode> {
     let out = pakrat_io::fsutil::OutputDir::create(&a.output, a.force)?;
     crate::cmd::refuse_existing(&out, jobs.iter().map(|j| j.name.as_str()))?;
     let total: u64 = jobs.iter().map(|j| j.size).sum();
-    let bar = progress(total, a.quiet || a.out.json, "extracting");
+    let bar = progress(total, crate::cmd::quiet() || a.out.json, "extracting");
     let tick = |n: u64| {
         if let Some(pb) = &bar {
             pb.inc(n);
@@ -488,7 +488,7 @@ pub fn extract(a: &ExtractArgs) -> Result<ExitCode> {
                 summary.unhashed
             );
         }
-        if !a.quiet {
+        if !crate::cmd::quiet() {
             println!(
                 "extracted {done} of {} files ({}) to {} in {secs:.2}s",
                 jobs.len(),

@@ -10,19 +10,123 @@ pub mod umod;
 pub mod uz;
 pub mod zen;
 
-/// A progress bar on stderr when it is a terminal and output is not quiet.
+static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Set by `--quiet` (global): no progress bars, no per-file lines.
+pub fn set_quiet(q: bool) {
+    QUIET.store(q, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Whether `--quiet` was given.
+pub fn quiet() -> bool {
+    QUIET.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// A progress bar over `total` bytes on stderr (see [`progress_bar`]).
 pub fn progress(total: u64, quiet: bool, what: &str) -> Option<indicatif::ProgressBar> {
+    progress_bar(
+        total,
+        quiet,
+        &format!(
+            "{{spinner}} {what} [{{bar:30}}] {{bytes}}/{{total_bytes}} {{bytes_per_sec}} {{eta}}"
+        ),
+    )
+}
+
+/// A progress bar over `total` items (`files`, `objects`, `packages`).
+pub fn progress_count(
+    total: u64,
+    quiet: bool,
+    what: &str,
+    unit: &str,
+) -> Option<indicatif::ProgressBar> {
+    progress_bar(
+        total,
+        quiet,
+        &format!("{{spinner}} {what} [{{bar:30}}] {{pos}}/{{len}} {unit} {{eta}}"),
+    )
+}
+
+/// A progress bar on stderr, only when stderr is a terminal and neither
+/// `quiet` nor `--quiet` is set; `PAKRAT_PROGRESS=always` draws it on a
+/// stderr that is not a terminal too (one line per redraw; for tests and
+/// logs).
+fn progress_bar(total: u64, quiet: bool, template: &str) -> Option<indicatif::ProgressBar> {
     use std::io::IsTerminal;
-    if quiet || !std::io::stderr().is_terminal() {
+    if quiet || self::quiet() {
         return None;
     }
-    let pb = indicatif::ProgressBar::new(total);
-    if let Ok(style) = indicatif::ProgressStyle::with_template(&format!(
-        "{{spinner}} {what} [{{bar:30}}] {{bytes}}/{{total_bytes}} {{bytes_per_sec}} {{eta}}"
-    )) {
+    let forced = std::env::var_os("PAKRAT_PROGRESS").is_some_and(|v| v == "always");
+    if !forced && !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let pb = if forced {
+        indicatif::ProgressBar::with_draw_target(
+            Some(total),
+            indicatif::ProgressDrawTarget::term_like(Box::new(LineTerm)),
+        )
+    } else {
+        let pb = indicatif::ProgressBar::new(total);
+        // The spinner moves while one big item is being worked on.
+        pb.enable_steady_tick(std::time::Duration::from_millis(120));
+        pb
+    };
+    if let Ok(style) = indicatif::ProgressStyle::with_template(template) {
         pb.set_style(style.progress_chars("=> "));
     }
+    pb.tick();
     Some(pb)
+}
+
+/// Advances a count progress bar by one when dropped (one item done,
+/// whatever its outcome).
+pub struct Tick<'a>(pub &'a Option<indicatif::ProgressBar>);
+
+impl Drop for Tick<'_> {
+    fn drop(&mut self) {
+        if let Some(b) = self.0 {
+            b.inc(1);
+        }
+    }
+}
+
+/// A "terminal" that writes each drawn bar as a line on stderr.
+#[derive(Debug)]
+struct LineTerm;
+
+impl indicatif::TermLike for LineTerm {
+    fn width(&self) -> u16 {
+        100
+    }
+    fn move_cursor_up(&self, _: usize) -> std::io::Result<()> {
+        Ok(())
+    }
+    fn move_cursor_down(&self, _: usize) -> std::io::Result<()> {
+        Ok(())
+    }
+    fn move_cursor_right(&self, _: usize) -> std::io::Result<()> {
+        Ok(())
+    }
+    fn move_cursor_left(&self, _: usize) -> std::io::Result<()> {
+        Ok(())
+    }
+    fn write_line(&self, s: &str) -> std::io::Result<()> {
+        use std::io::Write;
+        writeln!(std::io::stderr(), "{s}")
+    }
+    fn write_str(&self, s: &str) -> std::io::Result<()> {
+        use std::io::Write;
+        if s.trim().is_empty() {
+            return Ok(());
+        }
+        writeln!(std::io::stderr(), "{s}")
+    }
+    fn clear_line(&self) -> std::io::Result<()> {
+        Ok(())
+    }
+    fn flush(&self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// Case-insensitive member globs (`*` crosses `/`), or `None` for none.
@@ -54,28 +158,50 @@ pub fn refuse_existing<'a>(
     if out.force() {
         return Ok(());
     }
-    let (mut n, mut shown) = (0usize, Vec::new());
-    for name in names {
-        if out.resolve(name).is_ok_and(|p| p.exists()) {
-            n += 1;
-            if shown.len() < 3 {
-                shown.push(pakrat_io::text::show(name).into_owned());
-            }
+    let existing: Vec<String> = names
+        .into_iter()
+        .filter(|name| out.resolve(name).is_ok_and(|p| p.exists()))
+        .map(|name| pakrat_io::text::show(name).into_owned())
+        .collect();
+    refuse(&format!("{}: ", out.root().display()), &existing)
+}
+
+/// [`refuse_existing`] for outputs that go to several folders (compress,
+/// decompress): full paths.
+pub fn refuse_existing_paths(
+    force: bool,
+    paths: impl IntoIterator<Item = std::path::PathBuf>,
+) -> anyhow::Result<()> {
+    if force {
+        return Ok(());
+    }
+    let existing: Vec<String> = paths
+        .into_iter()
+        .filter(|p| std::fs::symlink_metadata(p).is_ok())
+        .map(|p| pakrat_io::text::show(&p.display().to_string()).into_owned())
+        .collect();
+    refuse("", &existing)
+}
+
+fn refuse(prefix: &str, existing: &[String]) -> anyhow::Result<()> {
+    let n = existing.len();
+    if n == 0 {
+        return Ok(());
+    }
+    let shown = &existing[..n.min(3)];
+    anyhow::bail!(
+        "{prefix}{} already exists{}; nothing was written (--force replaces them)",
+        shown[0],
+        if n > 1 {
+            format!(
+                " ({n} of the files to write do, also {}{})",
+                shown[1..].join(", "),
+                if n > shown.len() { ", ..." } else { "" }
+            )
+        } else {
+            String::new()
         }
-    }
-    if n > 0 {
-        anyhow::bail!(
-            "{}: {} already exists ({n} of the files to write do{}); nothing was written (--force replaces them)",
-            out.root().display(),
-            shown[0],
-            if n > 1 {
-                format!(", also {}{}", shown[1..].join(", "), if n > shown.len() { ", ..." } else { "" })
-            } else {
-                String::new()
-            }
-        );
-    }
-    Ok(())
+    )
 }
 
 /// The error for a selection that matched nothing, before anything is made

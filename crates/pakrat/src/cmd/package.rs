@@ -7,7 +7,10 @@ use std::process::ExitCode;
 use anyhow::{bail, Result};
 use pakrat_io::fsutil::OutputDir;
 use pakrat_io::Source;
-use pakrat_package::export::{export_objects, ExportOptions, Kind, Outcome};
+use pakrat_package::export::{
+    export_objects, export_objects_with, export_paths, ExportOptions, Kind, ObjectReport, Outcome,
+    SkipCause,
+};
 use pakrat_package::flags::object_flag_names;
 use pakrat_package::props::read_object;
 use pakrat_package::{view, ObjRef, Package};
@@ -442,11 +445,7 @@ pub fn props(a: &PropsArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `export` for this format.
-pub fn export(a: &ExportArgs) -> Result<ExitCode> {
-    let mut o = String::new();
-    let src = open(&a.package)?;
-    let p = parse(&a.package, &src)?;
+fn export_options(a: &ExportArgs) -> Result<ExportOptions> {
     let mut kinds = Vec::new();
     for c in &a.class {
         match Kind::parse(c) {
@@ -454,20 +453,94 @@ pub fn export(a: &ExportArgs) -> Result<ExitCode> {
             None => bail!("unknown --class {c:?}: expected Texture, Sound, Music or TextBuffer"),
         }
     }
+    Ok(ExportOptions {
+        kinds,
+        all_mips: a.mips,
+    })
+}
+
+/// Counts of one package's export, for the summary lines.
+#[derive(Default)]
+struct Tally {
+    files: usize,
+    /// Nothing to export by design (stripped, procedural...).
+    content: usize,
+    filtered: usize,
+    failed: usize,
+    /// Classes without an exporter, with their object counts.
+    no_exporter: BTreeMap<String, usize>,
+}
+
+impl Tally {
+    fn of(reports: &[ObjectReport]) -> Tally {
+        let mut t = Tally::default();
+        for r in reports {
+            match &r.outcome {
+                Outcome::Exported { files } => t.files += files.len(),
+                Outcome::Failed { .. } => t.failed += 1,
+                Outcome::Skipped { cause, .. } => match cause {
+                    SkipCause::Content => t.content += 1,
+                    SkipCause::Filtered => t.filtered += 1,
+                    SkipCause::NoExporter => {
+                        *t.no_exporter.entry(r.class.clone()).or_default() += 1
+                    }
+                },
+            }
+        }
+        t
+    }
+}
+
+/// `export` for this format: one package, or (a folder) every UE1/UE2
+/// package under it.
+pub fn export(a: &ExportArgs) -> Result<ExitCode> {
+    if a.package.is_dir() {
+        return export_folder(a);
+    }
+    let mut o = String::new();
+    let src = open(&a.package)?;
+    let p = parse(&a.package, &src)?;
+    let opts = export_options(a)?;
     let mut only = Vec::new();
     for o in &a.objects {
         only.extend(find(&p, &a.package, o)?);
     }
+    if !opts.kinds.is_empty() {
+        // `--class` that matches nothing is one error, and nothing is made
+        // (like a glob that matches nothing in extract).
+        let any = (0..p.exports.len())
+            .filter(|i| only.is_empty() || only.contains(i))
+            .filter_map(|i| p.export_class_name(i).ok())
+            .filter_map(pakrat_package::export::kind_of_class)
+            .any(|k| opts.kinds.contains(&k));
+        if !any {
+            return Err(crate::cmd::nothing_matches(
+                &a.package,
+                "object",
+                &[format!("--class {}", a.class.join(","))],
+            ));
+        }
+    }
     let out = OutputDir::create(&a.output, a.force).map_err(|e| flat(e, &a.output))?;
-    let opts = ExportOptions {
-        kinds,
-        all_mips: a.mips,
+    // Every name is known before anything is written: refuse existing files
+    // once, up front (like extract).
+    let paths = export_paths(&p, &only, &opts);
+    crate::cmd::refuse_existing(&out, paths.iter().map(String::as_str))?;
+    let n = if only.is_empty() {
+        p.exports.len()
+    } else {
+        only.len()
     };
-    let reports = export_objects(&p, &only, &out, &opts);
-    let failed = reports
-        .iter()
-        .filter(|r| matches!(r.outcome, Outcome::Failed { .. }))
-        .count();
+    let bar = crate::cmd::progress_count(n as u64, a.out.json, "exporting", "objects");
+    let reports = export_objects_with(&p, &only, &out, &opts, &|| {
+        if let Some(b) = &bar {
+            b.inc(1)
+        }
+    });
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    let t = Tally::of(&reports);
     if a.out.json {
         print_json(&json!({
             "package": a.package.display().to_string(),
@@ -475,14 +548,10 @@ pub fn export(a: &ExportArgs) -> Result<ExitCode> {
             "objects": reports,
         }))?;
     } else {
-        let mut skipped: BTreeMap<&str, usize> = BTreeMap::new();
-        let mut filtered = 0;
-        let mut files = 0;
         for r in &reports {
             match &r.outcome {
                 Outcome::Exported { files: f } => {
                     for w in f {
-                        files += 1;
                         outln!(
                             o,
                             "{:<10} {} -> {} ({})",
@@ -496,31 +565,168 @@ pub fn export(a: &ExportArgs) -> Result<ExitCode> {
                 Outcome::Failed { error } => {
                     outln!(o, "{:<10} {} FAILED: {}", r.class, r.object, error)
                 }
-                Outcome::Skipped { reason } if reason.starts_with("filtered") => filtered += 1,
-                Outcome::Skipped { .. } => *skipped.entry(&r.class).or_default() += 1,
+                Outcome::Skipped {
+                    cause: SkipCause::Content,
+                    reason,
+                } => outln!(o, "{:<10} {} skipped: {}", r.class, r.object, reason),
+                Outcome::Skipped { .. } => {}
             }
         }
-        if !skipped.is_empty() {
-            let list: Vec<String> = skipped.iter().map(|(c, n)| format!("{c} {n}")).collect();
+        if !t.no_exporter.is_empty() {
+            let list: Vec<String> = t
+                .no_exporter
+                .iter()
+                .map(|(c, n)| format!("{c} {n}"))
+                .collect();
             outln!(
                 o,
                 "skipped, no exporter for the class: {} (--json lists each)",
                 list.join(", ")
             );
         }
-        if filtered > 0 {
-            outln!(o, "skipped by --class: {filtered}");
+        if t.filtered > 0 {
+            outln!(o, "skipped by --class: {}", t.filtered);
         }
         outln!(
             o,
-            "{} files written to {}, {} objects failed",
-            files,
+            "{} files written to {}, {} skipped (nothing to export), {} objects failed",
+            t.files,
             out.root().display(),
-            failed
+            t.content,
+            t.failed
         );
     }
     emit(&o)?;
-    Ok(if failed == 0 {
+    Ok(if t.failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// `export DIR -o OUT`: every UE1/UE2 package under DIR (found by content)
+/// exports into `OUT/<its path without the extension>/`; one summary line
+/// per package.
+fn export_folder(a: &ExportArgs) -> Result<ExitCode> {
+    if !a.objects.is_empty() {
+        bail!(
+            "{}: is a folder; OBJECT names apply to one package (give the package file)",
+            a.package.display()
+        );
+    }
+    let opts = export_options(a)?;
+    let files = pakrat_system::scan::list_files(&a.package).map_err(|e| flat(e, &a.package))?;
+    // Open and sniff every file; keep the UE1/UE2 packages.
+    let mut packages = Vec::new();
+    let mut others = 0usize;
+    for f in files {
+        match Source::open(&f) {
+            Ok(src) if crate::detect::detect(&f, &src) == Some(crate::detect::Format::Package) => {
+                packages.push((f, src))
+            }
+            _ => others += 1,
+        }
+    }
+    if packages.is_empty() {
+        bail!(
+            "{}: no UE1/UE2 package in this folder ({others} other files); nothing was written",
+            a.package.display()
+        );
+    }
+    // The output folder of each package, relative to OUT.
+    let sub = |f: &Path| -> String {
+        let rel = f.strip_prefix(&a.package).unwrap_or(f).with_extension("");
+        rel.components()
+            .map(|c| pakrat_package::export::safe_component(&c.as_os_str().to_string_lossy()))
+            .collect::<Vec<_>>()
+            .join("/")
+    };
+    // Parse each once; refuse existing outputs for all of them up front.
+    let parsed: Vec<(&Path, Result<Package<'_>>)> = packages
+        .iter()
+        .map(|(f, src)| (f.as_path(), parse(f, src)))
+        .collect();
+    let out = OutputDir::create(&a.output, a.force).map_err(|e| flat(e, &a.output))?;
+    let mut planned = Vec::new();
+    for (f, p) in &parsed {
+        if let Ok(p) = p {
+            let base = sub(f);
+            planned.extend(
+                export_paths(p, &[], &opts)
+                    .into_iter()
+                    .map(|x| format!("{base}/{x}")),
+            );
+        }
+    }
+    crate::cmd::refuse_existing(&out, planned.iter().map(String::as_str))?;
+    let bar = crate::cmd::progress_count(parsed.len() as u64, a.out.json, "exporting", "packages");
+    let mut o = String::new();
+    let mut json_rows = Vec::new();
+    let (mut files, mut content, mut failed, mut bad) = (0, 0, 0, 0);
+    for (f, p) in &parsed {
+        let name = f.display().to_string();
+        let row = match p {
+            Err(e) => {
+                bad += 1;
+                // The error names the file already.
+                outln!(o, "UNREADABLE {}", crate::output::error_text(e));
+                json!({"package": name, "error": crate::output::error_text(e)})
+            }
+            Ok(p) => {
+                let dir = out
+                    .resolve(&sub(f))
+                    .and_then(|d| OutputDir::create(d, a.force))
+                    .map_err(|e| flat(e, &a.output))?;
+                let reports = export_objects(p, &[], &dir, &opts);
+                let t = Tally::of(&reports);
+                files += t.files;
+                content += t.content;
+                failed += t.failed;
+                outln!(
+                    o,
+                    "{name}: {} files, {} skipped (nothing to export), {} failed{}",
+                    t.files,
+                    t.content,
+                    t.failed,
+                    if t.files > 0 {
+                        format!(" -> {}", dir.root().display())
+                    } else {
+                        String::new()
+                    }
+                );
+                for r in &reports {
+                    if let Outcome::Failed { error } = &r.outcome {
+                        outln!(o, "  {:<10} {} FAILED: {}", r.class, r.object, error);
+                    }
+                }
+                json!({"package": name, "output": dir.root().display().to_string(), "objects": reports})
+            }
+        };
+        json_rows.push(row);
+        if let Some(b) = &bar {
+            b.inc(1);
+        }
+    }
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    if a.out.json {
+        print_json(&json!({
+            "folder": a.package.display().to_string(),
+            "output": out.root().display().to_string(),
+            "packages": json_rows,
+            "other_files": others,
+        }))?;
+    } else {
+        outln!(
+            o,
+            "{} packages ({others} other files ignored): {files} files written to {}, {content} objects skipped (nothing to export), {failed} objects failed, {bad} packages unreadable",
+            parsed.len(),
+            out.root().display()
+        );
+        emit(&o)?;
+    }
+    Ok(if failed == 0 && bad == 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)

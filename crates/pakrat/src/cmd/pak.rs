@@ -316,7 +316,16 @@ pub fn list_dir(a: &ListArgs) -> Result<ExitCode> {
 /// `verify` for a pak.
 pub fn verify(a: &VerifyArgs) -> Result<ExitCode> {
     let p = open(&a.file, &a.keys)?;
-    let r = pak::verify::verify(&p);
+    let total = p.index.entries.iter().map(|e| e.uncompressed_size).sum();
+    let bar = progress(total, a.out.json, "verifying");
+    let r = pak::verify::verify_with(&p, &|n| {
+        if let Some(b) = &bar {
+            b.inc(n)
+        }
+    });
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
     let code = if r.ok() && r.skipped.is_empty() {
         ExitCode::SUCCESS
     } else {
@@ -401,7 +410,7 @@ pub fn extract(a: &ExtractArgs) -> Result<ExitCode> {
     let out = pakrat_io::fsutil::OutputDir::create(&a.output, a.force)?;
     crate::cmd::refuse_existing(&out, sel.iter().map(|e| e.path.as_str()))?;
     let total: u64 = sel.iter().map(|e| e.uncompressed_size).sum();
-    let bar = progress(total, a.quiet || a.out.json, "extracting");
+    let bar = progress(total, crate::cmd::quiet() || a.out.json, "extracting");
     let tick = |n: u64| {
         if let Some(pb) = &bar {
             pb.inc(n);
@@ -432,7 +441,7 @@ pub fn extract(a: &ExtractArgs) -> Result<ExitCode> {
         for e in &s.errors {
             eprintln!("pakrat: error: {}", show(e));
         }
-        if !a.quiet {
+        if !crate::cmd::quiet() {
             println!(
                 "extracted {} of {} files ({}) to {} in {secs:.2}s (mount point {})",
                 s.files,

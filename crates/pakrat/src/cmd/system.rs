@@ -5,7 +5,7 @@
 //! (missing packages, collisions, cache entries that do not check out,
 //! flags that differ from the `.upkg`...), 2 = error (from `main`).
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
@@ -37,6 +37,10 @@ fn describe_game(game: &GameDir) -> String {
             p.display(),
             game.paths.len()
         ),
+        None if game.plain_folder => format!(
+            "folder {}  (no System folder and no ini: a plain folder of packages; a name resolves to the package file of that name anywhere under it, as `scan` pairs them, after the built-in UT99/UT2004 Paths)",
+            game.root.display()
+        ),
         None => format!(
             "game {}  (no ini with [Core.System] Paths found: using built-in UT99/UT2004 Paths)",
             game.root.display()
@@ -52,6 +56,7 @@ struct GameJson<'a> {
     paths: &'a [pakrat_system::SearchPath],
     cache_dir: &'a std::path::Path,
     cache_ext: &'a str,
+    plain_folder: bool,
 }
 
 fn game_json(game: &GameDir) -> GameJson<'_> {
@@ -62,6 +67,7 @@ fn game_json(game: &GameDir) -> GameJson<'_> {
         paths: &game.paths,
         cache_dir: &game.cache_dir,
         cache_ext: &game.cache_ext,
+        plain_folder: game.plain_folder,
     }
 }
 
@@ -71,7 +77,23 @@ pub fn deps(a: &DepsArgs) -> Result<ExitCode> {
 }
 
 fn deps_to(a: &DepsArgs, w: &mut dyn Write) -> Result<ExitCode> {
-    let game = open_game(&a.game)?;
+    let root = match &a.game_dir {
+        Some(d) => d.clone(),
+        None => {
+            let p = std::path::Path::new(&a.package);
+            if !p.is_file() {
+                bail!(
+                    "{}: not a file; give the game folder to resolve a package name in: --game-dir DIR",
+                    a.package
+                );
+            }
+            match p.parent() {
+                Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+                _ => std::path::PathBuf::from("."),
+            }
+        }
+    };
+    let game = GameDir::open(&root, a.ini.as_deref())?;
     let g = deps::walk(&game, &a.package)?;
     if g.nodes.first().is_some_and(|n| n.file.is_none()) {
         bail!(
@@ -157,17 +179,7 @@ fn scan_to(a: &ScanArgs, w: &mut dyn Write) -> Result<ExitCode> {
         .filter_map(|f| std::fs::metadata(f).ok())
         .map(|m| m.len())
         .sum();
-    let bar = if std::io::stderr().is_terminal() {
-        let pb = indicatif::ProgressBar::new(total);
-        if let Ok(style) = indicatif::ProgressStyle::with_template(
-            "{spinner} scanning [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec} {eta}",
-        ) {
-            pb.set_style(style.progress_chars("=> "));
-        }
-        Some(pb)
-    } else {
-        None
-    };
+    let bar = crate::cmd::progress(total, a.json, "scanning");
     let tick = |n: u64| {
         if let Some(pb) = &bar {
             pb.inc(n);

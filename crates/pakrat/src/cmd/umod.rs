@@ -288,22 +288,31 @@ pub fn extract(a: &ExtractArgs) -> Result<ExitCode> {
     let file = open(&a.file)?;
     let u = parse(&file)?;
     // A glob that matches nothing is an error before any folder is made.
-    if let Err(e) = pakrat_umod::extract::select(&u, &a.globs, &mut Vec::new()) {
-        bail!("{}: {e}; nothing was written", a.file.display());
-    }
+    let total: u64 = match pakrat_umod::extract::select(&u, &a.globs, &mut Vec::new()) {
+        Ok(sel) => sel.iter().map(|e| u64::from(e.size)).sum(),
+        Err(e) => bail!("{}: {e}; nothing was written", a.file.display()),
+    };
     let out = OutputDir::create(&a.output, a.force).map_err(flat)?;
     let opts = ExtractOptions {
         globs: a.globs.clone(),
         ignore_crc: a.ignore_crc,
     };
-    let rep = pakrat_umod::extract(&u, &out, &opts)
-        .map_err(|e| anyhow::anyhow!("{}: {e}", a.file.display()))?;
+    let bar = crate::cmd::progress(total, a.out.json, "extracting");
+    let rep = pakrat_umod::extract_with(&u, &out, &opts, &|n| {
+        if let Some(b) = &bar {
+            b.inc(n)
+        }
+    });
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    let rep = rep.map_err(|e| anyhow::anyhow!("{}: {e}", a.file.display()))?;
     for w in &rep.warnings {
         eprintln!("pakrat: warning: {}", show(w));
     }
     if a.out.json {
         print_json(&rep)?;
-    } else if !a.quiet {
+    } else if !crate::cmd::quiet() {
         for f in &rep.files {
             println!("{:>10}  {}", f.size, show(&f.path.display().to_string()));
         }
@@ -340,7 +349,17 @@ pub fn create(a: &UmodCreateArgs) -> Result<ExitCode> {
     for w in &plan.warnings {
         eprintln!("pakrat: warning: {w}");
     }
-    let rep = pakrat_umod::create::write(&plan, &a.output, a.force).map_err(flat)?;
+    let total = plan.members.iter().map(|m| u64::from(m.size)).sum();
+    let bar = crate::cmd::progress(total, false, "packing");
+    let rep = pakrat_umod::create::write_with(&plan, &a.output, a.force, &|n| {
+        if let Some(b) = &bar {
+            b.inc(n)
+        }
+    });
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    let rep = rep.map_err(flat)?;
     println!(
         "wrote {}: {} members, {} bytes, CRC {:#010x}",
         rep.path.display(),
@@ -361,7 +380,17 @@ pub fn install(a: &UmodInstallArgs) -> Result<ExitCode> {
         ignore_requirements: a.ignore_requirements,
         ..Default::default()
     };
-    let rep = pakrat_umod::install::install(&u, &a.game_dir, &opts).map_err(flat)?;
+    let total = u.entries.iter().map(|e| u64::from(e.size)).sum();
+    let bar = crate::cmd::progress(total, a.out.json || a.dry_run, "installing");
+    let rep = pakrat_umod::install::install_with(&u, &a.game_dir, &opts, &|n| {
+        if let Some(b) = &bar {
+            b.inc(n)
+        }
+    });
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    let rep = rep.map_err(flat)?;
     if a.out.json {
         print_json(&rep)?;
         return Ok(ExitCode::SUCCESS);

@@ -252,6 +252,27 @@ fn compress_one(input: &Path, a: &CompressArgs, sig: UzSignature) -> Result<Comp
     })
 }
 
+/// Bytes of the input files (for a progress bar).
+fn input_bytes(files: &[PathBuf]) -> u64 {
+    files
+        .iter()
+        .filter_map(|f| std::fs::metadata(f).ok())
+        .map(|m| m.len())
+        .sum()
+}
+
+/// Advances a progress bar by an input file's size when one file is done
+/// (dropped), whatever its outcome.
+struct Tick<'a>(&'a Option<indicatif::ProgressBar>, &'a Path);
+
+impl Drop for Tick<'_> {
+    fn drop(&mut self) {
+        if let Some(b) = self.0 {
+            b.inc(std::fs::metadata(self.1).map_or(0, |m| m.len()));
+        }
+    }
+}
+
 /// Inputs that would write the same output (same file name into one folder).
 fn clashes<'a>(keys: impl Iterator<Item = (PathBuf, &'a Path)>) -> HashMap<PathBuf, Vec<&'a Path>> {
     let mut seen: HashMap<PathBuf, Vec<&Path>> = HashMap::new();
@@ -292,10 +313,26 @@ pub fn compress(a: &CompressArgs) -> Result<ExitCode> {
         dir.join(p.file_name().unwrap_or_default())
     };
     let dup = clashes(a.files.iter().map(|p| (target(p), p.as_path())));
+    // Existing outputs are refused once, before anything is written. An
+    // input whose format cannot be told fails on its own below.
+    crate::cmd::refuse_existing_paths(
+        a.force,
+        a.files.iter().filter_map(|input| {
+            let format = match &a.format {
+                Some(f) => UzFormat::from_name(f)?,
+                None => default_format(&Source::open(input).ok()?).ok()?,
+            };
+            let t = target(input);
+            let name = t.file_name()?.to_str()?.to_string();
+            Some(t.with_file_name(format!("{name}.{}", format.extension())))
+        }),
+    )?;
+    let bar = crate::cmd::progress(input_bytes(&a.files), a.out.json, "compressing");
     let results: Vec<CompressOut> = a
         .files
         .par_iter()
         .map(|input| {
+            let _tick = Tick(&bar, input);
             let r = if dup.contains_key(&target(input)) {
                 Err(anyhow!(
                     "{}: another input has the same file name and output folder",
@@ -311,6 +348,9 @@ pub fn compress(a: &CompressArgs) -> Result<ExitCode> {
             })
         })
         .collect();
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
     let mut failed = 0;
     for r in &results {
         if let Some(e) = &r.error {
@@ -516,6 +556,18 @@ pub fn decompress(a: &DecompressArgs) -> Result<ExitCode> {
     // those run one at a time, whatever --threads (six small bombs in
     // parallel once took 6.6 GiB); `.uz2`/`.uz3` stream in constant memory
     // and run in parallel. Results keep the input order.
+    crate::cmd::refuse_existing_paths(
+        a.force,
+        plans
+            .iter()
+            .filter_map(|p| p.as_ref().ok())
+            .map(|p| p.dir.join(&p.name)),
+    )?;
+    let bar = crate::cmd::progress(input_bytes(&a.files), a.out.json, "decompressing");
+    let one = |input: &PathBuf, plan: &Result<Planned>| {
+        let _tick = Tick(&bar, input);
+        one(input, plan)
+    };
     let whole = whole_file_decodes(&plans);
     let mut results: Vec<Option<DecompressOut>> = a
         .files
@@ -530,6 +582,9 @@ pub fn decompress(a: &DecompressArgs) -> Result<ExitCode> {
         }
     }
     let results: Vec<DecompressOut> = results.into_iter().flatten().collect();
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
     let mut failed = 0;
     for r in &results {
         if let Some(e) = &r.error {

@@ -133,9 +133,12 @@ pub fn to_legacy(a: &ZenToLegacyArgs) -> Result<ExitCode> {
         .collect();
     crate::cmd::refuse_existing(&out, names.iter().map(String::as_str))?;
     let start = std::time::Instant::now();
+    let bar =
+        crate::cmd::progress_count(selected.len() as u64, a.out.json, "converting", "packages");
     let results: Vec<Result<(String, usize, u64), String>> = selected
         .par_iter()
         .map(|e| {
+            let _tick = crate::cmd::Tick(&bar);
             let lf = package_to_legacy(&c, &cp, e, &src, layout)
                 .map_err(|x| format!("{}: {x}", label(e)))?;
             let mut bytes = 0;
@@ -146,6 +149,9 @@ pub fn to_legacy(a: &ZenToLegacyArgs) -> Result<ExitCode> {
             Ok((lf.package, lf.files.len(), bytes))
         })
         .collect();
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
     let secs = start.elapsed().as_secs_f64();
     let errors: Vec<&String> = results.iter().filter_map(|r| r.as_ref().err()).collect();
     let done: Vec<&(String, usize, u64)> = results.iter().filter_map(|r| r.as_ref().ok()).collect();
@@ -172,7 +178,7 @@ pub fn to_legacy(a: &ZenToLegacyArgs) -> Result<ExitCode> {
         for e in &errors {
             eprintln!("pakrat: error: {}", show(e));
         }
-        if !a.quiet {
+        if !crate::cmd::quiet() {
             println!(
                 "converted {} of {} packages to legacy ({files} files, {}) in {} in {secs:.2}s",
                 done.len(),
@@ -207,11 +213,23 @@ pub fn from_legacy(a: &ZenFromLegacyArgs) -> Result<ExitCode> {
     };
     let layout = engine(a.ue_version.as_deref())?;
     let start = std::time::Instant::now();
+    let bar = crate::cmd::progress_count(
+        folder.packages.len() as u64,
+        a.out.json,
+        "converting",
+        "packages",
+    );
     let results: Vec<Result<ZenFile, String>> = folder
         .packages
         .par_iter()
-        .map(|p| legacy_to_zen(p, layout, script.as_ref()).map_err(|e| e.to_string()))
+        .map(|p| {
+            let _tick = crate::cmd::Tick(&bar);
+            legacy_to_zen(p, layout, script.as_ref()).map_err(|e| e.to_string())
+        })
         .collect();
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
     let errors: Vec<&String> = results.iter().filter_map(|r| r.as_ref().err()).collect();
     let converted: Vec<&ZenFile> = results.iter().filter_map(|r| r.as_ref().ok()).collect();
     let report_errors = |json: bool| {
