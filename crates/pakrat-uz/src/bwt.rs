@@ -55,7 +55,13 @@ fn encode_block(block: &[u8]) -> (u32, u32, Vec<u8>) {
 
 /// BWT-encode `data` into the block stream (blocks transformed in parallel).
 pub fn encode(data: &[u8]) -> Vec<u8> {
-    let blocks: Vec<(u32, u32, Vec<u8>)> = data.par_chunks(MAX_BLOCK).map(encode_block).collect();
+    // One block: on this thread (a small file should not pay for starting
+    // the thread pool).
+    let blocks: Vec<(u32, u32, Vec<u8>)> = if data.len() <= MAX_BLOCK {
+        data.chunks(MAX_BLOCK).map(encode_block).collect()
+    } else {
+        data.par_chunks(MAX_BLOCK).map(encode_block).collect()
+    };
     let mut out = Vec::with_capacity(data.len() + blocks.len() * (BLOCK_HEADER + 1));
     for (chunk, (first, last, bytes)) in data.chunks(MAX_BLOCK).zip(blocks) {
         out.extend_from_slice(&(chunk.len() as i32).to_le_bytes());
@@ -193,9 +199,15 @@ pub fn decode(stream: &[u8], limit: usize) -> Result<Vec<u8>> {
         slices.push((b, head));
         rest = tail;
     }
-    slices
-        .into_par_iter()
-        .try_for_each(|(b, dst)| decode_block(b, dst))?;
+    if slices.len() <= 1 {
+        slices
+            .into_iter()
+            .try_for_each(|(b, dst)| decode_block(b, dst))?;
+    } else {
+        slices
+            .into_par_iter()
+            .try_for_each(|(b, dst)| decode_block(b, dst))?;
+    }
     Ok(out)
 }
 

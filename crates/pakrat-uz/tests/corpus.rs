@@ -84,6 +84,14 @@ fn corpus_redirect_files_decode_to_their_packages() {
                     .sum::<u64>()
             );
             let stem = fname.strip_suffix(".uz2").unwrap();
+            // Our encoder (zlib-rs at zlib's default level, 32 KiB chunks)
+            // reproduces KFRedirectTool's kfuz2 bytes exactly.
+            let again = compress(&d.data, &CompressOptions::new(UzFormat::Uz2, stem)).unwrap();
+            assert!(
+                again == data,
+                "{}: re-encoding differs from kfuz2's file",
+                e.local_path
+            );
             if let Some(orig) = original_in_corpus(stem, &packages) {
                 assert!(
                     orig == d.data,
