@@ -10,6 +10,17 @@ pub mod umod;
 pub mod uz;
 pub mod zen;
 
+/// `items.par_iter().map(f).collect()`, but on this thread for a single
+/// item: one small file should not pay for starting the thread pool.
+pub fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync + Send) -> Vec<R> {
+    use rayon::prelude::*;
+    if items.len() <= 1 {
+        items.iter().map(f).collect()
+    } else {
+        items.par_iter().map(f).collect()
+    }
+}
+
 static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// Set by `--quiet` (global): no progress bars, no per-file lines.

@@ -11,7 +11,6 @@ use pakrat_io::fsutil::OutputDir;
 use pakrat_io::text::show;
 use pakrat_io::Source;
 use pakrat_uz::{CompressOptions, Limits, UzFormat, UzSignature};
-use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::args::*;
@@ -328,26 +327,22 @@ pub fn compress(a: &CompressArgs) -> Result<ExitCode> {
         }),
     )?;
     let bar = crate::cmd::progress(input_bytes(&a.files), a.out.json, "compressing");
-    let results: Vec<CompressOut> = a
-        .files
-        .par_iter()
-        .map(|input| {
-            let _tick = Tick(&bar, input);
-            let r = if dup.contains_key(&target(input)) {
-                Err(anyhow!(
-                    "{}: another input has the same file name and output folder",
-                    input.display()
-                ))
-            } else {
-                compress_one(input, a, sig)
-            };
-            r.unwrap_or_else(|e| CompressOut {
-                input: input.clone(),
-                error: Some(crate::output::error_text(&e)),
-                ..CompressOut::default()
-            })
+    let results: Vec<CompressOut> = crate::cmd::par_map(&a.files, |input| {
+        let _tick = Tick(&bar, input);
+        let r = if dup.contains_key(&target(input)) {
+            Err(anyhow!(
+                "{}: another input has the same file name and output folder",
+                input.display()
+            ))
+        } else {
+            compress_one(input, a, sig)
+        };
+        r.unwrap_or_else(|e| CompressOut {
+            input: input.clone(),
+            error: Some(crate::output::error_text(&e)),
+            ..CompressOut::default()
         })
-        .collect();
+    });
     if let Some(b) = bar {
         b.finish_and_clear();
     }
@@ -525,7 +520,7 @@ fn whole_file_decodes(plans: &[Result<Planned>]) -> Vec<bool> {
 /// `.uz` header (sanitised) or the input name without its extension.
 pub fn decompress(a: &DecompressArgs) -> Result<ExitCode> {
     // Read headers first so that name clashes are known before writing.
-    let plans: Vec<Result<Planned>> = a.files.par_iter().map(|f| plan_one(f, a)).collect();
+    let plans: Vec<Result<Planned>> = crate::cmd::par_map(&a.files, |f| plan_one(f, a));
     let key = |p: &Planned| {
         let dir = std::fs::canonicalize(&p.dir).unwrap_or_else(|_| p.dir.clone());
         dir.join(p.name.to_lowercase())
@@ -569,13 +564,9 @@ pub fn decompress(a: &DecompressArgs) -> Result<ExitCode> {
         one(input, plan)
     };
     let whole = whole_file_decodes(&plans);
-    let mut results: Vec<Option<DecompressOut>> = a
-        .files
-        .par_iter()
-        .zip(plans.par_iter())
-        .zip(whole.par_iter())
-        .map(|((input, plan), &w)| (!w).then(|| one(input, plan)))
-        .collect();
+    let idx: Vec<usize> = (0..a.files.len()).collect();
+    let mut results: Vec<Option<DecompressOut>> =
+        crate::cmd::par_map(&idx, |&k| (!whole[k]).then(|| one(&a.files[k], &plans[k])));
     for (k, (input, plan)) in a.files.iter().zip(&plans).enumerate() {
         if whole[k] {
             results[k] = Some(one(input, plan));
