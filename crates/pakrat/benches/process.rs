@@ -1,0 +1,223 @@
+//! Whole-process time of `pakrat` commands, small inputs and large (issue
+//! 15, "small files fast"): what a user waits for when a redirect script runs
+//! `pakrat decompress` once per file.
+//!
+//! ```text
+//! cargo bench -p pakrat --bench process [-- --reps N]
+//! ```
+//!
+//! Every case runs the release binary N times (small inputs 10×N) and
+//! reports the median wall time and the mean CPU time of the child process
+//! (user + system, from `getrusage(RUSAGE_CHILDREN)`), beside the same codec
+//! work done in this process (`pakrat_uz::decompress`/`compress` on the same
+//! bytes, CPU time of the whole process, best of the runs). `--version` is the
+//! floor: starting the process and parsing the command line. Inputs:
+//! corpus `.uz`/`.uz2` files as they are, `ue2/XGame.u` compressed to `.uz2`
+//! by pakrat (the file the issue timed), and a 64 MiB blob of corpus packages.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use pakrat_uz::{CompressOptions, Limits, UzFormat};
+
+fn corpus() -> PathBuf {
+    std::env::var_os("PAKRAT_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"))
+}
+
+/// CPU time (user + system) of finished children, or of this process.
+fn cpu(who: i32) -> Duration {
+    // SAFETY: getrusage fills the zeroed struct it is given.
+    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(who, &mut u) };
+    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
+    tv(u.ru_utime) + tv(u.ru_stime)
+}
+
+struct Row {
+    case: String,
+    bytes_in: u64,
+    wall_ms: f64,
+    cpu_ms: f64,
+    codec_ms: Option<f64>,
+}
+
+/// Run `pakrat ARGS` `reps` times: (median wall, mean CPU) in ms.
+fn whole(bin: &Path, args: &[&str], reps: usize) -> (f64, f64) {
+    let mut walls = Vec::with_capacity(reps);
+    let c0 = cpu(libc::RUSAGE_CHILDREN);
+    for _ in 0..reps {
+        let t = Instant::now();
+        let out = Command::new(bin).args(args).output().expect("run pakrat");
+        walls.push(t.elapsed().as_secs_f64() * 1e3);
+        assert!(
+            out.status.success(),
+            "pakrat {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let cpu_ms = (cpu(libc::RUSAGE_CHILDREN) - c0).as_secs_f64() * 1e3 / reps as f64;
+    walls.sort_by(f64::total_cmp);
+    (walls[reps / 2], cpu_ms)
+}
+
+/// CPU ms of `f` in this process, best of `reps`.
+fn codec(reps: usize, mut f: impl FnMut()) -> f64 {
+    (0..reps)
+        .map(|_| {
+            let c0 = cpu(libc::RUSAGE_SELF);
+            f();
+            (cpu(libc::RUSAGE_SELF) - c0).as_secs_f64() * 1e3
+        })
+        .fold(f64::INFINITY, f64::min)
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let reps: usize = args
+        .iter()
+        .position(|a| a == "--reps")
+        .and_then(|i| args.get(i + 1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(5);
+    let bin = PathBuf::from(env!("CARGO_BIN_EXE_pakrat"));
+    let c = corpus();
+    if !c.join("MANIFEST.tsv").is_file() {
+        eprintln!("no corpus at {} (set PAKRAT_CORPUS)", c.display());
+        std::process::exit(1);
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    let out = t.join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    let s = |p: &Path| p.to_str().unwrap().to_string();
+
+    // Inputs made here: XGame.u.uz2, and a 64 MiB blob of corpus packages.
+    let xgame = t.join("XGame.u");
+    std::fs::copy(c.join("ue2/XGame.u"), &xgame).unwrap();
+    let xgame_uz2 = t.join("XGame.u.uz2");
+    let opts = CompressOptions::new(UzFormat::Uz2, "XGame.u");
+    std::fs::write(
+        &xgame_uz2,
+        pakrat_uz::compress(&std::fs::read(&xgame).unwrap(), &opts).unwrap(),
+    )
+    .unwrap();
+    let mut blob = Vec::with_capacity(64 << 20);
+    let mut pkgs: Vec<PathBuf> = ["ue1", "ue2"]
+        .iter()
+        .flat_map(|k| std::fs::read_dir(c.join(k)).unwrap())
+        .map(|e| e.unwrap().path())
+        .collect();
+    pkgs.sort();
+    'fill: loop {
+        for p in &pkgs {
+            blob.extend_from_slice(&std::fs::read(p).unwrap());
+            if blob.len() >= 64 << 20 {
+                break 'fill;
+            }
+        }
+    }
+    blob.truncate(64 << 20);
+    let big = t.join("Big.u");
+    std::fs::write(&big, &blob).unwrap();
+    let big_uz2 = t.join("Big.u.uz2");
+    let opts = CompressOptions::new(UzFormat::Uz2, "Big.u");
+    std::fs::write(&big_uz2, pakrat_uz::compress(&blob, &opts).unwrap()).unwrap();
+    drop(blob);
+
+    let mut rows = Vec::new();
+    let small = reps * 10;
+    let (w, cpu_ms) = whole(&bin, &["--version"], small);
+    rows.push(Row {
+        case: "--version (process floor)".into(),
+        bytes_in: 0,
+        wall_ms: w,
+        cpu_ms,
+        codec_ms: None,
+    });
+    let decompress_cases: Vec<(PathBuf, usize)> = vec![
+        (c.join("uz/KFMutators.u.uz2"), small),
+        (c.join("uz/ZeroPingPlus103.u.uz"), small),
+        (xgame_uz2.clone(), small),
+        (big_uz2.clone(), reps),
+    ];
+    for (input, n) in &decompress_cases {
+        let data = std::fs::read(input).unwrap();
+        let (w, cpu_ms) = whole(
+            &bin,
+            &["decompress", &s(input), "-o", &s(&out), "--force"],
+            *n,
+        );
+        let codec_ms = codec(*n, || {
+            let d = pakrat_uz::decompress_with(&data, &Limits::default()).unwrap();
+            std::hint::black_box(d);
+        });
+        rows.push(Row {
+            case: format!(
+                "decompress {}",
+                input.file_name().unwrap().to_string_lossy()
+            ),
+            bytes_in: data.len() as u64,
+            wall_ms: w,
+            cpu_ms,
+            codec_ms: Some(codec_ms),
+        });
+    }
+    for (input, n) in [(&xgame, small), (&big, reps)] {
+        let data = std::fs::read(input).unwrap();
+        let name = input.file_name().unwrap().to_string_lossy().into_owned();
+        let (w, cpu_ms) = whole(
+            &bin,
+            &[
+                "compress",
+                &s(input),
+                "--format",
+                "uz2",
+                "-o",
+                &s(&out),
+                "--force",
+            ],
+            n,
+        );
+        let opts = CompressOptions::new(UzFormat::Uz2, name.clone());
+        let codec_ms = codec(n.min(5), || {
+            std::hint::black_box(pakrat_uz::compress(&data, &opts).unwrap());
+        });
+        rows.push(Row {
+            case: format!("compress {name} --format uz2"),
+            bytes_in: data.len() as u64,
+            wall_ms: w,
+            cpu_ms,
+            codec_ms: Some(codec_ms),
+        });
+    }
+    let (w, cpu_ms) = whole(&bin, &["info", &s(&c.join("uz/KFMutators.u.uz2"))], small);
+    rows.push(Row {
+        case: "info KFMutators.u.uz2".into(),
+        bytes_in: 3107,
+        wall_ms: w,
+        cpu_ms,
+        codec_ms: None,
+    });
+
+    println!(
+        "whole-process time, {} threads available; median wall of N runs, mean CPU (user+sys) of the child",
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    );
+    println!(
+        "{:<38} {:>11} {:>9} {:>9} {:>10} {:>9}",
+        "case", "input", "wall ms", "CPU ms", "codec ms", "CPU/codec"
+    );
+    for r in &rows {
+        let (codec, ratio) = match r.codec_ms {
+            Some(c) => (format!("{c:.2}"), format!("{:.2}", r.cpu_ms / c)),
+            None => ("-".into(), "-".into()),
+        };
+        println!(
+            "{:<38} {:>11} {:>9.2} {:>9.2} {:>10} {:>9}",
+            r.case, r.bytes_in, r.wall_ms, r.cpu_ms, codec, ratio
+        );
+    }
+}
