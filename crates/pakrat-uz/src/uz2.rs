@@ -233,21 +233,48 @@ pub fn decompress(data: &[u8], limits: &Limits) -> Result<Vec<u8>> {
     Ok(out)
 }
 
-/// Decode a `.uz2` file chunk by chunk into `out` (constant memory);
-/// returns the number of bytes written. Stops at the first bad chunk, so
-/// `out` may hold a prefix of the data on error.
+/// Chunks decoded together by [`decompress_to`]: 64 × 32 KiB = 2 MiB of
+/// output in memory at most, enough to keep every core busy.
+const BATCH: usize = 64;
+
+/// Below this much output [`decompress_to`] decodes on the calling thread:
+/// measured on `XGame.u.uz2` (0.9 MiB), starting the pool cost 1 ms of CPU
+/// and won no wall time.
+const PARALLEL_MIN: u64 = 4 << 20;
+
+/// Decode a `.uz2` file into `out` in batches of [`BATCH`] chunks (bounded
+/// memory; the chunks of a batch are inflated in parallel, then written in
+/// order); returns the number of bytes written. Stops at the first bad
+/// chunk, so `out` may hold a prefix of the data on error.
 pub fn decompress_to(data: &[u8], out: &mut dyn Write) -> Result<u64> {
-    let mut buf = vec![0u8; MAX_CHUNK];
+    let list = chunks(data)?;
+    let mut buf = vec![0u8; MAX_CHUNK * BATCH.min(list.len())];
     let mut written = 0u64;
     let mut z = Decompress::new(true);
-    for c in chunks(data)? {
+    let one = |z: &mut Decompress, (c, dst): (&Chunk, &mut [u8])| {
         let start = c.offset as usize + 8;
         let src = &data[start..start + c.compressed as usize];
-        let dst = &mut buf[..c.uncompressed as usize];
-        inflate_exact_with(&mut z, src, dst, start as u64, "uz2 chunk")?;
-        out.write_all(dst)
+        inflate_exact_with(z, src, dst, start as u64, "uz2 chunk")
+    };
+    let parallel = list.iter().map(|c| u64::from(c.uncompressed)).sum::<u64>() >= PARALLEL_MIN;
+    for batch in list.chunks(BATCH) {
+        let size: usize = batch.iter().map(|c| c.uncompressed as usize).sum();
+        let mut jobs = Vec::with_capacity(batch.len());
+        let mut rest: &mut [u8] = &mut buf[..size];
+        for c in batch {
+            let (head, tail) = rest.split_at_mut(c.uncompressed as usize);
+            jobs.push((c, head));
+            rest = tail;
+        }
+        if parallel {
+            jobs.into_par_iter()
+                .try_for_each_init(|| Decompress::new(true), one)?;
+        } else {
+            jobs.into_iter().try_for_each(|j| one(&mut z, j))?;
+        }
+        out.write_all(&buf[..size])
             .map_err(|e| Error::Other(format!("writing decoded uz2 data: {e}")))?;
-        written += u64::from(c.uncompressed);
+        written += size as u64;
     }
     Ok(written)
 }
@@ -275,5 +302,29 @@ mod tests {
         let mut streamed = Vec::new();
         decompress_to(&file, &mut streamed).unwrap();
         assert!(streamed == data);
+    }
+
+    #[test]
+    fn streamed_batches_decode_in_order() {
+        // More than one batch, with chunks of different content so that a
+        // batch written out of order would not match.
+        let n = BATCH * MAX_CHUNK * 2 + 5000;
+        let data: Vec<u8> = (0..n)
+            .map(|i| ((i / MAX_CHUNK) as u8).wrapping_mul(37) ^ (i % 7) as u8)
+            .collect();
+        let file = compress(&data).unwrap();
+        assert_eq!(chunks(&file).unwrap().len(), 2 * BATCH + 1);
+        let mut streamed = Vec::new();
+        assert_eq!(decompress_to(&file, &mut streamed).unwrap(), n as u64);
+        assert!(streamed == data);
+        // A damaged chunk in the second batch: an error, and what was
+        // written is a prefix of whole batches.
+        let mut bad = file.clone();
+        let c = chunks(&file).unwrap()[BATCH + 3];
+        bad[c.offset as usize + 8 + 2] ^= 0xff;
+        let mut part = Vec::new();
+        assert!(decompress_to(&bad, &mut part).is_err());
+        assert_eq!(part.len(), BATCH * MAX_CHUNK);
+        assert!(part[..] == data[..part.len()]);
     }
 }
