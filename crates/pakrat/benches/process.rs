@@ -14,6 +14,9 @@
 //! floor: starting the process and parsing the command line. Inputs:
 //! corpus `.uz`/`.uz2` files as they are, `ue2/XGame.u` compressed to `.uz2`
 //! by pakrat (the file the issue timed), and a 64 MiB blob of corpus packages.
+//! With `PAKRAT_KFUZ2=/path/to/kfuz2_cli` the same jobs are also run with
+//! KFRedirectTool's `kfuz2` (`.uz2` only), for the comparison the issue asks.
+//! Outputs are deleted before every run, outside the timing.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -42,23 +45,41 @@ struct Row {
     wall_ms: f64,
     cpu_ms: f64,
     codec_ms: Option<f64>,
+    /// (wall, CPU) of KFRedirectTool's `kfuz2_cli` on the same job.
+    kfuz2: Option<(f64, f64)>,
 }
 
-/// Run `pakrat ARGS` `reps` times: (median wall, mean CPU) in ms.
-fn whole(bin: &Path, args: &[&str], reps: usize) -> (f64, f64) {
+/// Empty `dir` (outside the timed part: replacing a 64 MiB output would
+/// time the kernel freeing the old file).
+fn clear(dir: &Path) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        std::fs::remove_file(e.unwrap().path()).unwrap();
+    }
+}
+
+/// Run `BIN ARGS` `reps` times, emptying `out` before each run: (median
+/// wall, mean CPU) in ms. Also used for kfuz2.
+fn whole(bin: &Path, args: &[&str], out: &Path, reps: usize) -> (f64, f64) {
     let mut walls = Vec::with_capacity(reps);
-    let c0 = cpu(libc::RUSAGE_CHILDREN);
+    let mut c = Duration::ZERO;
     for _ in 0..reps {
+        clear(out);
+        let c0 = cpu(libc::RUSAGE_CHILDREN);
         let t = Instant::now();
-        let out = Command::new(bin).args(args).output().expect("run pakrat");
+        let run = Command::new(bin)
+            .args(args)
+            .output()
+            .expect("run the binary");
         walls.push(t.elapsed().as_secs_f64() * 1e3);
+        c += cpu(libc::RUSAGE_CHILDREN) - c0;
         assert!(
-            out.status.success(),
-            "pakrat {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
+            run.status.success(),
+            "{} {args:?}: {}",
+            bin.display(),
+            String::from_utf8_lossy(&run.stderr)
         );
     }
-    let cpu_ms = (cpu(libc::RUSAGE_CHILDREN) - c0).as_secs_f64() * 1e3 / reps as f64;
+    let cpu_ms = c.as_secs_f64() * 1e3 / reps as f64;
     walls.sort_by(f64::total_cmp);
     (walls[reps / 2], cpu_ms)
 }
@@ -129,13 +150,15 @@ fn main() {
 
     let mut rows = Vec::new();
     let small = reps * 10;
-    let (w, cpu_ms) = whole(&bin, &["--version"], small);
+    let kfuz2 = std::env::var_os("PAKRAT_KFUZ2").map(PathBuf::from);
+    let (w, cpu_ms) = whole(&bin, &["--version"], &out, small);
     rows.push(Row {
         case: "--version (process floor)".into(),
         bytes_in: 0,
         wall_ms: w,
         cpu_ms,
         codec_ms: None,
+        kfuz2: None,
     });
     let decompress_cases: Vec<(PathBuf, usize)> = vec![
         (c.join("uz/KFMutators.u.uz2"), small),
@@ -145,11 +168,12 @@ fn main() {
     ];
     for (input, n) in &decompress_cases {
         let data = std::fs::read(input).unwrap();
-        let (w, cpu_ms) = whole(
-            &bin,
-            &["decompress", &s(input), "-o", &s(&out), "--force"],
-            *n,
-        );
+        let (w, cpu_ms) = whole(&bin, &["decompress", &s(input), "-o", &s(&out)], &out, *n);
+        // kfuz2 reads .uz2 only.
+        let kf = kfuz2
+            .as_ref()
+            .filter(|_| s(input).ends_with(".uz2"))
+            .map(|k| whole(k, &["-d", &s(input), "-o", &s(&out), "-q"], &out, *n));
         let codec_ms = codec(*n, || {
             let d = pakrat_uz::decompress_with(&data, &Limits::default()).unwrap();
             std::hint::black_box(d);
@@ -163,6 +187,7 @@ fn main() {
             wall_ms: w,
             cpu_ms,
             codec_ms: Some(codec_ms),
+            kfuz2: kf,
         });
     }
     for (input, n) in [(&xgame, small), (&big, reps)] {
@@ -170,17 +195,14 @@ fn main() {
         let name = input.file_name().unwrap().to_string_lossy().into_owned();
         let (w, cpu_ms) = whole(
             &bin,
-            &[
-                "compress",
-                &s(input),
-                "--format",
-                "uz2",
-                "-o",
-                &s(&out),
-                "--force",
-            ],
+            &["compress", &s(input), "--format", "uz2", "-o", &s(&out)],
+            &out,
             n,
         );
+        // --nocheck: kfuz2 otherwise refuses what is not a KF1 package.
+        let kf = kfuz2
+            .as_ref()
+            .map(|k| whole(k, &[&s(input), "-o", &s(&out), "--nocheck", "-q"], &out, n));
         let opts = CompressOptions::new(UzFormat::Uz2, name.clone());
         let codec_ms = codec(n.min(5), || {
             std::hint::black_box(pakrat_uz::compress(&data, &opts).unwrap());
@@ -191,15 +213,22 @@ fn main() {
             wall_ms: w,
             cpu_ms,
             codec_ms: Some(codec_ms),
+            kfuz2: kf,
         });
     }
-    let (w, cpu_ms) = whole(&bin, &["info", &s(&c.join("uz/KFMutators.u.uz2"))], small);
+    let (w, cpu_ms) = whole(
+        &bin,
+        &["info", &s(&c.join("uz/KFMutators.u.uz2"))],
+        &out,
+        small,
+    );
     rows.push(Row {
         case: "info KFMutators.u.uz2".into(),
         bytes_in: 3107,
         wall_ms: w,
         cpu_ms,
         codec_ms: None,
+        kfuz2: None,
     });
 
     println!(
@@ -207,17 +236,20 @@ fn main() {
         std::thread::available_parallelism().map_or(1, |n| n.get())
     );
     println!(
-        "{:<38} {:>11} {:>9} {:>9} {:>10} {:>9}",
-        "case", "input", "wall ms", "CPU ms", "codec ms", "CPU/codec"
+        "{:<38} {:>11} {:>9} {:>9} {:>10} {:>9} {:>16}",
+        "case", "input", "wall ms", "CPU ms", "codec ms", "CPU/codec", "kfuz2 wall/CPU"
     );
     for r in &rows {
         let (codec, ratio) = match r.codec_ms {
             Some(c) => (format!("{c:.2}"), format!("{:.2}", r.cpu_ms / c)),
             None => ("-".into(), "-".into()),
         };
+        let kf = r
+            .kfuz2
+            .map_or("-".into(), |(w, c)| format!("{w:.2}/{c:.2}"));
         println!(
-            "{:<38} {:>11} {:>9.2} {:>9.2} {:>10} {:>9}",
-            r.case, r.bytes_in, r.wall_ms, r.cpu_ms, codec, ratio
+            "{:<38} {:>11} {:>9.2} {:>9.2} {:>10} {:>9} {:>16}",
+            r.case, r.bytes_in, r.wall_ms, r.cpu_ms, codec, ratio, kf
         );
     }
 }
