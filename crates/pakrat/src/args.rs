@@ -35,11 +35,11 @@ pub struct Cli {
 pub enum Command {
     /// Summary of a UMOD, package, .uz file, .pak or IoStore container.
     Info(InfoArgs),
-    /// List the contents: UMOD files, package tables, IoStore paths or chunks.
+    /// List the contents: UMOD files, package tables, .pak or IoStore paths, chunks.
     List(ListArgs),
     /// Check checksums, bounds and internal consistency; explain each failure.
     Verify(VerifyArgs),
-    /// Extract files (UMOD members, IoStore chunks) into a folder.
+    /// Extract files (UMOD members, .pak entries, IoStore files and chunks) into a folder.
     Extract(ExtractArgs),
     /// Decoded properties of one object in a package.
     Props(PropsArgs),

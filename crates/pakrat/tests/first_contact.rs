@@ -172,6 +172,42 @@ fn an_empty_file_is_called_empty() {
 }
 
 #[test]
+fn names_in_messages_are_text_not_escaped_strings() {
+    // Item 9: a problem names the property as text (`property GetLocalURL:`),
+    // not as an escaped Rust string (`property \"GetLocalURL\"`).
+    let Some(c) = pakrat_testkit::corpus_dir() else {
+        return;
+    };
+    let out = pakrat()
+        .args(["verify", s(&c.join("ue1/NPLoader_v17.u"))])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "NPLoader has problems");
+    let text = String::from_utf8(out.stdout).unwrap() + &String::from_utf8(out.stderr).unwrap();
+    assert!(text.contains("property GetLocalURL: info byte"), "{text}");
+    assert!(!text.contains('\\'), "no escapes: {text}");
+}
+
+#[test]
+fn help_and_unknown_format_name_everything_pakrat_reads() {
+    // Item 11: the top-level help lists every format, .uz* and .pak included.
+    let out = pakrat().arg("--help").output().unwrap();
+    assert!(out.status.success());
+    let help = String::from_utf8(out.stdout).unwrap();
+    let first = help.split("\n\n").next().unwrap().replace('\n', " ");
+    for what in ["UMOD", "Unreal packages", ".uz", ".pak", "IoStore"] {
+        assert!(first.contains(what), "{what} missing from {first:?}");
+    }
+    for (cmd, what) in [("info", ".pak"), ("list", ".pak"), ("extract", ".pak")] {
+        let line = help
+            .lines()
+            .find(|l| l.trim_start().starts_with(cmd))
+            .unwrap_or_else(|| panic!("{cmd} in help"));
+        assert!(line.contains(what), "{cmd}: {line}");
+    }
+}
+
+#[test]
 fn a_glob_that_matches_nothing_is_one_error_everywhere() {
     // UMOD, IoStore and .pak extract: exit 2, "no ... matches", and no
     // output folder made.
