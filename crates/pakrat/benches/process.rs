@@ -39,6 +39,9 @@ fn cpu(who: i32) -> Duration {
     tv(u.ru_utime) + tv(u.ru_stime)
 }
 
+/// Small files decompressed by one pakrat run in the "many" case.
+const MANY: usize = 200;
+
 struct Row {
     case: String,
     bytes_in: u64,
@@ -216,6 +219,40 @@ fn main() {
             kfuz2: kf,
         });
     }
+    // A redirect folder of small files: one pakrat run for all of them (the
+    // start-up is paid once) against one kfuz2 run per file (it takes one
+    // input). Reported per file.
+    let many = t.join("many");
+    std::fs::create_dir_all(&many).unwrap();
+    let small_uz2 = c.join("uz/KFMutators.u.uz2");
+    let files: Vec<String> = (0..MANY)
+        .map(|k| {
+            let f = many.join(format!("Pkg{k:03}.u.uz2"));
+            std::fs::copy(&small_uz2, &f).unwrap();
+            s(&f)
+        })
+        .collect();
+    let mut args = vec!["decompress".to_string(), "-o".into(), s(&out)];
+    args.extend(files.iter().cloned());
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (w, cpu_ms) = whole(&bin, &args, &out, reps);
+    let kf = kfuz2.as_ref().map(|k| {
+        let (mut w, mut cpu) = (0.0, 0.0);
+        for f in &files {
+            let (fw, fc) = whole(k, &["-d", f, "-o", &s(&out), "-q"], &out, 1);
+            w += fw;
+            cpu += fc;
+        }
+        (w / MANY as f64, cpu / MANY as f64)
+    });
+    rows.push(Row {
+        case: format!("decompress {MANY} × KFMutators (per file)"),
+        bytes_in: 3107,
+        wall_ms: w / MANY as f64,
+        cpu_ms: cpu_ms / MANY as f64,
+        codec_ms: None,
+        kfuz2: kf,
+    });
     let (w, cpu_ms) = whole(
         &bin,
         &["info", &s(&c.join("uz/KFMutators.u.uz2"))],
