@@ -242,7 +242,7 @@ const BATCH: usize = 64;
 /// and won no wall time.
 const PARALLEL_MIN: u64 = 4 << 20;
 
-/// Decode a `.uz2` file into `out` in batches of [`BATCH`] chunks (bounded
+/// Decode a `.uz2` file into `out` in batches of 64 chunks (bounded
 /// memory; the chunks of a batch are inflated in parallel, then written in
 /// order); returns the number of bytes written. Stops at the first bad
 /// chunk, so `out` may hold a prefix of the data on error.
