@@ -41,6 +41,7 @@ mod summary;
 pub mod texture;
 pub mod verify;
 pub mod view;
+pub mod write;
 
 pub use package::{Export, Import, Name, ObjRef, Package, Problem, Target};
 pub use summary::{

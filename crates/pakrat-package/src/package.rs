@@ -130,6 +130,10 @@ pub struct Package<'a> {
     pub imports: Vec<Import>,
     /// The export table.
     pub exports: Vec<Export>,
+    /// Where each table ends in the file (names, imports, exports).
+    ends: [u32; 3],
+    /// File offset of each name entry.
+    name_offsets: Vec<u32>,
 }
 
 /// Longest chain of outers followed before declaring a cycle. Real packages
@@ -169,7 +173,7 @@ impl<'a> Package<'a> {
     pub fn parse_lenient(data: &'a [u8]) -> Result<Package<'a>> {
         let summary = Summary::parse(data)?;
         let r = Reader::new(data);
-        let names = read_names(&r, &summary)?;
+        let (names, name_offsets, names_end) = read_names(&r, &summary)?;
         let name_count = names.len() as u32;
         let name_at = |r: &mut Reader<'_>, what: &str| -> Result<u32> {
             let at = r.offset();
@@ -196,6 +200,7 @@ impl<'a> Package<'a> {
             });
         }
 
+        let imports_end = ir.offset() as u32;
         let mut er = r.at(u64::from(summary.exports.offset), "export table")?;
         let mut exports = Vec::with_capacity(summary.exports.count as usize);
         for _ in 0..summary.exports.count {
@@ -236,18 +241,37 @@ impl<'a> Package<'a> {
                 entry_offset,
             });
         }
+        let exports_end = er.offset() as u32;
         Ok(Package {
             data,
             summary,
             names,
             imports,
             exports,
+            ends: [names_end, imports_end, exports_end],
+            name_offsets,
         })
     }
 
     /// The whole file.
     pub fn data(&self) -> &'a [u8] {
         self.data
+    }
+
+    /// File offset of each name-table entry.
+    pub fn name_offsets(&self) -> &[u32] {
+        &self.name_offsets
+    }
+
+    /// The bytes each table occupies in the file: names, imports, exports
+    /// (start and end offsets; an empty table is an empty range).
+    pub fn table_spans(&self) -> [std::ops::Range<u64>; 3] {
+        let s = &self.summary;
+        [
+            u64::from(s.names.offset)..u64::from(self.ends[0]),
+            u64::from(s.imports.offset)..u64::from(self.ends[1]),
+            u64::from(s.exports.offset)..u64::from(self.ends[2]),
+        ]
     }
 
     /// Every reference problem: object references out of range, outer
@@ -523,11 +547,13 @@ impl<'a> Package<'a> {
     }
 }
 
-fn read_names<'a>(r: &Reader<'a>, s: &Summary) -> Result<Vec<Name<'a>>> {
+fn read_names<'a>(r: &Reader<'a>, s: &Summary) -> Result<(Vec<Name<'a>>, Vec<u32>, u32)> {
     let mut nr = r.at(u64::from(s.names.offset), "name table")?;
     let mut names = Vec::with_capacity(s.names.count as usize);
+    let mut offsets = Vec::with_capacity(s.names.count as usize);
     for _ in 0..s.names.count {
         let at = nr.offset();
+        offsets.push(at as u32);
         let (text, wide) = if s.version < 64 {
             // Before v64: NUL-terminated, no length (UEViewer `LoadNameTable2`, UMR).
             let rest = nr.rest();
@@ -564,7 +590,7 @@ fn read_names<'a>(r: &Reader<'a>, s: &Summary) -> Result<Vec<Name<'a>>> {
         let flags = nr.u32("name flags")?;
         names.push(Name { text, flags, wide });
     }
-    Ok(names)
+    Ok((names, offsets, nr.offset() as u32))
 }
 
 /// Borrow ASCII as is; widen other bytes as Latin-1 (byte-exact round trip).

@@ -72,6 +72,10 @@ pub enum Command {
     /// The GUID-keyed download cache (Cache/*.uxx + cache.ini).
     #[command(subcommand)]
     Cache(CacheCommand),
+    /// Change UE1/UE2 packages: rename a name or the package, set the GUID
+    /// or flags, strip script source (tables rewritten, object data kept).
+    #[command(subcommand)]
+    Package(PackageCommand),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
     Completions(CompletionsArgs),
     /// Print the manual page (roff; `pakrat man > pakrat.1`).
@@ -365,6 +369,130 @@ pub struct DecompressArgs {
     #[command(flatten)]
     #[allow(missing_docs)]
     pub out: JsonArg,
+}
+
+/// `pakrat package ...`: edits of UE1/UE2 packages.
+#[derive(Subcommand, Debug)]
+pub enum PackageCommand {
+    /// Rename one name of the name table: an object, class, group or
+    /// imported package name, everywhere the package uses it.
+    RenameName(RenameNameArgs),
+    /// Rename a package: write it under its new file name and repoint the
+    /// imports of the packages in the --update folders.
+    Rename(RenameArgs),
+    /// Set the package GUID (a given one, or a random one).
+    SetGuid(SetGuidArgs),
+    /// Change package flags (as `pakrat flags --set`, with --dry-run/--backup).
+    SetFlags(SetFlagsArgs),
+    /// Empty the script source text of every class, as `ucc` does for
+    /// release builds (the objects stay, nothing moves).
+    Strip(StripArgs),
+}
+
+/// Options every package edit takes.
+#[derive(Args, Debug, Clone, Default)]
+pub struct EditArgs {
+    /// Print what would change; write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Keep the original as `<file>.bak`.
+    #[arg(long)]
+    pub backup: bool,
+    /// Write the result to this file instead of changing the package.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Replace an existing --output file or backup.
+    #[arg(long)]
+    pub force: bool,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub out: JsonArg,
+}
+
+/// `pakrat package rename-name`.
+#[derive(Args, Debug)]
+pub struct RenameNameArgs {
+    /// The package.
+    pub package: PathBuf,
+    /// The name as it is (case does not matter when unambiguous).
+    pub old: String,
+    /// The new name (1-63 characters; must not be a name already).
+    pub new: String,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub edit: EditArgs,
+}
+
+/// `pakrat package rename`.
+#[derive(Args, Debug)]
+pub struct RenameArgs {
+    /// The package.
+    pub package: PathBuf,
+    /// Its new name, without extension (the file keeps its extension).
+    pub new_name: String,
+    /// Folders whose packages import this one: their imports are repointed
+    /// to the new name (searched recursively; repeatable).
+    #[arg(long = "update", value_name = "DIR")]
+    pub update: Vec<PathBuf>,
+    /// Give the renamed package a new random GUID and generation, so that
+    /// clients holding the old one in their cache download it again.
+    #[arg(long)]
+    pub new_guid: bool,
+    /// Print what would change; write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Keep the original file and every updated package as `<file>.bak`.
+    #[arg(long)]
+    pub backup: bool,
+    /// Replace an existing file of the new name or an existing backup.
+    #[arg(long)]
+    pub force: bool,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub out: JsonArg,
+}
+
+/// `pakrat package set-guid`.
+#[derive(Args, Debug)]
+pub struct SetGuidArgs {
+    /// The package.
+    pub package: PathBuf,
+    /// The GUID as 32 hex digits (as `info` prints it); omit with --random.
+    #[arg(required_unless_present = "random", conflicts_with = "random")]
+    pub guid: Option<String>,
+    /// A new random GUID.
+    #[arg(long)]
+    pub random: bool,
+    /// Also start a new generation (as the engine does when it saves a
+    /// changed package).
+    #[arg(long)]
+    pub new_generation: bool,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub edit: EditArgs,
+}
+
+/// `pakrat package set-flags`.
+#[derive(Args, Debug)]
+pub struct SetFlagsArgs {
+    /// The package.
+    pub package: PathBuf,
+    /// Changes such as `AllowDownload=false` or `0x20=true`.
+    #[arg(required = true, value_name = "FLAG=BOOL")]
+    pub set: Vec<String>,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub edit: EditArgs,
+}
+
+/// `pakrat package strip`.
+#[derive(Args, Debug)]
+pub struct StripArgs {
+    /// The package.
+    pub package: PathBuf,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub edit: EditArgs,
 }
 
 /// `pakrat umod ...`.

@@ -219,6 +219,24 @@ fn run(command: Command) -> Result<ExitCode> {
             clap_mangen::Man::new(Cli::command()).render(&mut std::io::stdout())?;
             Ok(ExitCode::SUCCESS)
         }
+        Command::Package(c) => {
+            use args::PackageCommand as P;
+            let file = match &c {
+                P::RenameName(a) => &a.package,
+                P::Rename(a) => &a.package,
+                P::SetGuid(a) => &a.package,
+                P::SetFlags(a) => &a.package,
+                P::Strip(a) => &a.package,
+            };
+            detect::require(file, &[Format::Package], "a UE1/UE2 package")?;
+            match c {
+                P::RenameName(a) => cmd::rewrite::rename_name(&a),
+                P::Rename(a) => cmd::rewrite::rename(&a),
+                P::SetGuid(a) => cmd::rewrite::set_guid(&a),
+                P::SetFlags(a) => cmd::rewrite::set_flags(&a),
+                P::Strip(a) => cmd::rewrite::strip(&a),
+            }
+        }
         Command::Cache(c) => match c {
             args::CacheCommand::List(a) => cmd::system::cache_list(&a),
             args::CacheCommand::Restore(a) => cmd::system::cache_restore(&a),

@@ -5,6 +5,7 @@ pub mod iostore_write;
 pub mod legacy;
 pub mod package;
 pub mod pak;
+pub mod rewrite;
 pub mod system;
 pub mod umod;
 pub mod uz;
