@@ -222,6 +222,9 @@ fn build(pkg: &Package<'_>, i: usize, opts: &ExportOptions, dry: bool) -> Result
     if !opts.kinds.is_empty() && !opts.kinds.contains(&kind) {
         return Ok(Made::Filtered);
     }
+    if let Err(why) = pkg.summary.object_layout() {
+        return Ok(Made::Nothing(kind, why));
+    }
     let made = match kind {
         Kind::Texture => texture_files(pkg, i, opts.all_mips, dry)?,
         Kind::Sound => sound_file(pkg, i, dry)?,

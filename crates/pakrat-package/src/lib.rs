@@ -35,6 +35,7 @@ pub mod arrays;
 pub mod class;
 pub mod export;
 pub mod flags;
+pub mod lineage;
 mod package;
 pub mod props;
 mod summary;
@@ -45,6 +46,6 @@ pub mod write;
 
 pub use package::{Export, Import, Name, ObjRef, Package, Problem, Target};
 pub use summary::{
-    unsupported_reason, Generation, Summary, TableRef, TagKind, MAX_VERSION, MIN_VERSION, TAG,
-    TAG_KILLING_FLOOR, UE3_VERSION,
+    game_name, object_layout, table_layout, unsupported_reason, Generation, Summary, TableLayout,
+    TableRef, TagKind, MAX_VERSION, MIN_VERSION, TAG, TAG_KILLING_FLOOR, UE3_VERSION,
 };

@@ -187,14 +187,24 @@ impl<'a> Package<'a> {
             Ok(i as u32)
         };
 
+        let beta = summary.layout == crate::summary::TableLayout::Beta;
         let mut ir = r.at(u64::from(summary.imports.offset), "import table")?;
         let mut imports = Vec::with_capacity(summary.imports.count as usize);
         for _ in 0..summary.imports.count {
             let entry_offset = ir.offset() as u32;
+            let class_package = name_at(&mut ir, "import class package")?;
+            let class_name = name_at(&mut ir, "import class name")?;
+            let outer = if beta {
+                // v55–59: a compact index of unknown use; no package index.
+                ir.compact("import field (Unreal beta)")?;
+                ObjRef::NONE
+            } else {
+                ObjRef(ir.i32("import outer (package index)")?)
+            };
             imports.push(Import {
-                class_package: name_at(&mut ir, "import class package")?,
-                class_name: name_at(&mut ir, "import class name")?,
-                outer: ObjRef(ir.i32("import outer (package index)")?),
+                class_package,
+                class_name,
+                outer,
                 object_name: name_at(&mut ir, "import object name")?,
                 entry_offset,
             });
@@ -207,7 +217,11 @@ impl<'a> Package<'a> {
             let entry_offset = er.offset() as u32;
             let class = ObjRef(er.compact("export class")?);
             let super_ = ObjRef(er.compact("export super")?);
-            let outer = ObjRef(er.i32("export outer (package index)")?);
+            let outer = if beta {
+                ObjRef::NONE
+            } else {
+                ObjRef(er.i32("export outer (package index)")?)
+            };
             let object_name = name_at(&mut er, "export object name")?;
             let flags = er.u32("export object flags")?;
             let at = er.offset();

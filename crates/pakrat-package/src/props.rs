@@ -253,8 +253,35 @@ impl<'a> ObjectData<'a> {
 /// reader positioned at the class's native data.
 pub fn read_object<'a>(pkg: &Package<'a>, i: usize) -> Result<ObjectData<'a>> {
     let e = *pkg.export(i)?;
+    if let Err(why) = pkg.summary.object_layout() {
+        return Err(Error::unsupported(u64::from(e.serial_offset), why));
+    }
+    if e.class.is_none() && e.serial_size > 0 {
+        if let Err(why) = pkg.summary.class_layout() {
+            return Err(Error::unsupported(u64::from(e.serial_offset), why));
+        }
+    }
     let data = pkg.export_data(i)?;
     let mut r = Reader::with_base(data, u64::from(e.serial_offset));
+    if e.serial_size > 0
+        && crate::summary::vengeance_header(pkg.summary.version, pkg.summary.licensee)
+    {
+        let at = r.offset();
+        match r.i32("Vengeance object header")? {
+            3 => {
+                r.bytes(8, "Vengeance object header")?;
+            }
+            4 => {
+                r.bytes(4, "Vengeance object header")?;
+            }
+            other => {
+                return Err(Error::invalid(
+                    at,
+                    format!("Vengeance (SWAT 4) object header: expected 3 or 4, found {other}"),
+                ))
+            }
+        }
+    }
     let state_frame = if e.flags & RF_HAS_STACK != 0 {
         let node = ObjRef(r.compact("state frame node")?);
         let state_node = ObjRef(r.compact("state frame state node")?);

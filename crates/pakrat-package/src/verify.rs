@@ -21,6 +21,14 @@ pub struct VerifyReport {
     pub property_bytes: u64,
     /// Every problem, in table order.
     pub problems: Vec<Problem>,
+    /// Set when only the tables were checked: why the objects were not
+    /// decoded ("tables only: object layout of … is not known").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tables_only: Option<String>,
+    /// `Class` exports not decoded because the class layout is not known
+    /// (the reason, and how many).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub classes_not_decoded: Option<(String, usize)>,
 }
 
 /// Check one export: properties and, for classes with an exporter (and
@@ -92,11 +100,25 @@ pub fn verify(pkg: &Package<'_>) -> VerifyReport {
         problems: pkg.problems(),
         ..Default::default()
     };
+    if let Err(why) = pkg.summary.object_layout() {
+        report.tables_only = Some(why);
+        return report;
+    }
     // Exports whose references are broken are reported above; skip them here.
     let bad: std::collections::HashSet<u64> = report.problems.iter().map(|p| p.offset).collect();
+    let skip_class = |i: usize| {
+        let e = &pkg.exports[i];
+        e.class.is_none() && e.serial_size > 0 && pkg.summary.class_layout().is_err()
+    };
+    if let Err(why) = pkg.summary.class_layout() {
+        let n = (0..pkg.exports.len()).filter(|&i| skip_class(i)).count();
+        if n > 0 {
+            report.classes_not_decoded = Some((why, n));
+        }
+    }
     let results: Vec<Result<(usize, u64), Problem>> = (0..pkg.exports.len())
         .into_par_iter()
-        .filter(|&i| !bad.contains(&u64::from(pkg.exports[i].entry_offset)))
+        .filter(|&i| !bad.contains(&u64::from(pkg.exports[i].entry_offset)) && !skip_class(i))
         .map(|i| check_export(pkg, i))
         .collect();
     for r in results {

@@ -11,7 +11,7 @@
 //! byte for byte (tested on every UE1/UE2 package of the corpus).
 //!
 //! ```no_run
-//! # fn main() -> pakrat_io::Result<()> {
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let data = std::fs::read("Weapons.u")?;
 //! let pkg = pakrat_package::Package::parse(&data)?;
 //! let mut w = pakrat_package::write::Rewrite::new(&pkg);
@@ -28,7 +28,7 @@ use pakrat_io::{Error, Guid, Result, Writer};
 use serde::Serialize;
 
 use crate::package::{Export, Import, Name, Package};
-use crate::summary::{Generation, Summary, TableRef};
+use crate::summary::{Generation, Summary, TableLayout, TableRef};
 
 /// Longest name the engines store: `NAME_SIZE` is 64 characters with the
 /// terminator (UE1 and UE2 `UnNames.h`).
@@ -108,6 +108,9 @@ pub fn header_bytes(s: &Summary) -> Vec<u8> {
     for t in [s.names, s.exports, s.imports] {
         w.u32(t.count).u32(t.offset);
     }
+    if s.layout == TableLayout::ExtraInt {
+        w.bytes(&s.header_extra);
+    }
     if s.version < 68 {
         let h = s.heritage_table.unwrap_or(TableRef {
             count: 0,
@@ -119,6 +122,9 @@ pub fn header_bytes(s: &Summary) -> Vec<u8> {
         for g in &s.generations {
             w.i32(g.export_count).i32(g.name_count);
         }
+    }
+    if s.layout == TableLayout::Dnf2011 {
+        w.bytes(&s.header_extra);
     }
     w.into_inner()
 }
@@ -485,6 +491,16 @@ impl<'a> Rewrite<'a> {
 
     /// [`Rewrite::to_bytes`], with where each table went.
     pub fn write(&self) -> Result<(Vec<u8>, Vec<Placement>)> {
+        if self.summary.layout == TableLayout::Beta {
+            return Err(Error::Unsupported {
+                offset: 4,
+                what: format!(
+                    "writing version {} packages (Unreal beta tables, no sample to check \
+                     the writer against)",
+                    self.summary.version
+                ),
+            });
+        }
         self.check_layout()?;
         let mut out = self.original.to_vec();
         let v = self.summary.version;

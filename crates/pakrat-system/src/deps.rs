@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use pakrat_io::text::show;
-use pakrat_io::{Guid, Result, Source};
+use pakrat_io::{Guid, Result};
 use pakrat_package::Package;
 use serde::Serialize;
 
@@ -67,7 +67,7 @@ pub struct DepGraph {
 
 /// Read a package file's header and top-level imports.
 pub fn read_imports(path: &Path) -> Result<(u16, Guid, Vec<String>)> {
-    let src = Source::open(path)?;
+    let src = pakrat_package::lineage::open(path)?;
     let pkg = Package::parse_lenient(&src).map_err(|e| e.in_file(path))?;
     let imports = pkg
         .imported_packages()

@@ -142,18 +142,23 @@ pub fn list_files(root: &Path) -> Result<Vec<PathBuf>> {
 
 /// Whether the file starts with an Unreal package tag (either byte order).
 pub fn has_package_tag(path: &Path) -> bool {
-    let mut b = [0u8; 4];
+    let mut b = [0u8; pakrat_package::lineage::HEADER_LEN];
     // Regular files only: a named pipe in a game folder must not hang the scan.
-    match pakrat_io::open_regular(path)
-        .map_err(std::io::Error::other)
-        .and_then(|mut f| f.read_exact(&mut b))
-    {
-        Ok(()) => matches!(
-            u32::from_le_bytes(b),
-            0x9E2A_83C1 | 0x9E2A_83C2 | 0xC183_2A9E | 0xC283_2A9E
-        ),
-        Err(_) => false,
+    let Ok(mut f) = pakrat_io::open_regular(path) else {
+        return false;
+    };
+    let mut n = 0;
+    while n < b.len() {
+        match f.read(&mut b[n..]) {
+            Ok(0) | Err(_) => break,
+            Ok(k) => n += k,
+        }
     }
+    n >= 4
+        && (matches!(
+            u32::from_le_bytes([b[0], b[1], b[2], b[3]]),
+            0x9E2A_83C1 | 0x9E2A_83C2 | 0xC183_2A9E | 0xC283_2A9E
+        ) || pakrat_package::lineage::header_version(&b[..n]).is_some())
 }
 
 fn ext_of(path: &Path) -> String {
@@ -266,7 +271,7 @@ fn read_one(
         path: rel.clone(),
         error: e.to_string(),
     };
-    let src = pakrat_io::Source::open(path).map_err(err)?;
+    let src = pakrat_package::lineage::open(path).map_err(err)?;
     let pkg = pakrat_package::Package::parse_lenient(&src).map_err(err)?;
     let (name, ext) = match &cached_as {
         Some(orig) => (package_name(Path::new(orig)), ext_of(Path::new(orig))),

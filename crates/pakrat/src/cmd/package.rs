@@ -56,8 +56,20 @@ fn flat(e: pakrat_io::Error, path: &Path) -> anyhow::Error {
     anyhow::Error::new(e.in_file(path))
 }
 
+/// The Lineage II encryption of `path`, if any: (header number, scheme).
+fn lineage_header(path: &Path) -> Option<(u16, String)> {
+    use std::io::Read;
+    let mut head = [0u8; pakrat_package::lineage::HEADER_LEN];
+    std::fs::File::open(path).ok()?.read_exact(&mut head).ok()?;
+    pakrat_package::lineage::header_version(&head)?;
+    let data = std::fs::read(path).ok()?;
+    let d = pakrat_package::lineage::decrypt(&data).ok()??;
+    Some((d.version, d.scheme))
+}
+
 fn open(path: &Path) -> Result<Source> {
-    Source::open(path).map_err(|e| flat(e, path))
+    // Encrypted Lineage II packages are read decrypted.
+    pakrat_package::lineage::open(path).map_err(|e| flat(e, path))
 }
 
 fn parse<'a>(path: &Path, src: &'a Source) -> Result<Package<'a>> {
@@ -112,6 +124,7 @@ pub fn info(a: &InfoArgs) -> Result<ExitCode> {
             "size": src.len(),
             "engine": engine_of(s.version),
             "summary": s,
+            "lineage2": lineage_header(&a.file).map(|(v, scheme)| json!({"version": v, "scheme": scheme})),
             "package_flag_names": s.package_flag_names(),
             "imported_packages": imports.iter().map(|(n, c)| json!({"package": n, "objects": c})).collect::<Vec<_>>(),
             "export_classes": classes.iter().map(|(n, c)| json!({"class": n, "count": c})).collect::<Vec<_>>(),
@@ -144,6 +157,18 @@ pub fn info(a: &InfoArgs) -> Result<ExitCode> {
             flags.join(", ")
         }
     );
+    let encrypted = lineage_header(&a.file);
+    if let Some((v, scheme)) = &encrypted {
+        outln!(
+            o,
+            "encrypted:    Lineage II (Lineage2Ver{v}, {scheme}); read decrypted, offsets count from the decrypted data (file offset - 28)"
+        );
+    } else if let Some(g) = s.game {
+        outln!(o, "game:         {g} (as the version and licensee suggest)");
+    }
+    if let Err(why) = s.object_layout() {
+        outln!(o, "objects:      {why} (pakrat reads the tables)");
+    }
     outln!(o, "GUID:         {}", s.guid);
     if let Some(h) = &s.heritage_table {
         outln!(o, "heritage:     {} GUIDs at {:#x}", h.count, h.offset);
@@ -344,9 +369,29 @@ pub fn verify(a: &VerifyArgs) -> Result<ExitCode> {
         for pr in &report.problems {
             outln!(o, "problem at {:#x}: {}", pr.offset, pr.what);
         }
+        if let Some(why) = &report.tables_only {
+            outln!(
+                o,
+                "{}: {} (v{}/{}, {} names, {} imports, {} exports; {why}, so objects were not decoded; {} problems)",
+                a.file.display(),
+                if ok { "OK" } else { "PROBLEMS" },
+                p.summary.version,
+                p.summary.licensee,
+                p.names.len(),
+                p.imports.len(),
+                p.exports.len(),
+                report.problems.len()
+            );
+            emit(&o)?;
+            return Ok(if ok {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            });
+        }
         outln!(
             o,
-            "{}: {} (v{}/{}, {} names, {} imports, {} exports; {} objects and {} properties decoded, {} problems)",
+            "{}: {} (v{}/{}, {} names, {} imports, {} exports; {} objects and {} properties decoded{}, {} problems)",
             a.file.display(),
             if ok { "OK" } else { "PROBLEMS" },
             p.summary.version,
@@ -356,6 +401,11 @@ pub fn verify(a: &VerifyArgs) -> Result<ExitCode> {
             p.exports.len(),
             report.objects_ok,
             report.properties,
+            report
+                .classes_not_decoded
+                .as_ref()
+                .map(|(why, n)| format!(", {n} classes not decoded ({why})"))
+                .unwrap_or_default(),
             report.problems.len()
         );
     }

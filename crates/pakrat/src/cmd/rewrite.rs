@@ -14,7 +14,15 @@ use serde::Serialize;
 use crate::args::*;
 
 fn open(path: &Path) -> Result<Source> {
-    Source::open(path).map_err(|e| anyhow::Error::new(e.in_file(path)))
+    let src = Source::open(path).map_err(|e| anyhow::Error::new(e.in_file(path)))?;
+    if let Some(v) = pakrat_package::lineage::header_version(&src) {
+        bail!(
+            "{}: an encrypted Lineage II package (Lineage2Ver{v}); pakrat reads it but does not \
+             write encrypted packages",
+            path.display()
+        );
+    }
+    Ok(src)
 }
 
 fn parse<'a>(path: &Path, src: &'a Source) -> Result<Package<'a>> {
@@ -299,7 +307,13 @@ pub fn rename(a: &RenameArgs) -> Result<ExitCode> {
         if std::fs::canonicalize(&p).is_ok_and(|r| r == real_self) {
             continue;
         }
-        let src = open(&p)?;
+        let src = match open(&p) {
+            Ok(src) => src,
+            Err(e) => {
+                unreadable.push(e.to_string());
+                continue;
+            }
+        };
         let pkg = match Package::parse(&src) {
             Ok(pkg) => pkg,
             Err(e) => {
