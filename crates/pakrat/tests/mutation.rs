@@ -104,8 +104,12 @@ fn umod_case(data: &[u8]) -> Result<(), String> {
 /// readers on the same bytes written to a file.
 fn package_case(data: &[u8]) -> Result<(), String> {
     use pakrat_package::export::{export_files, ExportOptions};
+    // Encrypted Lineage II packages: decrypted first, as the CLI reads them.
+    let decrypted = pakrat_package::lineage::decrypt(data).map_err(err_text)?;
+    let data = decrypted.as_ref().map_or(data, |d| &d.body[..]);
     let strict = pakrat_package::Package::parse(data).map(|_| ());
     let pkg = pakrat_package::Package::parse_lenient(data).map_err(err_text)?;
+    writer_round_trip(&pkg);
     let _ = pkg.problems();
     let _ = pkg.imported_packages();
     let opts = ExportOptions {
@@ -133,6 +137,43 @@ fn package_case(data: &[u8]) -> Result<(), String> {
         Some(e) => Err(e),
         None => Ok(()),
     }
+}
+
+/// The package writer on a (possibly damaged) package: unchanged, the
+/// written file reads back as the same tables, or the writer refuses with an
+/// error; never a panic.
+fn writer_round_trip(pkg: &pakrat_package::Package<'_>) {
+    let Ok(out) = pakrat_package::write::Rewrite::new(pkg).to_bytes() else {
+        return;
+    };
+    let q = pakrat_package::Package::parse_lenient(&out).expect("a written package reads back");
+    let strip = |p: &pakrat_package::Package<'_>| {
+        let i: Vec<_> = p
+            .imports
+            .iter()
+            .map(|i| (i.class_package, i.class_name, i.outer, i.object_name))
+            .collect();
+        let e: Vec<_> = p
+            .exports
+            .iter()
+            .map(|e| {
+                (
+                    e.class,
+                    e.super_,
+                    e.outer,
+                    e.object_name,
+                    e.flags,
+                    e.serial_size,
+                    e.serial_offset,
+                )
+            })
+            .collect();
+        format!(
+            "{:?} {:?} {:?} {i:?} {e:?}",
+            p.names, p.summary.guid, p.summary.generations
+        )
+    };
+    assert_eq!(strip(pkg), strip(&q), "writer changed the tables");
 }
 
 /// Redirect files: detection, headers, in-memory and streaming decode.
@@ -304,7 +345,7 @@ fn run(part: Part) {
         let lower = e.local_path.to_ascii_lowercase();
         let kind: &'static str = match e.kind.as_str() {
             "umod" => "umod",
-            "ue1" | "ue2" | "ue3" => "package",
+            "ue1" | "ue2" | "ue3" | "licensee" => "package",
             "uz" => "uz",
             "iostore" if lower.ends_with(".utoc") => "utoc",
             "iostore" if lower.ends_with(".ucas") => "ucas",

@@ -90,6 +90,7 @@ fn package_seeds(out: &mut Out, name: &str, data: &[u8], max: usize, pixels: &mu
     };
     if data.len() <= max {
         out.put("package_props", name, data);
+        out.put("package_write", name, data);
         let mut kinds = Vec::new();
         for i in 0..pkg.exports.len() {
             if let Some(k) = pkg.export_class_name(i).ok().and_then(kind_of_class) {
@@ -329,6 +330,14 @@ fn main() {
                 if data.len() <= 64 << 10 && e.kind != "ue3" && small_packages.len() < 4 {
                     small_packages.push(data.clone());
                 }
+                package_seeds(&mut out, name, &data, max, &mut pixels);
+            }
+            // Licensee builds (Lineage II ones decrypted, as pakrat reads them).
+            "licensee" => {
+                let data = match pakrat_package::lineage::decrypt(&data) {
+                    Ok(Some(d)) => d.body,
+                    _ => data,
+                };
                 package_seeds(&mut out, name, &data, max, &mut pixels);
             }
             "uz" => {
