@@ -1,9 +1,11 @@
 //! Unreal packages (UE1/UE2): header, tables, tagged properties and object exporters.
 //!
-//! Reads packages of versions 60–69 (Unreal, UT99, Unreal 227, UT v469) and
-//! 99–129 (UT2003, UT2004, Killing Floor and other UE2 builds) exactly, and
-//! refuses UE3+ packages and unknown licensee layouts with a message naming
-//! the version and licensee. Format notes: `shared/formats/classic.md` §3.
+//! Reads the tables of every version 55–179 and licensee wherever they check
+//! out, decodes objects where their layout is known (see
+//! [`object_layout`]), refuses UE3+ packages and layouts known to differ with
+//! a message naming the game, reads encrypted Lineage II packages
+//! ([`lineage`]) and writes packages back ([`write`]). Format notes:
+//! `shared/formats/classic.md` §3.
 //!
 //! # Tables
 //! ```no_run
