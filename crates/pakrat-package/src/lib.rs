@@ -4,7 +4,7 @@
 //! out, decodes objects where their layout is known (see
 //! [`object_layout`]), refuses UE3+ packages and layouts known to differ with
 //! a message naming the game, reads encrypted Lineage II packages
-//! ([`lineage`]) and writes packages back ([`write`]). Format notes:
+//! ([`lineage`]) and writes packages back ([`mod@write`]). Format notes:
 //! `shared/formats/classic.md` §3.
 //!
 //! # Tables
