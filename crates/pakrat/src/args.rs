@@ -76,10 +76,27 @@ pub enum Command {
     /// or flags, strip script source (tables rewritten, object data kept).
     #[command(subcommand)]
     Package(PackageCommand),
+    /// Look at a game folder, package, UMOD, .pak or IoStore container in
+    /// the browser (a local server on 127.0.0.1).
+    View(ViewArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
     Completions(CompletionsArgs),
     /// Print the manual page (roff; `pakrat man > pakrat.1`).
     Man,
+}
+
+/// `pakrat view`.
+#[derive(Args, Debug)]
+pub struct ViewArgs {
+    /// A folder (a game folder, or any folder of files pakrat reads) or one
+    /// file (its folder is served and the file opened).
+    pub path: PathBuf,
+    /// Port on 127.0.0.1 (default: any free port).
+    #[arg(long, default_value_t = 0)]
+    pub port: u16,
+    /// Print the URL but do not open a browser.
+    #[arg(long)]
+    pub no_open: bool,
 }
 
 /// `pakrat completions`.

@@ -237,6 +237,7 @@ fn run(command: Command) -> Result<ExitCode> {
                 P::Strip(a) => cmd::rewrite::strip(&a),
             }
         }
+        Command::View(a) => cmd::view::view(&a),
         Command::Cache(c) => match c {
             args::CacheCommand::List(a) => cmd::system::cache_list(&a),
             args::CacheCommand::Restore(a) => cmd::system::cache_restore(&a),

@@ -9,6 +9,7 @@ pub mod rewrite;
 pub mod system;
 pub mod umod;
 pub mod uz;
+pub mod view;
 pub mod zen;
 
 /// `items.par_iter().map(f).collect()`, but on this thread for a single

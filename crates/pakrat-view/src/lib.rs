@@ -1,0 +1,764 @@
+//! `pakrat view`: a local web viewer for game folders, packages, UMODs,
+//! redirect files, `.pak` files and IoStore containers, built on the same
+//! library as the command line.
+//!
+//! Safe by default: it listens on 127.0.0.1 only; every request must carry
+//! the random token of the URL (query `t`, or header `x-pakrat-token`) and a
+//! `Host` of `127.0.0.1:PORT` or `localhost:PORT` (other local users and
+//! DNS-rebinding pages are kept out); every path the API takes is relative to
+//! the opened folder and confined to it (no `..`, no absolute path, no
+//! backslash, no symbolic link out); it only reads. Parsing runs on blocking
+//! threads and a panic there is a 500 answer, never a dead server; a damaged
+//! file is a 422 answer with the reader's message.
+//!
+//! The API answers JSON; file bytes (previews, downloads) come from the
+//! exporters the CLI uses (`pakrat_package::export::export_files`), cached
+//! in memory up to [`PREVIEW_CACHE_BYTES`].
+
+use std::collections::{HashMap, VecDeque};
+use std::net::SocketAddr;
+use std::path::{Component, Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use axum::body::Body;
+use axum::extract::{Query, Request, State};
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::Router;
+use serde::Deserialize;
+use serde_json::{json, Value as Json};
+
+/// The viewer page (HTML, CSS and script in one file, no network use).
+const INDEX_HTML: &str = include_str!("ui.html");
+
+/// Bytes of exported previews kept in memory, oldest dropped first.
+pub const PREVIEW_CACHE_BYTES: usize = 64 << 20;
+
+/// Largest member or entry the viewer reads into memory for a download.
+pub const MAX_DOWNLOAD: u64 = 1 << 30;
+
+/// What `pakrat view` serves.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// A folder, or a file (its folder is served and the file selected).
+    pub path: PathBuf,
+    /// Port on 127.0.0.1 (0: any free port).
+    pub port: u16,
+    /// The access token (random when `None`).
+    pub token: Option<String>,
+}
+
+/// A server being started: its address and the URL to open.
+pub struct Ready {
+    /// The bound address.
+    pub addr: SocketAddr,
+    /// `http://127.0.0.1:PORT/?t=TOKEN[#file]`.
+    pub url: String,
+}
+
+/// File bytes and their MIME type, shared by the cache and responses.
+type Blob = Arc<(Vec<u8>, &'static str)>;
+
+struct Cache {
+    map: HashMap<String, Blob>,
+    order: VecDeque<String>,
+    bytes: usize,
+}
+
+/// Shared server state.
+pub struct App {
+    root: PathBuf,
+    token: String,
+    port: std::sync::atomic::AtomicU16,
+    cache: Mutex<Cache>,
+}
+
+/// An API error: status and message.
+#[derive(Debug)]
+pub struct ApiError(StatusCode, String);
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let body = json!({"error": self.1, "status": self.0.as_u16()});
+        (self.0, axum::Json(body)).into_response()
+    }
+}
+
+fn bad(msg: impl Into<String>) -> ApiError {
+    ApiError(StatusCode::BAD_REQUEST, msg.into())
+}
+
+fn damaged(e: impl std::fmt::Display) -> ApiError {
+    ApiError(StatusCode::UNPROCESSABLE_ENTITY, e.to_string())
+}
+
+fn random_token() -> String {
+    let mut b = [0u8; 16];
+    // A failing system RNG leaves zeros; the server then refuses to start.
+    let _ = getrandom::fill(&mut b);
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+impl App {
+    /// State for serving `root` (a folder) with `token`.
+    pub fn new(root: PathBuf, token: String) -> std::io::Result<Arc<App>> {
+        let root = std::fs::canonicalize(&root)?;
+        if !root.is_dir() {
+            return Err(std::io::Error::other(format!(
+                "{}: not a folder",
+                root.display()
+            )));
+        }
+        if token.len() < 16 || token.bytes().all(|b| b == b'0') {
+            return Err(std::io::Error::other("no usable random token"));
+        }
+        Ok(Arc::new(App {
+            root,
+            token,
+            port: std::sync::atomic::AtomicU16::new(0),
+            cache: Mutex::new(Cache {
+                map: HashMap::new(),
+                order: VecDeque::new(),
+                bytes: 0,
+            }),
+        }))
+    }
+
+    /// The token requests must carry.
+    pub fn token(&self) -> &str {
+        &self.token
+    }
+
+    /// Resolve a path from the client (relative, `/`-separated) inside the
+    /// root: `..`, absolute paths, drive letters, backslashes and symbolic
+    /// links leading out are refused.
+    pub fn resolve(&self, rel: &str) -> Result<PathBuf, ApiError> {
+        if rel.contains('\\') || rel.contains(':') || rel.contains('\0') {
+            return Err(bad(format!(
+                "path {rel:?}: backslashes, colons and NUL are not allowed"
+            )));
+        }
+        let p = Path::new(rel);
+        for c in p.components() {
+            match c {
+                Component::Normal(_) | Component::CurDir => {}
+                _ => {
+                    return Err(ApiError(
+                        StatusCode::FORBIDDEN,
+                        format!("path {rel:?} leaves the opened folder"),
+                    ))
+                }
+            }
+        }
+        let full = self.root.join(p);
+        let real = std::fs::canonicalize(&full)
+            .map_err(|e| ApiError(StatusCode::NOT_FOUND, format!("{rel}: {e}")))?;
+        if !real.starts_with(&self.root) {
+            return Err(ApiError(
+                StatusCode::FORBIDDEN,
+                format!("path {rel:?} leads out of the opened folder (symbolic link)"),
+            ));
+        }
+        Ok(real)
+    }
+
+    fn rel_of(&self, p: &Path) -> String {
+        p.strip_prefix(&self.root)
+            .unwrap_or(p)
+            .to_string_lossy()
+            .replace('\\', "/")
+    }
+
+    fn cached(&self, key: &str) -> Option<Blob> {
+        self.cache.lock().ok()?.map.get(key).cloned()
+    }
+
+    fn remember(&self, key: String, v: Blob) {
+        let Ok(mut c) = self.cache.lock() else { return };
+        if v.0.len() > PREVIEW_CACHE_BYTES / 4 || c.map.contains_key(&key) {
+            return;
+        }
+        c.bytes += v.0.len();
+        c.order.push_back(key.clone());
+        c.map.insert(key, v);
+        while c.bytes > PREVIEW_CACHE_BYTES {
+            let Some(old) = c.order.pop_front() else {
+                break;
+            };
+            if let Some(v) = c.map.remove(&old) {
+                c.bytes -= v.0.len();
+            }
+        }
+    }
+}
+
+/// Every request: the right `Host` (403) and the token (401).
+async fn guard(State(app): State<Arc<App>>, req: Request, next: Next) -> Response {
+    let port = app.port.load(std::sync::atomic::Ordering::Relaxed);
+    let host = req
+        .headers()
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("");
+    let ok_host = [format!("127.0.0.1:{port}"), format!("localhost:{port}")];
+    if !ok_host.iter().any(|h| h.eq_ignore_ascii_case(host)) {
+        return ApiError(
+            StatusCode::FORBIDDEN,
+            format!("Host {host:?} is not this viewer (127.0.0.1:{port})"),
+        )
+        .into_response();
+    }
+    let from_query = req.uri().query().and_then(|q| {
+        q.split('&')
+            .find_map(|kv| kv.strip_prefix("t="))
+            .map(str::to_string)
+    });
+    let from_header = req
+        .headers()
+        .get("x-pakrat-token")
+        .and_then(|h| h.to_str().ok())
+        .map(str::to_string);
+    let given = from_header.or(from_query).unwrap_or_default();
+    if !constant_time_eq(given.as_bytes(), app.token.as_bytes()) {
+        return ApiError(StatusCode::UNAUTHORIZED, "missing or wrong token".into()).into_response();
+    }
+    let mut r = next.run(req).await;
+    let h = r.headers_mut();
+    h.insert(
+        "x-content-type-options",
+        HeaderValue::from_static("nosniff"),
+    );
+    h.insert("referrer-policy", HeaderValue::from_static("no-referrer"));
+    h.insert(
+        "content-security-policy",
+        HeaderValue::from_static(
+            "default-src 'self'; img-src 'self' blob: data:; media-src 'self' blob:; \
+             style-src 'self' 'unsafe-inline'; script-src 'self' 'unsafe-inline'",
+        ),
+    );
+    r
+}
+
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// The router (also used by tests without a socket).
+pub fn router(app: Arc<App>) -> Router {
+    Router::new()
+        .route("/", get(index))
+        .route("/api/ls", get(ls))
+        .route("/api/open", get(open))
+        .route("/api/object", get(object))
+        .route("/api/data", get(data))
+        .route("/api/member", get(member))
+        .layer(middleware::from_fn_with_state(app.clone(), guard))
+        .with_state(app)
+}
+
+/// Bind 127.0.0.1:`opts.port` and serve until the process ends; `ready`
+/// gets the address and URL once listening.
+pub fn serve(opts: &Options, ready: impl FnOnce(&Ready)) -> std::io::Result<()> {
+    let meta = std::fs::metadata(&opts.path)?;
+    let (root, select) = if meta.is_dir() {
+        (opts.path.clone(), None)
+    } else {
+        let parent = opts
+            .path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+        (
+            parent,
+            opts.path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned()),
+        )
+    };
+    let app = App::new(root, opts.token.clone().unwrap_or_else(random_token))?;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    rt.block_on(async move {
+        let listener =
+            tokio::net::TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], opts.port))).await?;
+        let addr = listener.local_addr()?;
+        app.port
+            .store(addr.port(), std::sync::atomic::Ordering::Relaxed);
+        let mut url = format!("http://127.0.0.1:{}/?t={}", addr.port(), app.token);
+        if let Some(s) = select {
+            url.push('#');
+            url.push_str(&percent(&s));
+        }
+        ready(&Ready { addr, url });
+        axum::serve(listener, router(app))
+            .with_graceful_shutdown(async {
+                let _ = tokio::signal::ctrl_c().await;
+            })
+            .await
+    })
+}
+
+/// Percent-encode for a URL fragment or query value.
+fn percent(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' | b'/' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+async fn index() -> Response {
+    (
+        [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
+        INDEX_HTML,
+    )
+        .into_response()
+}
+
+/// Run `f` on a blocking thread; a panic there is a 500 answer.
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
+) -> Result<T, ApiError> {
+    match tokio::task::spawn_blocking(f).await {
+        Ok(r) => r,
+        Err(e) => Err(ApiError(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("internal error while reading the file: {e}"),
+        )),
+    }
+}
+
+#[derive(Deserialize)]
+struct PathQ {
+    #[serde(default)]
+    path: String,
+    #[serde(default)]
+    dir: String,
+    #[serde(default)]
+    find: String,
+}
+
+/// What a file is, from its first and last bytes (cheap enough for a
+/// folder of thousands of files).
+fn sniff(path: &Path) -> &'static str {
+    use std::io::{Read, Seek, SeekFrom};
+    let Ok(mut f) = pakrat_io::open_regular(path) else {
+        return "other";
+    };
+    let mut head = [0u8; 32];
+    let n = f.read(&mut head).unwrap_or(0);
+    let head = &head[..n];
+    if head.starts_with(b"-==--==--==--==-") {
+        return "utoc";
+    }
+    let tag = head
+        .get(..4)
+        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+    if matches!(tag, Some(0x9E2A_83C1 | 0x9E2A_83C2))
+        || pakrat_package::lineage::header_version(head).is_some()
+    {
+        return "package";
+    }
+    if pakrat_uz::detect(head).is_some() {
+        return "uz";
+    }
+    let len = f.metadata().map(|m| m.len()).unwrap_or(0);
+    let tail_len = len.min(256);
+    let mut tail = vec![0u8; tail_len as usize];
+    if f.seek(SeekFrom::Start(len - tail_len)).is_ok() && f.read_exact(&mut tail).is_ok() {
+        if tail.len() >= 20
+            && tail[tail.len() - 20..tail.len() - 16] == 0x9FE3_C5A3u32.to_le_bytes()
+        {
+            return "umod";
+        }
+        if tail
+            .windows(4)
+            .any(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]) == 0x5A6F_12E1)
+        {
+            return "pak";
+        }
+    }
+    if path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("ucas"))
+    {
+        return "ucas";
+    }
+    "other"
+}
+
+/// `GET /api/ls?path=DIR`: one level of a folder (folders first).
+async fn ls(State(app): State<Arc<App>>, Query(q): Query<PathQ>) -> Result<Response, ApiError> {
+    blocking(move || {
+        let dir = app.resolve(&q.path)?;
+        if !dir.is_dir() {
+            return Err(bad(format!("{}: not a folder", q.path)));
+        }
+        let rd = std::fs::read_dir(&dir).map_err(damaged)?;
+        let mut entries: Vec<(bool, String, Json)> = Vec::new();
+        for e in rd.flatten() {
+            let Ok(ft) = e.file_type() else { continue };
+            let name = e.file_name().to_string_lossy().into_owned();
+            let path = e.path();
+            let rel = app.rel_of(&path);
+            if ft.is_dir() {
+                entries.push((
+                    true,
+                    name.to_lowercase(),
+                    json!({"name": name, "path": rel, "kind": "dir"}),
+                ));
+            } else if ft.is_file() {
+                let size = e.metadata().map(|m| m.len()).unwrap_or(0);
+                entries.push((
+                    false,
+                    name.to_lowercase(),
+                    json!({"name": name, "path": rel, "kind": sniff(&path), "size": size}),
+                ));
+            }
+        }
+        entries.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        let list: Vec<Json> = entries.into_iter().map(|e| e.2).collect();
+        Ok(axum::Json(json!({"path": app.rel_of(&dir), "entries": list})).into_response())
+    })
+    .await
+}
+
+fn open_package(path: &Path) -> Result<pakrat_io::Source, ApiError> {
+    pakrat_package::lineage::open(path).map_err(damaged)
+}
+
+/// `GET /api/open?path=FILE[&dir=D]`: what the file holds. Packages: header
+/// facts and the export table; UMODs: members and manifest; containers and
+/// paks: one directory level (`dir`) of their files.
+async fn open(State(app): State<Arc<App>>, Query(q): Query<PathQ>) -> Result<Response, ApiError> {
+    blocking(move || {
+        let file = app.resolve(&q.path)?;
+        if !file.is_file() {
+            return Err(bad(format!("{}: not a file", q.path)));
+        }
+        let kind = sniff(&file);
+        let out = match kind {
+            "package" => package_json(&file)?,
+            "umod" => umod_json(&file)?,
+            "pak" => {
+                let pak = pakrat_iostore::pak::Pak::open(&file, &pakrat_iostore::KeyRing::new())
+                    .map_err(damaged)?;
+                let files: Vec<(String, u64)> = pak
+                    .index
+                    .entries
+                    .iter()
+                    .map(|e| (e.path.clone(), e.uncompressed_size))
+                    .collect();
+                let mut j = listing(&files, &q.dir, &q.find);
+                j["mount_point"] = json!(pak.index.mount_point);
+                j["version"] = json!(pak.footer.version);
+                j
+            }
+            "utoc" => {
+                let c = pakrat_iostore::Container::open(&file, &pakrat_iostore::KeyRing::new())
+                    .map_err(damaged)?;
+                let files: Vec<(String, u64)> = c
+                    .indexed_files()
+                    .iter()
+                    .map(|f| (f.path.clone(), 0))
+                    .collect();
+                let mut j = listing(&files, &q.dir, &q.find);
+                j["mount_point"] = json!(c.mount_point());
+                j["toc_version"] = json!(c.toc().header.version);
+                j["chunks"] = json!(c.toc().chunk_ids.len());
+                j
+            }
+            "uz" => {
+                let src = pakrat_io::Source::open(&file).map_err(damaged)?;
+                let info = pakrat_uz::inspect(&src).map_err(damaged)?;
+                json!({"uz": info})
+            }
+            _ => json!({}),
+        };
+        let mut out = out;
+        out["path"] = json!(app.rel_of(&file));
+        out["kind"] = json!(kind);
+        Ok(axum::Json(out).into_response())
+    })
+    .await
+}
+
+/// Most paths a `find` answers with.
+const MAX_FOUND: usize = 1000;
+
+/// A directory level, or with `find` every path containing it (case
+/// ignored, at most [`MAX_FOUND`]).
+fn listing(files: &[(String, u64)], dir: &str, find: &str) -> Json {
+    if find.is_empty() {
+        return dir_level(files, dir);
+    }
+    let f = find.to_lowercase();
+    let mut found = Vec::new();
+    let mut more = false;
+    for (i, (p, size)) in files.iter().enumerate() {
+        if p.to_lowercase().contains(&f) {
+            if found.len() == MAX_FOUND {
+                more = true;
+                break;
+            }
+            found.push(json!({"path": p, "index": i, "size": size}));
+        }
+    }
+    json!({"find": find, "total_files": files.len(), "found": found, "truncated": more, "dirs": [], "files": []})
+}
+
+/// One directory level of a container's file list: sub-folders with their
+/// file counts, and the files (with their index in the full list).
+fn dir_level(files: &[(String, u64)], dir: &str) -> Json {
+    let prefix = if dir.is_empty() {
+        String::new()
+    } else {
+        format!("{}/", dir.trim_end_matches('/'))
+    };
+    let mut dirs: std::collections::BTreeMap<&str, usize> = Default::default();
+    let mut here = Vec::new();
+    for (i, (p, size)) in files.iter().enumerate() {
+        let Some(rest) = p.trim_start_matches('/').strip_prefix(prefix.as_str()) else {
+            continue;
+        };
+        match rest.split_once('/') {
+            Some((d, _)) => *dirs.entry(d).or_default() += 1,
+            None => here.push(json!({"name": rest, "path": p, "index": i, "size": size})),
+        }
+    }
+    json!({
+        "dir": dir,
+        "total_files": files.len(),
+        "dirs": dirs.iter().map(|(d, n)| json!({"name": d, "files": n})).collect::<Vec<_>>(),
+        "files": here,
+    })
+}
+
+fn package_json(file: &Path) -> Result<Json, ApiError> {
+    let src = open_package(file)?;
+    let p = pakrat_package::Package::parse(&src).map_err(damaged)?;
+    let s = &p.summary;
+    let exports: Vec<Json> = (0..p.exports.len())
+        .map(|i| {
+            json!({
+                "index": i,
+                "class": p.export_class_name(i).unwrap_or("?"),
+                "path": p.export_path(i).unwrap_or_default(),
+                "size": p.exports[i].serial_size,
+            })
+        })
+        .collect();
+    let imports: Vec<&str> = p.imported_packages();
+    Ok(json!({
+        "summary": s,
+        "package_flag_names": s.package_flag_names(),
+        "objects": s.object_layout().err(),
+        "imported_packages": imports,
+        "exports": exports,
+    }))
+}
+
+fn umod_json(file: &Path) -> Result<Json, ApiError> {
+    let src = pakrat_io::Source::open(file).map_err(damaged)?;
+    let u = pakrat_umod::Umod::parse(&src).map_err(damaged)?;
+    let files: Vec<Json> = u
+        .entries
+        .iter()
+        .map(|e| json!({"name": e.name, "size": e.size, "flags": e.flags}))
+        .collect();
+    let manifest = u
+        .entries
+        .iter()
+        .find(|e| {
+            let n = e.name.replace('\\', "/").to_ascii_lowercase();
+            n.ends_with("manifest.ini")
+        })
+        .and_then(|e| u.entry_data(e).ok())
+        .map(|b| String::from_utf8_lossy(b).into_owned());
+    Ok(json!({"files": files, "manifest": manifest, "verify_ok": u.verify().ok()}))
+}
+
+#[derive(Deserialize)]
+struct ObjQ {
+    path: String,
+    export: usize,
+    #[serde(default)]
+    n: usize,
+}
+
+fn mime_of(name: &str) -> &'static str {
+    let ext = name.rsplit('.').next().unwrap_or("").to_ascii_lowercase();
+    match ext.as_str() {
+        "png" => "image/png",
+        "wav" => "audio/wav",
+        "ogg" => "audio/ogg",
+        "mp3" => "audio/mpeg",
+        "uc" | "txt" | "ini" | "int" => "text/plain; charset=utf-8",
+        _ => "application/octet-stream",
+    }
+}
+
+/// Decoded object files (from the CLI's exporters), cached.
+fn object_files(
+    app: &App,
+    file: &Path,
+    export: usize,
+) -> Result<(Json, Vec<(String, Blob)>), ApiError> {
+    use pakrat_package::export::{export_files, ExportOptions, Made};
+    let src = open_package(file)?;
+    let p = pakrat_package::Package::parse(&src).map_err(damaged)?;
+    if export >= p.exports.len() {
+        return Err(ApiError(
+            StatusCode::NOT_FOUND,
+            format!("no export {export}"),
+        ));
+    }
+    let e = p.exports[export];
+    let props = match pakrat_package::props::read_object(&p, export) {
+        Ok(o) => json!({"properties": pakrat_package::view::properties_json(&p, &o.properties)}),
+        Err(err) => json!({"properties_error": err.to_string()}),
+    };
+    let opts = ExportOptions {
+        kinds: Vec::new(),
+        all_mips: true,
+    };
+    let (files, note) = match export_files(&p, export, &opts) {
+        Ok(Made::Files(_, files)) => (files, None),
+        Ok(Made::Nothing(_, why)) => (Vec::new(), Some(why)),
+        Ok(_) => (Vec::new(), None),
+        Err(err) => (Vec::new(), Some(err.to_string())),
+    };
+    let mut out = Vec::new();
+    let mut list = Vec::new();
+    for (k, (name, bytes, detail)) in files.into_iter().enumerate() {
+        let key = format!("{}\0{export}\0{k}", file.display());
+        let v = Arc::new((bytes, mime_of(&name)));
+        app.remember(key, v.clone());
+        list.push(json!({"n": k, "name": name, "size": v.0.len(), "mime": v.1, "detail": detail}));
+        out.push((name, v));
+    }
+    let mut j = json!({
+        "index": export,
+        "class": p.export_class_name(export).unwrap_or("?"),
+        "path": p.export_path(export).unwrap_or_default(),
+        "flags": pakrat_package::flags::object_flag_names(e.flags),
+        "size": e.serial_size,
+        "offset": e.serial_offset,
+        "files": list,
+        "note": note,
+    });
+    if let (Some(a), Json::Object(b)) = (j.as_object_mut(), props) {
+        a.extend(b);
+    }
+    Ok((j, out))
+}
+
+/// `GET /api/object?path=FILE&export=I`: an export's class, flags, decoded
+/// properties and the files its exporter makes.
+async fn object(State(app): State<Arc<App>>, Query(q): Query<ObjQ>) -> Result<Response, ApiError> {
+    blocking(move || {
+        let file = app.resolve(&q.path)?;
+        let (j, _) = object_files(&app, &file, q.export)?;
+        Ok(axum::Json(j).into_response())
+    })
+    .await
+}
+
+/// `GET /api/data?path=FILE&export=I&n=K`: the K-th file an export's
+/// exporter makes (PNG, WAV/OGG as stored, tracker module, `.uc` text).
+async fn data(State(app): State<Arc<App>>, Query(q): Query<ObjQ>) -> Result<Response, ApiError> {
+    blocking(move || {
+        let file = app.resolve(&q.path)?;
+        let key = format!("{}\0{}\0{}", file.display(), q.export, q.n);
+        let (name, v) = match app.cached(&key) {
+            Some(v) => (format!("export{}-{}", q.export, q.n), v),
+            None => {
+                let (_, files) = object_files(&app, &file, q.export)?;
+                files.into_iter().nth(q.n).ok_or_else(|| {
+                    ApiError(
+                        StatusCode::NOT_FOUND,
+                        format!("export {} makes no file {}", q.export, q.n),
+                    )
+                })?
+            }
+        };
+        Ok(bytes_response(v.0.clone(), v.1, &name))
+    })
+    .await
+}
+
+fn bytes_response(bytes: Vec<u8>, mime: &'static str, name: &str) -> Response {
+    let base = name.rsplit('/').next().unwrap_or(name);
+    let safe: String = base
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "._-".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let mut r = Response::new(Body::from(bytes));
+    let h = r.headers_mut();
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static(mime));
+    if let Ok(v) = HeaderValue::from_str(&format!("inline; filename=\"{safe}\"")) {
+        h.insert(header::CONTENT_DISPOSITION, v);
+    }
+    r
+}
+
+#[derive(Deserialize)]
+struct MemberQ {
+    path: String,
+    name: String,
+}
+
+/// `GET /api/member?path=FILE&name=M`: a UMOD member or a `.pak` entry, as
+/// stored (decompressed), for download.
+async fn member(
+    State(app): State<Arc<App>>,
+    Query(q): Query<MemberQ>,
+) -> Result<Response, ApiError> {
+    blocking(move || {
+        let file = app.resolve(&q.path)?;
+        let not_found = || {
+            ApiError(
+                StatusCode::NOT_FOUND,
+                format!("{}: no member {}", q.path, q.name),
+            )
+        };
+        let bytes = match sniff(&file) {
+            "umod" => {
+                let src = pakrat_io::Source::open(&file).map_err(damaged)?;
+                let u = pakrat_umod::Umod::parse(&src).map_err(damaged)?;
+                let e = u.find(&q.name).ok_or_else(not_found)?;
+                u.entry_data(e).map_err(damaged)?.to_vec()
+            }
+            "pak" => {
+                let pak = pakrat_iostore::pak::Pak::open(&file, &pakrat_iostore::KeyRing::new())
+                    .map_err(damaged)?;
+                let e = pak
+                    .index
+                    .entries
+                    .iter()
+                    .find(|e| e.path == q.name)
+                    .ok_or_else(not_found)?;
+                if e.uncompressed_size > MAX_DOWNLOAD {
+                    return Err(bad("entry larger than the viewer's 1 GiB download limit"));
+                }
+                pak.read(e).map_err(damaged)?
+            }
+            _ => return Err(bad(format!("{}: not a UMOD or .pak file", q.path))),
+        };
+        Ok(bytes_response(bytes, mime_of(&q.name), &q.name))
+    })
+    .await
+}

@@ -1,0 +1,264 @@
+//! The viewer's API without a browser: a real server on 127.0.0.1, raw
+//! HTTP/1.1 requests. Traversal attempts, a wrong token, a wrong Host and a
+//! damaged package each get the right status, and the server keeps serving.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::Path;
+
+struct Server {
+    port: u16,
+    token: String,
+}
+
+fn start(root: &Path) -> Server {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let opts = pakrat_view::Options {
+        path: root.to_path_buf(),
+        port: 0,
+        token: None,
+    };
+    std::thread::spawn(move || {
+        pakrat_view::serve(&opts, |r| {
+            tx.send(r.url.clone()).unwrap();
+        })
+        .unwrap();
+    });
+    let url = rx.recv().unwrap();
+    let port = url
+        .split(':')
+        .nth(2)
+        .and_then(|p| p.split('/').next())
+        .unwrap()
+        .parse()
+        .unwrap();
+    let token = url
+        .split("t=")
+        .nth(1)
+        .unwrap()
+        .split('#')
+        .next()
+        .unwrap()
+        .to_string();
+    Server { port, token }
+}
+
+/// GET `path_and_query` with `host`; (status, headers, body).
+fn get_with(s: &Server, host: &str, path_and_query: &str) -> (u16, String, Vec<u8>) {
+    let mut c = TcpStream::connect(("127.0.0.1", s.port)).unwrap();
+    write!(
+        c,
+        "GET {path_and_query} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut raw = Vec::new();
+    c.read_to_end(&mut raw).unwrap();
+    let split = raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
+    let head = String::from_utf8_lossy(&raw[..split]).into_owned();
+    let mut body = raw[split + 4..].to_vec();
+    if head
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked")
+    {
+        body = dechunk(&body);
+    }
+    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+    (status, head, body)
+}
+
+fn dechunk(mut b: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    loop {
+        let line = b.windows(2).position(|w| w == b"\r\n").unwrap();
+        let n = usize::from_str_radix(std::str::from_utf8(&b[..line]).unwrap().trim(), 16).unwrap();
+        if n == 0 {
+            return out;
+        }
+        out.extend_from_slice(&b[line + 2..line + 2 + n]);
+        b = &b[line + 2 + n + 2..];
+    }
+}
+
+fn get(s: &Server, pq: &str) -> (u16, Vec<u8>) {
+    let host = format!("127.0.0.1:{}", s.port);
+    let sep = if pq.contains('?') { '&' } else { '?' };
+    let (st, _, b) = get_with(s, &host, &format!("{pq}{sep}t={}", s.token));
+    (st, b)
+}
+
+fn json(s: &Server, pq: &str) -> serde_json::Value {
+    let (st, b) = get(s, pq);
+    assert_eq!(st, 200, "{pq}: {}", String::from_utf8_lossy(&b));
+    serde_json::from_slice(&b).unwrap()
+}
+
+fn enc(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'/' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+#[test]
+fn token_host_and_traversal_are_refused_and_the_server_keeps_serving() {
+    let t = tempfile::tempdir().unwrap();
+    std::fs::create_dir(t.path().join("sub")).unwrap();
+    std::fs::write(t.path().join("sub/a.txt"), b"hello").unwrap();
+    // A damaged package: the tag, then garbage.
+    let mut bad = vec![0xC1, 0x83, 0x2A, 0x9E, 69, 0, 0, 0];
+    bad.extend_from_slice(&[0xFF; 40]);
+    std::fs::write(t.path().join("Broken.u"), &bad).unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink("/etc", t.path().join("out")).unwrap();
+    let s = start(t.path());
+    let host = format!("127.0.0.1:{}", s.port);
+
+    // The page and the API need the token.
+    assert_eq!(get_with(&s, &host, "/").0, 401);
+    assert_eq!(
+        get_with(
+            &s,
+            &host,
+            "/api/ls?path=&t=0123456789abcdef0123456789abcdef"
+        )
+        .0,
+        401
+    );
+    let (st, head, body) = get_with(&s, &host, &format!("/?t={}", s.token));
+    assert_eq!(st, 200);
+    assert!(head
+        .to_ascii_lowercase()
+        .contains("content-security-policy"));
+    assert!(String::from_utf8_lossy(&body).contains("pakrat view"));
+    // A Host other than 127.0.0.1:PORT / localhost:PORT (DNS rebinding).
+    assert_eq!(
+        get_with(
+            &s,
+            "evil.example:80",
+            &format!("/api/ls?path=&t={}", s.token)
+        )
+        .0,
+        403
+    );
+    assert_eq!(
+        get_with(
+            &s,
+            &format!("localhost:{}", s.port),
+            &format!("/api/ls?path=&t={}", s.token)
+        )
+        .0,
+        200
+    );
+
+    // Paths stay inside the opened folder.
+    for p in ["..", "../etc", "sub/../..", "/etc", "%2Fetc"] {
+        assert_eq!(get(&s, &format!("/api/ls?path={p}")).0, 403, "{p}");
+    }
+    assert_eq!(get(&s, "/api/ls?path=sub%5C..%5C..").0, 400);
+    assert_eq!(get(&s, "/api/ls?path=C%3A%2FWindows").0, 400);
+    #[cfg(unix)]
+    assert_eq!(get(&s, "/api/ls?path=out").0, 403, "symbolic link out");
+    assert_eq!(get(&s, "/api/ls?path=nothing-here").0, 404);
+
+    // A damaged package: 422 with the reader's message, then more requests work.
+    let (st, b) = get(&s, "/api/open?path=Broken.u");
+    assert_eq!(st, 422, "{}", String::from_utf8_lossy(&b));
+    let e: serde_json::Value = serde_json::from_slice(&b).unwrap();
+    assert!(e["error"].as_str().unwrap().contains("offset"), "{e}");
+    assert_eq!(get(&s, "/api/object?path=Broken.u&export=0").0, 422);
+    let ls = json(&s, "/api/ls?path=");
+    let names: Vec<&str> = ls["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        names.contains(&"sub") && names.contains(&"Broken.u"),
+        "{names:?}"
+    );
+    assert_eq!(json(&s, "/api/ls?path=sub")["entries"][0]["kind"], "other");
+}
+
+fn png_size(b: &[u8]) -> (u32, u32) {
+    assert_eq!(&b[..8], b"\x89PNG\r\n\x1a\n");
+    let be = |o: usize| u32::from_be_bytes(b[o..o + 4].try_into().unwrap());
+    (be(16), be(20))
+}
+
+#[test]
+fn textures_sounds_and_container_search_from_the_corpus() {
+    let Some(c) = pakrat_testkit::corpus_dir() else {
+        return;
+    };
+    let s = start(&c);
+    // A texture: the PNG has the texture's USize x VSize.
+    let pkg = "ue1/ArenaTex.utx";
+    let j = json(&s, &format!("/api/open?path={pkg}"));
+    let tex = j["exports"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["class"] == "Texture")
+        .unwrap();
+    let i = tex["index"].as_u64().unwrap();
+    let o = json(&s, &format!("/api/object?path={pkg}&export={i}"));
+    let prop = |n: &str| {
+        o["properties"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["name"] == n)
+            .unwrap()["value"]
+            .as_u64()
+            .unwrap() as u32
+    };
+    let (st, png) = get(&s, &format!("/api/data?path={pkg}&export={i}&n=0"));
+    assert_eq!(st, 200);
+    assert_eq!(png_size(&png), (prop("USize"), prop("VSize")));
+
+    // A sound: the served bytes are the stored file, RIFF with its length.
+    let pkg = "ue1/DefaultAnnouncements.uax";
+    let j = json(&s, &format!("/api/open?path={pkg}"));
+    let snd = j["exports"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["class"] == "Sound")
+        .unwrap();
+    let i = snd["index"].as_u64().unwrap();
+    let o = json(&s, &format!("/api/object?path={pkg}&export={i}"));
+    let f = &o["files"][0];
+    assert!(f["mime"].as_str().unwrap().starts_with("audio/"), "{o}");
+    let (st, wav) = get(&s, &format!("/api/data?path={pkg}&export={i}&n=0"));
+    assert_eq!(st, 200);
+    assert_eq!(wav.len() as u64, f["size"].as_u64().unwrap());
+    assert_eq!(&wav[..4], b"RIFF");
+    assert_eq!(
+        u32::from_le_bytes(wav[4..8].try_into().unwrap()) as usize + 8,
+        wav.len()
+    );
+
+    // A container: its first level, then a file found by the filter.
+    let utoc =
+        "iostore/cue4parse/UE5_8/IoStore/Tagged/Zlib/CUE4ParseFixtures-Minimal-Zlib-Windows.utoc";
+    let j = json(&s, &format!("/api/open?path={}", enc(utoc)));
+    assert_eq!(j["kind"], "utoc");
+    let total = j["total_files"].as_u64().unwrap();
+    assert!(
+        total > 0 && !j["dirs"].as_array().unwrap().is_empty(),
+        "{j}"
+    );
+    let found = json(&s, &format!("/api/open?path={}&find=uasset", enc(utoc)));
+    let n = found["found"].as_array().unwrap().len();
+    assert!(n > 0 && (n as u64) <= total, "{found}");
+    assert!(found["found"][0]["path"]
+        .as_str()
+        .unwrap()
+        .to_lowercase()
+        .contains("uasset"));
+}
