@@ -25,7 +25,7 @@ use axum::extract::{Query, Request, State};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{get, post};
 use axum::Router;
 use serde::Deserialize;
 use serde_json::{json, Value as Json};
@@ -73,6 +73,9 @@ pub struct App {
     token: String,
     port: std::sync::atomic::AtomicU16,
     cache: Mutex<Cache>,
+    /// Package name (lower case) → files under the root that import it,
+    /// read once on the first request that needs it.
+    dependents: Mutex<Option<Arc<HashMap<String, Vec<String>>>>>,
 }
 
 /// An API error: status and message.
@@ -123,6 +126,7 @@ impl App {
                 order: VecDeque::new(),
                 bytes: 0,
             }),
+            dependents: Mutex::new(None),
         }))
     }
 
@@ -254,6 +258,9 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/api/object", get(object))
         .route("/api/data", get(data))
         .route("/api/member", get(member))
+        .route("/api/deps", get(deps))
+        .route("/api/extract", post(extract))
+        .route("/api/deps.svg", get(deps_svg))
         .layer(middleware::from_fn_with_state(app.clone(), guard))
         .with_state(app)
 }
@@ -759,6 +766,317 @@ async fn member(
             _ => return Err(bad(format!("{}: not a UMOD or .pak file", q.path))),
         };
         Ok(bytes_response(bytes, mime_of(&q.name), &q.name))
+    })
+    .await
+}
+
+/// Every package file under the root (by content), relative paths.
+fn packages_under(app: &App) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![app.root.clone()];
+    while let Some(d) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            let Ok(ft) = e.file_type() else { continue };
+            if ft.is_dir() {
+                stack.push(e.path());
+            } else if ft.is_file() && sniff(&e.path()) == "package" {
+                out.push(e.path());
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Who imports what, for every package under the root (tables only).
+fn dependents(app: &App) -> Arc<HashMap<String, Vec<String>>> {
+    if let Some(d) = app.dependents.lock().ok().and_then(|g| g.clone()) {
+        return d;
+    }
+    let mut map: HashMap<String, Vec<String>> = HashMap::new();
+    for f in packages_under(app) {
+        if let Ok((_, _, imports)) = pakrat_system::deps::read_imports(&f) {
+            for i in imports {
+                map.entry(i.to_lowercase())
+                    .or_default()
+                    .push(app.rel_of(&f));
+            }
+        }
+    }
+    let map = Arc::new(map);
+    if let Ok(mut g) = app.dependents.lock() {
+        *g = Some(map.clone());
+    }
+    map
+}
+
+/// The dependency graph of a package, resolved in the opened folder (a
+/// game folder with its ini Paths, or a plain folder of packages).
+fn graph_of(app: &App, file: &Path) -> Result<pakrat_system::deps::DepGraph, ApiError> {
+    let game = pakrat_system::GameDir::open(&app.root, None).map_err(damaged)?;
+    pakrat_system::deps::walk(&game, &file.to_string_lossy()).map_err(damaged)
+}
+
+/// `GET /api/deps?path=PKG`: its imports (resolved, missing marked), the
+/// packages under the folder that import it, and the whole graph.
+async fn deps(State(app): State<Arc<App>>, Query(q): Query<PathQ>) -> Result<Response, ApiError> {
+    blocking(move || {
+        let file = app.resolve(&q.path)?;
+        let g = graph_of(&app, &file)?;
+        let name = file
+            .file_stem()
+            .map(|s| s.to_string_lossy().to_lowercase())
+            .unwrap_or_default();
+        let by = dependents(&app).get(&name).cloned().unwrap_or_default();
+        let nodes: Vec<Json> = g
+            .nodes
+            .iter()
+            .map(|n| {
+                json!({
+                    "name": n.name,
+                    "file": n.file.as_ref().map(|f| app.rel_of(f)),
+                    "missing": n.file.is_none(),
+                    "error": n.error,
+                    "imports": n.imports,
+                })
+            })
+            .collect();
+        Ok(axum::Json(json!({
+            "path": app.rel_of(&file),
+            "nodes": nodes,
+            "edges": g.edges,
+            "missing": g.missing,
+            "cycles": g.cycles,
+            "imported_by": by,
+        }))
+        .into_response())
+    })
+    .await
+}
+
+fn xml(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// The graph drawn in layers (depth from the root), missing packages in
+/// red with a dashed border.
+pub fn graph_svg(g: &pakrat_system::deps::DepGraph) -> String {
+    let n = g.nodes.len();
+    let mut depth = vec![usize::MAX; n];
+    let mut queue = VecDeque::new();
+    if n > 0 {
+        depth[g.root] = 0;
+        queue.push_back(g.root);
+    }
+    let mut out_edges: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for &(a, b) in &g.edges {
+        if a < n && b < n {
+            out_edges[a].push(b);
+        }
+    }
+    while let Some(a) = queue.pop_front() {
+        for &b in &out_edges[a] {
+            if depth[b] == usize::MAX {
+                depth[b] = depth[a] + 1;
+                queue.push_back(b);
+            }
+        }
+    }
+    let mut layers: Vec<Vec<usize>> = Vec::new();
+    for (i, &d) in depth.iter().enumerate() {
+        let d = if d == usize::MAX { 0 } else { d };
+        if layers.len() <= d {
+            layers.resize(d + 1, Vec::new());
+        }
+        layers[d].push(i);
+    }
+    let (bw, bh, gx, gy) = (150.0, 26.0, 16.0, 60.0);
+    let width = layers.iter().map(Vec::len).max().unwrap_or(1) as f64 * (bw + gx) + gx;
+    let height = layers.len() as f64 * (bh + gy) + gy / 2.0;
+    let mut pos = vec![(0.0, 0.0); n];
+    for (d, layer) in layers.iter().enumerate() {
+        let row = layer.len() as f64 * (bw + gx) - gx;
+        let x0 = (width - row) / 2.0;
+        for (k, &i) in layer.iter().enumerate() {
+            pos[i] = (x0 + k as f64 * (bw + gx), gy / 2.0 + d as f64 * (bh + gy));
+        }
+    }
+    let mut svg = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width:.0}\" height=\"{height:.0}\" \
+         viewBox=\"0 0 {width:.0} {height:.0}\" font-family=\"sans-serif\" font-size=\"12\">\
+         <rect width=\"100%\" height=\"100%\" fill=\"#16181c\"/>"
+    );
+    for &(a, b) in &g.edges {
+        if a >= n || b >= n {
+            continue;
+        }
+        let (x1, y1) = (pos[a].0 + bw / 2.0, pos[a].1 + bh);
+        let (x2, y2) = (pos[b].0 + bw / 2.0, pos[b].1);
+        svg.push_str(&format!(
+            "<line x1=\"{x1:.1}\" y1=\"{y1:.1}\" x2=\"{x2:.1}\" y2=\"{y2:.1}\" stroke=\"#556\" stroke-width=\"1\"/>"
+        ));
+    }
+    for (i, node) in g.nodes.iter().enumerate() {
+        let (x, y) = pos[i];
+        let missing = node.file.is_none();
+        let (fill, stroke, dash) = if missing {
+            ("#3a1c1c", "#e06060", " stroke-dasharray=\"4 3\"")
+        } else if i == g.root {
+            ("#3a3020", "#e0a030", "")
+        } else {
+            ("#1e2530", "#6a8ab0", "")
+        };
+        let label: String = node.name.chars().take(20).collect();
+        svg.push_str(&format!(
+            "<g class=\"{}\"><title>{}</title><rect x=\"{x:.1}\" y=\"{y:.1}\" width=\"{bw}\" height=\"{bh}\" rx=\"4\" \
+             fill=\"{fill}\" stroke=\"{stroke}\"{dash}/><text x=\"{:.1}\" y=\"{:.1}\" fill=\"#d8dbe0\" \
+             text-anchor=\"middle\">{}</text></g>",
+            if missing { "missing" } else { "found" },
+            xml(&format!("{}{}", node.name, if missing { " (missing)" } else { "" })),
+            x + bw / 2.0,
+            y + bh / 2.0 + 4.0,
+            xml(&label)
+        ));
+    }
+    svg.push_str("</svg>");
+    svg
+}
+
+/// `GET /api/deps.svg?path=PKG`: the dependency graph as a picture.
+async fn deps_svg(
+    State(app): State<Arc<App>>,
+    Query(q): Query<PathQ>,
+) -> Result<Response, ApiError> {
+    blocking(move || {
+        let file = app.resolve(&q.path)?;
+        let g = graph_of(&app, &file)?;
+        let mut r = Response::new(Body::from(graph_svg(&g)));
+        r.headers_mut().insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("image/svg+xml"),
+        );
+        Ok(r)
+    })
+    .await
+}
+
+/// `POST /api/extract` body.
+#[derive(Deserialize)]
+struct ExtractQ {
+    /// The file (relative to the root).
+    path: String,
+    /// Package exports to export (their exporters' files).
+    #[serde(default)]
+    exports: Vec<usize>,
+    /// UMOD members or `.pak` entries, by name.
+    #[serde(default)]
+    members: Vec<String>,
+    /// The folder to write into (the user's choice: any absolute path).
+    dest: String,
+    /// Replace existing files.
+    #[serde(default)]
+    force: bool,
+}
+
+/// `POST /api/extract`: write the chosen exports or members into the
+/// folder the user names, through the same safe output as the CLI (names
+/// made safe, atomic writes, existing files refused up front unless
+/// `force`: 409). The only request that writes.
+async fn extract(
+    State(app): State<Arc<App>>,
+    axum::Json(q): axum::Json<ExtractQ>,
+) -> Result<Response, ApiError> {
+    blocking(move || {
+        use pakrat_package::export::{export_files, ExportOptions, Made};
+        let file = app.resolve(&q.path)?;
+        let dest = PathBuf::from(&q.dest);
+        if !dest.is_absolute() {
+            return Err(bad("dest must be an absolute folder path"));
+        }
+        let mut files: Vec<(String, Vec<u8>)> = Vec::new();
+        match sniff(&file) {
+            "package" => {
+                let src = open_package(&file)?;
+                let p = pakrat_package::Package::parse(&src).map_err(damaged)?;
+                let opts = ExportOptions::default();
+                for &i in &q.exports {
+                    if i >= p.exports.len() {
+                        return Err(ApiError(StatusCode::NOT_FOUND, format!("no export {i}")));
+                    }
+                    match export_files(&p, i, &opts).map_err(damaged)? {
+                        Made::Files(_, fs) => files.extend(fs.into_iter().map(|(n, b, _)| (n, b))),
+                        Made::Nothing(_, why) => return Err(damaged(format!("export {i}: {why}"))),
+                        _ => return Err(bad(format!("export {i}: no exporter for its class"))),
+                    }
+                }
+            }
+            "umod" => {
+                let src = pakrat_io::Source::open(&file).map_err(damaged)?;
+                let u = pakrat_umod::Umod::parse(&src).map_err(damaged)?;
+                for m in &q.members {
+                    let e = u
+                        .find(m)
+                        .ok_or_else(|| ApiError(StatusCode::NOT_FOUND, format!("no member {m}")))?;
+                    files.push((e.slash_name(), u.entry_data(e).map_err(damaged)?.to_vec()));
+                }
+            }
+            "pak" => {
+                let pak = pakrat_iostore::pak::Pak::open(&file, &pakrat_iostore::KeyRing::new())
+                    .map_err(damaged)?;
+                for m in &q.members {
+                    let e = pak
+                        .index
+                        .entries
+                        .iter()
+                        .find(|e| &e.path == m)
+                        .ok_or_else(|| ApiError(StatusCode::NOT_FOUND, format!("no entry {m}")))?;
+                    if e.uncompressed_size > MAX_DOWNLOAD {
+                        return Err(bad(format!("{m}: larger than the viewer's 1 GiB limit")));
+                    }
+                    files.push((m.clone(), pak.read(e).map_err(damaged)?));
+                }
+            }
+            _ => {
+                return Err(bad(format!(
+                    "{}: nothing to extract from this kind of file",
+                    q.path
+                )))
+            }
+        }
+        if files.is_empty() {
+            return Err(bad("nothing selected"));
+        }
+        let out = pakrat_io::fsutil::OutputDir::create(&dest, q.force).map_err(damaged)?;
+        // Refuse existing files before writing any.
+        let mut exist = Vec::new();
+        for (name, _) in &files {
+            let target = out.resolve(name).map_err(|e| bad(e.to_string()))?;
+            if target.exists() {
+                exist.push(target.display().to_string());
+            }
+        }
+        if !exist.is_empty() && !q.force {
+            return Err(ApiError(
+                StatusCode::CONFLICT,
+                format!(
+                    "{} already exists ({} of the files); nothing was written",
+                    exist[0],
+                    exist.len()
+                ),
+            ));
+        }
+        let mut written = Vec::new();
+        for (name, bytes) in &files {
+            let p = out.write(name, bytes).map_err(damaged)?;
+            written.push(json!({"path": p, "size": bytes.len()}));
+        }
+        Ok(axum::Json(json!({"written": written})).into_response())
     })
     .await
 }

@@ -79,6 +79,35 @@ fn dechunk(mut b: &[u8]) -> Vec<u8> {
     }
 }
 
+fn post(s: &Server, pq: &str, body: &serde_json::Value) -> (u16, serde_json::Value) {
+    let mut c = TcpStream::connect(("127.0.0.1", s.port)).unwrap();
+    let b = body.to_string();
+    write!(
+        c,
+        "POST {pq} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nx-pakrat-token: {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{b}",
+        s.port,
+        s.token,
+        b.len()
+    )
+    .unwrap();
+    let mut raw = Vec::new();
+    c.read_to_end(&mut raw).unwrap();
+    let split = raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
+    let head = String::from_utf8_lossy(&raw[..split]).into_owned();
+    let mut body = raw[split + 4..].to_vec();
+    if head
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked")
+    {
+        body = dechunk(&body);
+    }
+    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+    (
+        status,
+        serde_json::from_slice(&body).unwrap_or(serde_json::Value::Null),
+    )
+}
+
 fn get(s: &Server, pq: &str) -> (u16, Vec<u8>) {
     let host = format!("127.0.0.1:{}", s.port);
     let sep = if pq.contains('?') { '&' } else { '?' };
@@ -261,4 +290,77 @@ fn textures_sounds_and_container_search_from_the_corpus() {
         .unwrap()
         .to_lowercase()
         .contains("uasset"));
+}
+
+#[test]
+fn dependencies_and_extraction() {
+    let Some(c) = pakrat_testkit::corpus_dir() else {
+        return;
+    };
+    let s = start(&c);
+    // Entry.unr in the corpus folder (a plain folder of packages): Engine is
+    // found, Botpack is missing, and both show in the graph.
+    let d = json(&s, "/api/deps?path=ue1/Entry.unr");
+    let missing: Vec<&str> = d["missing"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["name"].as_str().unwrap())
+        .collect();
+    assert!(missing.contains(&"Botpack"), "{d}");
+    let engine = d["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["name"] == "Engine")
+        .unwrap();
+    assert_eq!(engine["missing"], false, "{engine}");
+    let (st, svg) = get(&s, "/api/deps.svg?path=ue1/Entry.unr");
+    assert_eq!(st, 200);
+    let svg = String::from_utf8(svg).unwrap();
+    assert!(
+        svg.starts_with("<svg")
+            && svg.contains("Botpack (missing)")
+            && svg.contains("class=\"missing\"")
+    );
+    // Dependents: packages in the folder that import Engine.
+    let d = json(&s, "/api/deps?path=ue1/Engine.u");
+    assert!(
+        d["imported_by"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p == "ue1/Entry.unr"),
+        "{d}"
+    );
+
+    // Extract: a texture's files into a folder; a second time is refused
+    // (409, nothing written) unless force.
+    let out = tempfile::tempdir().unwrap();
+    let dest = out.path().join("x");
+    // (export 7 of Longestyard.utx is the texture q3floor1)
+    let body = serde_json::json!({"path": "ue1/Longestyard.utx", "exports": [7], "dest": dest});
+    let (st, v) = post(&s, "/api/extract", &body);
+    assert_eq!(st, 200, "{v}");
+    let written = v["written"].as_array().unwrap();
+    assert!(!written.is_empty());
+    let first = std::path::PathBuf::from(written[0]["path"].as_str().unwrap());
+    assert!(first.starts_with(&dest) && first.exists());
+    let (st, v) = post(&s, "/api/extract", &body);
+    assert_eq!(st, 409, "{v}");
+    let mut forced = body.clone();
+    forced["force"] = serde_json::json!(true);
+    assert_eq!(post(&s, "/api/extract", &forced).0, 200);
+    // A relative destination, or a path outside the root, is refused.
+    let rel = serde_json::json!({"path": "ue1/ChizraEFX.utx", "exports": [3], "dest": "relative"});
+    assert_eq!(post(&s, "/api/extract", &rel).0, 400);
+    let out_of_root = serde_json::json!({"path": "../etc/passwd", "exports": [0], "dest": dest});
+    assert_eq!(post(&s, "/api/extract", &out_of_root).0, 403);
+    // A UMOD member.
+    let u = json(&s, "/api/open?path=umod/DropStuff.umod");
+    let member = u["files"][0]["name"].as_str().unwrap().to_string();
+    let umod = serde_json::json!({"path": "umod/DropStuff.umod", "members": [member], "dest": out.path().join("u")});
+    let (st, v) = post(&s, "/api/extract", &umod);
+    assert_eq!(st, 200, "{v}");
+    assert_eq!(v["written"].as_array().unwrap().len(), 1);
 }

@@ -310,6 +310,16 @@ fn a_browser_sees_textures_sounds_and_containers() {
         "document.querySelector('#right h2') && document.querySelector('#right table')",
         "package facts",
     );
+    // Its dependency graph (Engine is not in this folder: marked missing).
+    d.wait(
+        "(() => { const i = document.querySelector('img.deps'); return i && i.complete && i.naturalWidth > 0; })()",
+        "the dependency graph",
+    );
+    let missing = d.js(
+        "return [...document.querySelectorAll('#deps tr')].find(r => r.cells[0].textContent === 'missing').cells[1].textContent;",
+        json!([]),
+    );
+    assert_eq!(missing, "Engine");
     d.screenshot(&shots.join("2-package.png"));
     d.click("Texture");
     let first = d.js(
