@@ -58,6 +58,9 @@ pub struct Ready {
     pub url: String,
 }
 
+/// Package name (lower case) → the files that import it.
+type Dependents = Arc<HashMap<String, Vec<String>>>;
+
 /// File bytes and their MIME type, shared by the cache and responses.
 type Blob = Arc<(Vec<u8>, &'static str)>;
 
@@ -75,7 +78,7 @@ pub struct App {
     cache: Mutex<Cache>,
     /// Package name (lower case) → files under the root that import it,
     /// read once on the first request that needs it.
-    dependents: Mutex<Option<Arc<HashMap<String, Vec<String>>>>>,
+    dependents: Mutex<Option<Dependents>>,
 }
 
 /// An API error: status and message.
@@ -792,7 +795,7 @@ fn packages_under(app: &App) -> Vec<PathBuf> {
 }
 
 /// Who imports what, for every package under the root (tables only).
-fn dependents(app: &App) -> Arc<HashMap<String, Vec<String>>> {
+fn dependents(app: &App) -> Dependents {
     if let Some(d) = app.dependents.lock().ok().and_then(|g| g.clone()) {
         return d;
     }
