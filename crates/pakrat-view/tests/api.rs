@@ -359,6 +359,8 @@ fn dependencies_and_extraction() {
     // A UMOD member.
     let u = json(&s, "/api/open?path=umod/DropStuff.umod");
     let member = u["files"][0]["name"].as_str().unwrap().to_string();
+    assert!(u["manifest"].as_str().unwrap().contains("[Setup]"), "{u}");
+    assert_eq!(u["verify_ok"], true);
     let umod = serde_json::json!({"path": "umod/DropStuff.umod", "members": [member], "dest": out.path().join("u")});
     let (st, v) = post(&s, "/api/extract", &umod);
     assert_eq!(st, 200, "{v}");
