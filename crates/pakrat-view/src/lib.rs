@@ -483,6 +483,29 @@ async fn open(State(app): State<Arc<App>>, Query(q): Query<PathQ>) -> Result<Res
                 j["mount_point"] = json!(c.mount_point());
                 j["toc_version"] = json!(c.toc().header.version);
                 j["chunks"] = json!(c.toc().chunk_ids.len());
+                if q.dir.is_empty() && q.find.is_empty() {
+                    // Chunks by type, and the zen packages (first level only).
+                    let mut types: std::collections::BTreeMap<String, usize> = Default::default();
+                    for ch in c.chunks() {
+                        *types.entry(format!("{:?}", ch.chunk_type)).or_default() += 1;
+                    }
+                    j["chunk_types"] = json!(types);
+                    match pakrat_iostore::zen::ContainerPackages::read(&c) {
+                        Ok(cp) => {
+                            let list: Vec<Json> = cp
+                                .packages
+                                .iter()
+                                .take(MAX_FOUND)
+                                .map(|p| match &p.header {
+                                    Ok(z) => json!({"name": z.name, "path": p.path, "exports": z.exports.len(), "imports": z.imports.len()}),
+                                    Err(e) => json!({"path": p.path, "error": e.to_string()}),
+                                })
+                                .collect();
+                            j["zen_packages"] = json!({"count": cp.packages.len(), "list": list});
+                        }
+                        Err(e) => j["zen_packages"] = json!({"error": e.to_string()}),
+                    }
+                }
                 j
             }
             "uz" => {
@@ -663,6 +686,7 @@ fn object_files(
         "offset": e.serial_offset,
         "files": list,
         "note": note,
+        "palette": palette_of(&p, export),
     });
     if let (Some(a), Json::Object(b)) = (j.as_object_mut(), props) {
         a.extend(b);
@@ -1082,4 +1106,24 @@ async fn extract(
         Ok(axum::Json(json!({"written": written})).into_response())
     })
     .await
+}
+
+/// The colours of a P8 texture's palette (from its `Palette` property, an
+/// export of the same package), as `#rrggbbaa` strings.
+fn palette_of(p: &pakrat_package::Package<'_>, i: usize) -> Option<Vec<String>> {
+    let o = pakrat_package::props::read_object(p, i).ok()?;
+    let prop = o.get(p, "Palette")?;
+    let pakrat_package::props::Value::Object(r) = prop.value else {
+        return None;
+    };
+    let pakrat_package::Target::Export(k) = p.check_ref(r).ok()? else {
+        return None;
+    };
+    let colours = pakrat_package::texture::read_palette(p, k).ok()?;
+    Some(
+        colours
+            .iter()
+            .map(|c| format!("#{:02x}{:02x}{:02x}{:02x}", c[0], c[1], c[2], c[3]))
+            .collect(),
+    )
 }

@@ -249,6 +249,13 @@ fn textures_sounds_and_container_search_from_the_corpus() {
     let (st, png) = get(&s, &format!("/api/data?path={pkg}&export={i}&n=0"));
     assert_eq!(st, 200);
     assert_eq!(png_size(&png), (prop("USize"), prop("VSize")));
+    // P8: its palette's 256 colours come with it.
+    assert_eq!(
+        o["palette"].as_array().map(Vec::len),
+        Some(256),
+        "{}",
+        o["palette"]
+    );
 
     // A sound: the served bytes are the stored file, RIFF with its length.
     let pkg = "ue1/DefaultAnnouncements.uax";
@@ -281,6 +288,15 @@ fn textures_sounds_and_container_search_from_the_corpus() {
     assert!(
         total > 0 && !j["dirs"].as_array().unwrap().is_empty(),
         "{j}"
+    );
+    // Its chunks by type and its zen packages (the container header's).
+    let bundles = j["chunk_types"]["ExportBundleData"].as_u64().unwrap();
+    assert!(bundles > 0, "{}", j["chunk_types"]);
+    let zen = &j["zen_packages"];
+    assert_eq!(zen["count"].as_u64().unwrap(), bundles, "{zen}");
+    assert!(
+        zen["list"][0]["name"].as_str().unwrap().starts_with('/'),
+        "{zen}"
     );
     let found = json(&s, &format!("/api/open?path={}&find=uasset", enc(utoc)));
     let n = found["found"].as_array().unwrap().len();

@@ -344,6 +344,11 @@ fn a_browser_sees_textures_sounds_and_containers() {
         json!([usize, vsize]),
         "image natural size vs USize/VSize"
     );
+    let cells = d.js(
+        "return document.querySelectorAll('.pal i').length;",
+        json!([]),
+    );
+    assert_eq!(cells, json!(256), "the P8 palette");
     d.screenshot(&shots.join("3-texture.png"));
 
     // A sound: the <audio> source fetches the sound's stored bytes.
@@ -383,6 +388,7 @@ fn a_browser_sees_textures_sounds_and_containers() {
     d.click("Paks");
     d.click("Fixtures.utoc");
     d.wait("document.querySelector('#right table')", "container facts");
+    d.wait("[...document.querySelectorAll('#right h3')].some(h => h.textContent.startsWith('Zen packages'))", "zen packages");
     d.screenshot(&shots.join("5-container.png"));
     d.js(
         "const f = document.getElementById('filter'); f.value = 'uasset'; f.dispatchEvent(new Event('input')); return true;",
