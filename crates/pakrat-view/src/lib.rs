@@ -790,7 +790,13 @@ async fn member(
                 }
                 pak.read(e).map_err(damaged)?
             }
-            _ => return Err(bad(format!("{}: not a UMOD or .pak file", q.path))),
+            "utoc" => utoc_file(&file, &q.name)?,
+            _ => {
+                return Err(bad(format!(
+                    "{}: not a UMOD, .pak or IoStore container",
+                    q.path
+                )))
+            }
         };
         Ok(bytes_response(bytes, mime_of(&q.name), &q.name))
     })
@@ -1069,6 +1075,11 @@ async fn extract(
                     files.push((m.clone(), pak.read(e).map_err(damaged)?));
                 }
             }
+            "utoc" => {
+                for m in &q.members {
+                    files.push((m.clone(), utoc_file(&file, m)?));
+                }
+            }
             _ => {
                 return Err(bad(format!(
                     "{}: nothing to extract from this kind of file",
@@ -1126,4 +1137,17 @@ fn palette_of(p: &pakrat_package::Package<'_>, i: usize) -> Option<Vec<String>> 
             .map(|c| format!("#{:02x}{:02x}{:02x}{:02x}", c[0], c[1], c[2], c[3]))
             .collect(),
     )
+}
+
+/// The chunk behind an indexed file of an IoStore container (a zen package
+/// as stored, a bulk data file…).
+fn utoc_file(file: &Path, name: &str) -> Result<Vec<u8>, ApiError> {
+    let c =
+        pakrat_iostore::Container::open(file, &pakrat_iostore::KeyRing::new()).map_err(damaged)?;
+    let f = c
+        .indexed_files()
+        .iter()
+        .find(|f| f.path == name)
+        .ok_or_else(|| ApiError(StatusCode::NOT_FOUND, format!("no file {name}")))?;
+    c.read_chunk(f.toc_index as usize).map_err(damaged)
 }

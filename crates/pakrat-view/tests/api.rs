@@ -301,6 +301,14 @@ fn textures_sounds_and_container_search_from_the_corpus() {
     let found = json(&s, &format!("/api/open?path={}&find=uasset", enc(utoc)));
     let n = found["found"].as_array().unwrap().len();
     assert!(n > 0 && (n as u64) <= total, "{found}");
+    // Any of its files downloads (the chunk as stored).
+    let one = found["found"][0]["path"].as_str().unwrap();
+    let (st, b) = get(
+        &s,
+        &format!("/api/member?path={}&name={}", enc(utoc), enc(one)),
+    );
+    assert_eq!(st, 200);
+    assert!(!b.is_empty());
     assert!(found["found"][0]["path"]
         .as_str()
         .unwrap()
