@@ -364,12 +364,20 @@ fn a_browser_sees_textures_sounds_and_containers() {
     d.wait("document.querySelector('audio')", "the audio player");
     let got = d.js_async(
         "const done = arguments[arguments.length - 1]; \
-         fetch(document.querySelector('audio').src).then(r => r.arrayBuffer()).then(b => { \
-           const v = new DataView(b); done([b.byteLength, String.fromCharCode(v.getUint8(0), v.getUint8(1), v.getUint8(2), v.getUint8(3)), v.getUint32(4, true)]); })",
+         const src = new URL(document.querySelector('audio').src); \
+         const meta = new URL('/api/object', src); \
+         for (const k of ['path', 'export', 't']) meta.searchParams.set(k, src.searchParams.get(k)); \
+         Promise.all([fetch(src).then(r => r.arrayBuffer()), fetch(meta).then(r => r.json())]).then(([b, o]) => { \
+           const v = new DataView(b); done([b.byteLength, String.fromCharCode(v.getUint8(0), v.getUint8(1), v.getUint8(2), v.getUint8(3)), v.getUint32(4, true), o.files[0].size]); })",
         json!([]),
     );
     let len = got[0].as_u64().unwrap();
     assert_eq!(got[1], "RIFF", "{got}");
+    assert_eq!(
+        len,
+        got[3].as_u64().unwrap(),
+        "bytes fetched vs the sound's stored size"
+    );
     assert_eq!(
         got[2].as_u64().unwrap() + 8,
         len,
