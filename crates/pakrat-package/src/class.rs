@@ -77,7 +77,11 @@ fn try_tail<'a>(pkg: &Package<'a>, me: ObjRef, mut r: Reader<'a>) -> Option<Clas
     r.u64("IgnoreMask").ok()?;
     // A class has no label table (labels live in states): MAXWORD, as in
     // all 2805 classes located in the corpus.
-    if r.u16("LabelTableOffset").ok()? != 0xFFFF {
+    // SWAT 4's script-less classes (the SEF mod's) store 0 and no
+    // dependencies at all (checked on the corpus's 26 such classes).
+    let vengeance = crate::summary::vengeance_header(v, pkg.summary.licensee);
+    let label = r.u16("LabelTableOffset").ok()?;
+    if label != 0xFFFF && !(vengeance && label == 0) {
         return None;
     }
     r.u32("StateFlags").ok()?;
@@ -86,11 +90,16 @@ fn try_tail<'a>(pkg: &Package<'a>, me: ObjRef, mut r: Reader<'a>) -> Option<Clas
     }
     let class_flags = r.u32("ClassFlags").ok()?;
     let guid = r.guid("ClassGuid").ok()?;
-    let n = r.compact_count("dependencies", 9).ok()?;
+    // DNF 2001 (v68/lic2) stores no `Deep` (UELib `UClass.Dependency`: "no
+    // IsDeep" for DNF; checked on the corpus's DNF classes).
+    let dnf2001 = (v, pkg.summary.licensee) == (68, 2);
+    let n = r
+        .compact_count("dependencies", if dnf2001 { 5 } else { 9 })
+        .ok()?;
     let mut dependencies = Vec::with_capacity(n);
     for _ in 0..n {
         let c = ObjRef(r.compact("dependency class").ok()?);
-        let deep = r.u32("Deep").ok()?;
+        let deep = if dnf2001 { 0 } else { r.u32("Deep").ok()? };
         let crc = r.u32("ScriptTextCRC").ok()?;
         if !is_class(pkg, c) || deep > 1 {
             return None;
@@ -99,7 +108,7 @@ fn try_tail<'a>(pkg: &Package<'a>, me: ObjRef, mut r: Reader<'a>) -> Option<Clas
     }
     // Every class lists itself among its dependencies (all 2334 classes
     // located in the corpus do): a strong check against false matches.
-    if !dependencies.iter().any(|d| d.0 == me) {
+    if !dependencies.iter().any(|d| d.0 == me) && !(vengeance && dependencies.is_empty()) {
         return None;
     }
     let package_imports = names(pkg, &mut r)?;
@@ -116,6 +125,36 @@ fn try_tail<'a>(pkg: &Package<'a>, me: ObjRef, mut r: Reader<'a>) -> Option<Clas
     } else {
         Vec::new()
     };
+    let l = pkg.summary.licensee;
+    if crate::summary::vengeance_header(v, l) {
+        // SWAT 4 / Tribes: Vengeance add, by licensee (UELib `UClass.cs`,
+        // Vengeance branch): two u64s, two FStrings, a name array and two
+        // object arrays before the defaults.
+        if l >= 2 {
+            r.u64("Vengeance class field").ok()?;
+        }
+        if l >= 3 {
+            r.u64("Vengeance class field").ok()?;
+        }
+        if l >= 2 {
+            r.fstring("Vengeance class string").ok()?;
+        }
+        if l >= 6 {
+            r.fstring("Vengeance class string").ok()?;
+        }
+        if l >= 12 {
+            names(pkg, &mut r)?;
+        }
+        for min in [15, 20] {
+            if l >= min {
+                let n = r.compact_count("Vengeance class objects", 1).ok()?;
+                for _ in 0..n {
+                    let o = ObjRef(r.compact("Vengeance class object").ok()?);
+                    pkg.check_ref(o).ok()?;
+                }
+            }
+        }
+    }
     let defaults_offset = r.offset();
     let defaults = read_tagged(pkg, &mut r, 0).ok()?;
     (r.remaining() == 0).then_some(ClassTail {

@@ -48,7 +48,7 @@ pub mod write;
 
 pub use package::{Export, Import, Name, ObjRef, Package, Problem, Target};
 pub use summary::{
-    class_layout, game_name, object_layout, table_layout, unsupported_reason, vengeance_header,
-    Generation, Summary, TableLayout, TableRef, TagKind, MAX_VERSION, MIN_VERSION, TAG,
-    TAG_KILLING_FLOOR, UE3_VERSION,
+    game_name, object_layout, table_layout, unsupported_reason, vengeance_header, Generation,
+    Summary, TableLayout, TableRef, TagKind, MAX_VERSION, MIN_VERSION, TAG, TAG_KILLING_FLOOR,
+    UE3_VERSION,
 };

@@ -256,11 +256,6 @@ pub fn read_object<'a>(pkg: &Package<'a>, i: usize) -> Result<ObjectData<'a>> {
     if let Err(why) = pkg.summary.object_layout() {
         return Err(Error::unsupported(u64::from(e.serial_offset), why));
     }
-    if e.class.is_none() && e.serial_size > 0 {
-        if let Err(why) = pkg.summary.class_layout() {
-            return Err(Error::unsupported(u64::from(e.serial_offset), why));
-        }
-    }
     let data = pkg.export_data(i)?;
     let mut r = Reader::with_base(data, u64::from(e.serial_offset));
     if e.serial_size > 0

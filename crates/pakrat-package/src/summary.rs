@@ -222,21 +222,6 @@ pub fn unsupported_reason(version: u16, licensee: u16) -> Option<String> {
     table_layout(version, licensee).err()
 }
 
-/// `Ok` when pakrat locates the default properties of `Class` exports of
-/// this pair, else why not: SWAT 4 / Tribes: Vengeance add fields to
-/// UStruct/UClass and DNF 2001 to UStruct (UELib `UStruct.cs`,
-/// `UClass.cs`), so their classes are left undecoded while their other
-/// objects decode.
-pub fn class_layout(tag: u32, version: u16, licensee: u16) -> std::result::Result<(), String> {
-    if vengeance_header(version, licensee) || (version, licensee) == (68, 2) {
-        let game = game_name(tag, version, licensee).unwrap_or("this build");
-        return Err(format!(
-            "class layout of {game} (v{version}/lic{licensee}) is not known"
-        ));
-    }
-    Ok(())
-}
-
 /// True when every object starts with the Vengeance engine's header (SWAT 4,
 /// Tribes: Vengeance; v129–130 with licensee 25–27): an i32 3 followed by two
 /// i32s, or 4 and one i32 (UEViewer `TRIBES_HDR`, UELib
@@ -403,11 +388,6 @@ impl Summary {
         object_layout(self.tag, self.version, self.licensee)
     }
 
-    /// `Ok` when the defaults of `Class` exports are located ([`class_layout`]).
-    pub fn class_layout(&self) -> std::result::Result<(), String> {
-        class_layout(self.tag, self.version, self.licensee)
-    }
-
     /// True for UE2-era packages (version ≥ 100, UEViewer's `PACKAGE_V2`).
     pub fn is_ue2(&self) -> bool {
         self.version >= 100
@@ -486,9 +466,6 @@ mod tests {
         assert_eq!(table_layout(95, 133), Ok(TableLayout::ExtraInt));
         assert_eq!(table_layout(57, 0), Ok(TableLayout::Beta));
         assert!(object_layout(TAG, 129, 27).is_ok());
-        assert!(class_layout(TAG, 129, 27)
-            .unwrap_err()
-            .contains("SWAT 4 (v129/lic27)"));
         assert!(object_layout(TAG, 123, 37)
             .unwrap_err()
             .contains("version 123 with licensee 37"));

@@ -25,10 +25,6 @@ pub struct VerifyReport {
     /// decoded ("tables only: object layout of … is not known").
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tables_only: Option<String>,
-    /// `Class` exports not decoded because the class layout is not known
-    /// (the reason, and how many).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub classes_not_decoded: Option<(String, usize)>,
 }
 
 /// Check one export: properties and, for classes with an exporter (and
@@ -106,19 +102,9 @@ pub fn verify(pkg: &Package<'_>) -> VerifyReport {
     }
     // Exports whose references are broken are reported above; skip them here.
     let bad: std::collections::HashSet<u64> = report.problems.iter().map(|p| p.offset).collect();
-    let skip_class = |i: usize| {
-        let e = &pkg.exports[i];
-        e.class.is_none() && e.serial_size > 0 && pkg.summary.class_layout().is_err()
-    };
-    if let Err(why) = pkg.summary.class_layout() {
-        let n = (0..pkg.exports.len()).filter(|&i| skip_class(i)).count();
-        if n > 0 {
-            report.classes_not_decoded = Some((why, n));
-        }
-    }
     let results: Vec<Result<(usize, u64), Problem>> = (0..pkg.exports.len())
         .into_par_iter()
-        .filter(|&i| !bad.contains(&u64::from(pkg.exports[i].entry_offset)) && !skip_class(i))
+        .filter(|&i| !bad.contains(&u64::from(pkg.exports[i].entry_offset)))
         .map(|i| check_export(pkg, i))
         .collect();
     for r in results {

@@ -391,7 +391,7 @@ pub fn verify(a: &VerifyArgs) -> Result<ExitCode> {
         }
         outln!(
             o,
-            "{}: {} (v{}/{}, {} names, {} imports, {} exports; {} objects and {} properties decoded{}, {} problems)",
+            "{}: {} (v{}/{}, {} names, {} imports, {} exports; {} objects and {} properties decoded, {} problems)",
             a.file.display(),
             if ok { "OK" } else { "PROBLEMS" },
             p.summary.version,
@@ -401,11 +401,6 @@ pub fn verify(a: &VerifyArgs) -> Result<ExitCode> {
             p.exports.len(),
             report.objects_ok,
             report.properties,
-            report
-                .classes_not_decoded
-                .as_ref()
-                .map(|(why, n)| format!(", {n} classes not decoded ({why})"))
-                .unwrap_or_default(),
             report.problems.len()
         );
     }
