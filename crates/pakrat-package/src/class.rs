@@ -108,7 +108,8 @@ fn try_tail<'a>(pkg: &Package<'a>, me: ObjRef, mut r: Reader<'a>) -> Option<Clas
     }
     // Every class lists itself among its dependencies (all 2334 classes
     // located in the corpus do): a strong check against false matches.
-    if !dependencies.iter().any(|d| d.0 == me) && !(vengeance && dependencies.is_empty()) {
+    let lists_itself = dependencies.iter().any(|d| d.0 == me);
+    if !(lists_itself || vengeance && dependencies.is_empty()) {
         return None;
     }
     let package_imports = names(pkg, &mut r)?;
