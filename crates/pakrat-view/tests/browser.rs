@@ -355,8 +355,10 @@ fn a_browser_sees_textures_sounds_and_containers() {
     d.click("Sounds");
     d.click("DefaultAnnouncements.uax");
     d.click("Sound");
+    // Objects come grouped: the announcer sounds are in group General.
+    d.click("General");
     let first = d.js(
-        "const n = [...document.querySelectorAll('#tree .node')].find(n => n.dataset.label === 'sound'); \
+        "const n = [...document.querySelectorAll('#tree .node')].find(n => n.dataset.label === 'general'); \
          return n.parentElement.querySelector(':scope > ul .node').dataset.label;",
         json!([]),
     );
