@@ -92,7 +92,7 @@ fn try_tail<'a>(pkg: &Package<'a>, me: ObjRef, mut r: Reader<'a>) -> Option<Clas
     let guid = r.guid("ClassGuid").ok()?;
     // DNF 2001 (v68/lic2) stores no `Deep` (UELib `UClass.Dependency`: "no
     // IsDeep" for DNF; checked on the corpus's DNF classes).
-    let dnf2001 = (v, pkg.summary.licensee) == (68, 2);
+    let dnf2001 = (v, pkg.summary.licensee) == (68, 2) || crate::props::is_dnf2011(pkg);
     let n = r
         .compact_count("dependencies", if dnf2001 { 5 } else { 9 })
         .ok()?;
@@ -127,6 +127,23 @@ fn try_tail<'a>(pkg: &Package<'a>, me: ObjRef, mut r: Reader<'a>) -> Option<Clas
         Vec::new()
     };
     let l = pkg.summary.licensee;
+    if crate::props::is_dnf2011(pkg) {
+        // DNF 2011 after HideCategories (UELib `UClass.Deserialize`, DNF
+        // branch): from v137 an array of strings (tags), from v113 a UBOOL
+        // and an FBitArray's length and bytes.
+        if v >= 137 {
+            let n = r.compact_count("DNF class tags", 1).ok()?;
+            for _ in 0..n {
+                r.fstring("DNF class tag").ok()?;
+            }
+        }
+        if v >= 113 {
+            r.u32("DNF class flag").ok()?;
+            let n = r.i32("DNF bit array length").ok()?;
+            let n = u64::try_from(n).ok()?;
+            r.bytes(n, "DNF bit array").ok()?;
+        }
+    }
     if crate::summary::vengeance_header(v, l) {
         // SWAT 4 / Tribes: Vengeance add, by licensee (UELib `UClass.cs`,
         // Vengeance branch): two u64s, two FStrings, a name array and two

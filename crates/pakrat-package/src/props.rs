@@ -282,6 +282,9 @@ pub fn read_object<'a>(pkg: &Package<'a>, i: usize) -> Result<ObjectData<'a>> {
         let state_node = ObjRef(r.compact("state frame state node")?);
         let probe_mask = r.u64("state frame probe mask")?;
         let latent_action = r.i32("state frame latent action")?;
+        if is_dnf2011(pkg) {
+            r.u32("DNF state frame field")?;
+        }
         let offset = if node.is_none() {
             None
         } else {
@@ -367,6 +370,10 @@ pub fn read_tagged<'a>(
         } else {
             None
         };
+        if kind == PropType::Array && is_dnf2011(pkg) {
+            // The element type's name, e.g. `StrProperty`.
+            read_name(pkg, r, "DNF array inner type")?;
+        }
         let size = match (info >> 4) & 7 {
             0 => 1,
             1 => 2,
@@ -578,10 +585,22 @@ pub(crate) fn struct_is_tagged(pkg: &Package<'_>, sname: &str, size: u32) -> boo
     if pkg.summary.version < STRUCT_TAGS_VERSION {
         return false;
     }
+    // DNF 2011 tags every struct, Color included (UELib
+    // `CanSerializeStructUsingBinary`; its Color is a 17-byte tagged list).
+    if is_dnf2011(pkg) {
+        return true;
+    }
     let is = |s: &str| sname.eq_ignore_ascii_case(s);
     !((is("Vector") || is("Rotator")) && size == 12
         || is("Color") && size == 4
         || is("PointRegion"))
+}
+
+/// Duke Nukem Forever 2011 (v151+, licensee 36): array tags name their
+/// inner type, every struct is tagged, and state frames hold one more u32
+/// (UELib `DeserializeTagUE1`, `UStateFrame`, `BuildName.DNF`).
+pub(crate) fn is_dnf2011(pkg: &Package<'_>) -> bool {
+    pkg.summary.layout == crate::summary::TableLayout::Dnf2011
 }
 
 /// Read a binary struct payload of known size (the whole of `r`).

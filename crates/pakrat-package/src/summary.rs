@@ -240,7 +240,8 @@ pub fn object_layout(tag: u32, version: u16, licensee: u16) -> std::result::Resu
     // Beyond Epic's builds, the pairs checked on the corpus (every object of
     // the samples decodes to its end): Unreal 227, Deus Ex OpenDX, DNF 2001,
     // Harry Potter, Mobile Forces, Postal 2, Unreal Warfare, SWAT 4 (its
-    // 12-byte object header, [`vengeance_header`]).
+    // 12-byte object header, [`vengeance_header`]), DNF 2011 (its tags,
+    // `crate::props::is_dnf2011`).
     let known = matches!(
         (v, l),
         (60..=69, 0)
@@ -252,6 +253,7 @@ pub fn object_layout(tag: u32, version: u16, licensee: u16) -> std::result::Resu
             | (118, 2)
             | (129 | 130, 25..=27)
             | (117..=129, 25..=29)
+            | (151..=159, 36)
     );
     if known {
         return Ok(());

@@ -350,7 +350,9 @@ fn every_licensee_file_lists_its_tables() {
                         .unwrap_or_else(|err| panic!("{} export {i}: {err}", e.local_path));
                     // SWAT 4 and DNF 2001 classes: their extra fields are read
                     // and the defaults located.
-                    if o.class.is_some() && matches!((s.version, s.licensee), (129, 27) | (68, 2)) {
+                    if o.class.is_some()
+                        && matches!((s.version, s.licensee), (129, 27) | (68, 2) | (156, 36))
+                    {
                         licensee_classes += 1;
                     }
                 }
@@ -366,16 +368,16 @@ fn every_licensee_file_lists_its_tables() {
         }
     }
     eprintln!(
-        "licensee: {decoded} decoded ({licensee_classes} SWAT 4 / DNF 2001 classes), {tables_only} tables only, {encrypted} decrypted"
+        "licensee: {decoded} decoded ({licensee_classes} SWAT 4 / DNF classes), {tables_only} tables only, {encrypted} decrypted"
     );
     assert_eq!(decoded + tables_only, entries.len());
-    // Tables only: DNF 2011 and the Lineage II licensee builds (v123/37,
-    // v133/40, v123/12). SWAT 4 and DNF 2001 classes: 9+3+25+1 and 6+1.
+    // Tables only: the Lineage II licensee builds (v123/37 twice, v133/40,
+    // v123/12). Classes: SWAT 4 9+3+25+1, DNF 2001 6+1, DNF 2011 20.
     assert!(
-        encrypted >= 5 && tables_only >= 5 && decoded >= 45,
+        encrypted >= 5 && tables_only == 4 && decoded == 51,
         "{decoded} {tables_only}"
     );
-    assert_eq!(licensee_classes, 45);
+    assert_eq!(licensee_classes, 65);
     // Named games for the pairs the issue names.
     let game = |v, l| pakrat_package::game_name(pakrat_package::TAG, v, l);
     assert_eq!(game(129, 27), Some("SWAT 4"));
