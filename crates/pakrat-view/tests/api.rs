@@ -43,14 +43,11 @@ fn start(root: &Path) -> Server {
     Server { port, token }
 }
 
-/// GET `path_and_query` with `host`; (status, headers, body).
-fn get_with(s: &Server, host: &str, path_and_query: &str) -> (u16, String, Vec<u8>) {
+/// Send one raw HTTP/1.1 request (the server closes the connection);
+/// (status, headers, body).
+fn exchange(s: &Server, request: &str) -> (u16, String, Vec<u8>) {
     let mut c = TcpStream::connect(("127.0.0.1", s.port)).unwrap();
-    write!(
-        c,
-        "GET {path_and_query} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
-    )
-    .unwrap();
+    c.write_all(request.as_bytes()).unwrap();
     let mut raw = Vec::new();
     c.read_to_end(&mut raw).unwrap();
     let split = raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
@@ -64,6 +61,14 @@ fn get_with(s: &Server, host: &str, path_and_query: &str) -> (u16, String, Vec<u
     }
     let status = head.split(' ').nth(1).unwrap().parse().unwrap();
     (status, head, body)
+}
+
+/// GET `path_and_query` with `host`; (status, headers, body).
+fn get_with(s: &Server, host: &str, path_and_query: &str) -> (u16, String, Vec<u8>) {
+    exchange(
+        s,
+        &format!("GET {path_and_query} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"),
+    )
 }
 
 fn dechunk(mut b: &[u8]) -> Vec<u8> {
@@ -80,28 +85,16 @@ fn dechunk(mut b: &[u8]) -> Vec<u8> {
 }
 
 fn post(s: &Server, pq: &str, body: &serde_json::Value) -> (u16, serde_json::Value) {
-    let mut c = TcpStream::connect(("127.0.0.1", s.port)).unwrap();
     let b = body.to_string();
-    write!(
-        c,
-        "POST {pq} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nx-pakrat-token: {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{b}",
-        s.port,
-        s.token,
-        b.len()
-    )
-    .unwrap();
-    let mut raw = Vec::new();
-    c.read_to_end(&mut raw).unwrap();
-    let split = raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
-    let head = String::from_utf8_lossy(&raw[..split]).into_owned();
-    let mut body = raw[split + 4..].to_vec();
-    if head
-        .to_ascii_lowercase()
-        .contains("transfer-encoding: chunked")
-    {
-        body = dechunk(&body);
-    }
-    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+    let (status, _, body) = exchange(
+        s,
+        &format!(
+            "POST {pq} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nx-pakrat-token: {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{b}",
+            s.port,
+            s.token,
+            b.len()
+        ),
+    );
     (
         status,
         serde_json::from_slice(&body).unwrap_or(serde_json::Value::Null),

@@ -369,29 +369,16 @@ pub fn verify(a: &VerifyArgs) -> Result<ExitCode> {
         for pr in &report.problems {
             outln!(o, "problem at {:#x}: {}", pr.offset, pr.what);
         }
-        if let Some(why) = &report.tables_only {
-            outln!(
-                o,
-                "{}: {} (v{}/{}, {} names, {} imports, {} exports; {why}, so objects were not decoded; {} problems)",
-                a.file.display(),
-                if ok { "OK" } else { "PROBLEMS" },
-                p.summary.version,
-                p.summary.licensee,
-                p.names.len(),
-                p.imports.len(),
-                p.exports.len(),
-                report.problems.len()
-            );
-            emit(&o)?;
-            return Ok(if ok {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::from(1)
-            });
-        }
+        let decoded = match &report.tables_only {
+            Some(why) => format!("{why}, so objects were not decoded"),
+            None => format!(
+                "{} objects and {} properties decoded",
+                report.objects_ok, report.properties
+            ),
+        };
         outln!(
             o,
-            "{}: {} (v{}/{}, {} names, {} imports, {} exports; {} objects and {} properties decoded, {} problems)",
+            "{}: {} (v{}/{}, {} names, {} imports, {} exports; {decoded}, {} problems)",
             a.file.display(),
             if ok { "OK" } else { "PROBLEMS" },
             p.summary.version,
@@ -399,8 +386,6 @@ pub fn verify(a: &VerifyArgs) -> Result<ExitCode> {
             p.names.len(),
             p.imports.len(),
             p.exports.len(),
-            report.objects_ok,
-            report.properties,
             report.problems.len()
         );
     }
