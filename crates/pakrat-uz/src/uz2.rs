@@ -17,7 +17,7 @@ pub const MAX_CHUNK: usize = 32_768;
 /// Largest compressed chunk the engine accepts (`32768 * 1.01 + 12`, rounded up).
 pub const MAX_COMPRESSED_CHUNK: usize = 33_096;
 
-/// Up to this many bytes a file is coded on the calling thread: a few
+/// Up to this many bytes a file is compressed on the calling thread: a few
 /// chunks take less time than waking the thread pool.
 const SMALL: usize = 4 * MAX_CHUNK;
 
@@ -211,9 +211,24 @@ pub fn decompress(data: &[u8], limits: &Limits) -> Result<Vec<u8>> {
         ));
     }
     let mut out = vec![0u8; total as usize];
-    let mut jobs = Vec::with_capacity(list.len());
-    let mut rest: &mut [u8] = &mut out;
-    for c in &list {
+    let mut z = Decompress::new(true);
+    inflate_chunks(data, &list, &mut out, &mut z, total >= PARALLEL_MIN)?;
+    Ok(out)
+}
+
+/// Inflate `chunks` of `data` into `dst` (exactly their total size), in
+/// order: in parallel (one inflate state per worker) or on this thread
+/// with `z`.
+fn inflate_chunks(
+    data: &[u8],
+    chunks: &[Chunk],
+    dst: &mut [u8],
+    z: &mut Decompress,
+    parallel: bool,
+) -> Result<()> {
+    let mut jobs = Vec::with_capacity(chunks.len());
+    let mut rest = dst;
+    for c in chunks {
         let (head, tail) = rest.split_at_mut(c.uncompressed as usize);
         jobs.push((c, head));
         rest = tail;
@@ -223,21 +238,19 @@ pub fn decompress(data: &[u8], limits: &Limits) -> Result<Vec<u8>> {
         let src = &data[start..start + c.compressed as usize];
         inflate_exact_with(z, src, dst, start as u64, "uz2 chunk")
     };
-    if total as usize <= SMALL {
-        let mut z = Decompress::new(true);
-        jobs.into_iter().try_for_each(|j| one(&mut z, j))?;
-    } else {
+    if parallel {
         jobs.into_par_iter()
-            .try_for_each_init(|| Decompress::new(true), one)?;
+            .try_for_each_init(|| Decompress::new(true), one)
+    } else {
+        jobs.into_iter().try_for_each(|j| one(z, j))
     }
-    Ok(out)
 }
 
 /// Chunks decoded together by [`decompress_to`]: 64 × 32 KiB = 2 MiB of
 /// output in memory at most, enough to keep every core busy.
 const BATCH: usize = 64;
 
-/// Below this much output [`decompress_to`] decodes on the calling thread:
+/// Below this much output chunks are inflated on the calling thread:
 /// measured on `XGame.u.uz2` (0.9 MiB), starting the pool cost 1 ms of CPU
 /// and won no wall time.
 const PARALLEL_MIN: u64 = 4 << 20;
@@ -251,27 +264,10 @@ pub fn decompress_to(data: &[u8], out: &mut dyn Write) -> Result<u64> {
     let mut buf = vec![0u8; MAX_CHUNK * BATCH.min(list.len())];
     let mut written = 0u64;
     let mut z = Decompress::new(true);
-    let one = |z: &mut Decompress, (c, dst): (&Chunk, &mut [u8])| {
-        let start = c.offset as usize + 8;
-        let src = &data[start..start + c.compressed as usize];
-        inflate_exact_with(z, src, dst, start as u64, "uz2 chunk")
-    };
     let parallel = list.iter().map(|c| u64::from(c.uncompressed)).sum::<u64>() >= PARALLEL_MIN;
     for batch in list.chunks(BATCH) {
         let size: usize = batch.iter().map(|c| c.uncompressed as usize).sum();
-        let mut jobs = Vec::with_capacity(batch.len());
-        let mut rest: &mut [u8] = &mut buf[..size];
-        for c in batch {
-            let (head, tail) = rest.split_at_mut(c.uncompressed as usize);
-            jobs.push((c, head));
-            rest = tail;
-        }
-        if parallel {
-            jobs.into_par_iter()
-                .try_for_each_init(|| Decompress::new(true), one)?;
-        } else {
-            jobs.into_iter().try_for_each(|j| one(&mut z, j))?;
-        }
+        inflate_chunks(data, batch, &mut buf[..size], &mut z, parallel)?;
         out.write_all(&buf[..size])
             .map_err(|e| Error::Other(format!("writing decoded uz2 data: {e}")))?;
         written += size as u64;
