@@ -90,16 +90,16 @@ fn try_tail<'a>(pkg: &Package<'a>, me: ObjRef, mut r: Reader<'a>) -> Option<Clas
     }
     let class_flags = r.u32("ClassFlags").ok()?;
     let guid = r.guid("ClassGuid").ok()?;
-    // DNF 2001 (v68/lic2) stores no `Deep` (UELib `UClass.Dependency`: "no
-    // IsDeep" for DNF; checked on the corpus's DNF classes).
-    let dnf2001 = (v, pkg.summary.licensee) == (68, 2) || crate::props::is_dnf2011(pkg);
+    // DNF (2001, v68/lic2, and 2011) stores no `Deep` (UELib
+    // `UClass.Dependency`: "no IsDeep" for DNF; checked on the corpus).
+    let no_deep = (v, pkg.summary.licensee) == (68, 2) || crate::props::is_dnf2011(pkg);
     let n = r
-        .compact_count("dependencies", if dnf2001 { 5 } else { 9 })
+        .compact_count("dependencies", if no_deep { 5 } else { 9 })
         .ok()?;
     let mut dependencies = Vec::with_capacity(n);
     for _ in 0..n {
         let c = ObjRef(r.compact("dependency class").ok()?);
-        let deep = if dnf2001 { 0 } else { r.u32("Deep").ok()? };
+        let deep = if no_deep { 0 } else { r.u32("Deep").ok()? };
         let crc = r.u32("ScriptTextCRC").ok()?;
         if !is_class(pkg, c) || deep > 1 {
             return None;

@@ -130,10 +130,21 @@ pub fn decrypt(data: &[u8]) -> Result<Option<Decrypted>> {
 /// Lineage II package (offsets then count from the decrypted body, which
 /// starts [`HEADER_LEN`] bytes into the file).
 pub fn open(path: &std::path::Path) -> Result<pakrat_io::Source> {
+    Ok(open_reporting(path)?.0)
+}
+
+/// [`open`], also saying how the file was encrypted: `(header number,
+/// scheme)` for a Lineage II package.
+pub fn open_reporting(
+    path: &std::path::Path,
+) -> Result<(pakrat_io::Source, Option<(u16, String)>)> {
     let src = pakrat_io::Source::open(path)?;
     match decrypt(&src).map_err(|e| e.in_file(path))? {
-        None => Ok(src),
-        Some(d) => Ok(pakrat_io::Source::from_vec(path, d.body)),
+        None => Ok((src, None)),
+        Some(d) => Ok((
+            pakrat_io::Source::from_vec(path, d.body),
+            Some((d.version, d.scheme)),
+        )),
     }
 }
 

@@ -56,17 +56,6 @@ fn flat(e: pakrat_io::Error, path: &Path) -> anyhow::Error {
     anyhow::Error::new(e.in_file(path))
 }
 
-/// The Lineage II encryption of `path`, if any: (header number, scheme).
-fn lineage_header(path: &Path) -> Option<(u16, String)> {
-    use std::io::Read;
-    let mut head = [0u8; pakrat_package::lineage::HEADER_LEN];
-    std::fs::File::open(path).ok()?.read_exact(&mut head).ok()?;
-    pakrat_package::lineage::header_version(&head)?;
-    let data = std::fs::read(path).ok()?;
-    let d = pakrat_package::lineage::decrypt(&data).ok()??;
-    Some((d.version, d.scheme))
-}
-
 fn open(path: &Path) -> Result<Source> {
     // Encrypted Lineage II packages are read decrypted.
     pakrat_package::lineage::open(path).map_err(|e| flat(e, path))
@@ -106,7 +95,8 @@ fn engine_of(version: u16) -> &'static str {
 /// `info` for this format.
 pub fn info(a: &InfoArgs) -> Result<ExitCode> {
     let mut o = String::new();
-    let src = open(&a.file)?;
+    let (src, encrypted) =
+        pakrat_package::lineage::open_reporting(&a.file).map_err(|e| flat(e, &a.file))?;
     let p = parse(&a.file, &src)?;
     let s = &p.summary;
     let imports = import_counts(&p);
@@ -124,7 +114,7 @@ pub fn info(a: &InfoArgs) -> Result<ExitCode> {
             "size": src.len(),
             "engine": engine_of(s.version),
             "summary": s,
-            "lineage2": lineage_header(&a.file).map(|(v, scheme)| json!({"version": v, "scheme": scheme})),
+            "lineage2": encrypted.as_ref().map(|(v, scheme)| json!({"version": v, "scheme": scheme})),
             "package_flag_names": s.package_flag_names(),
             "imported_packages": imports.iter().map(|(n, c)| json!({"package": n, "objects": c})).collect::<Vec<_>>(),
             "export_classes": classes.iter().map(|(n, c)| json!({"class": n, "count": c})).collect::<Vec<_>>(),
@@ -157,7 +147,6 @@ pub fn info(a: &InfoArgs) -> Result<ExitCode> {
             flags.join(", ")
         }
     );
-    let encrypted = lineage_header(&a.file);
     if let Some((v, scheme)) = &encrypted {
         outln!(
             o,
