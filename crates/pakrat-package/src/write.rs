@@ -34,6 +34,67 @@ use crate::summary::{Generation, Summary, TableLayout, TableRef};
 /// terminator (UE1 and UE2 `UnNames.h`).
 pub const MAX_NAME_LEN: usize = 63;
 
+/// `RF_Public`: an object other packages may import (UT432 `UnObjBas.h`).
+const RF_PUBLIC: u32 = 0x4;
+
+/// Names the format reserves, with why: `package rename-name` refuses to
+/// rename them or to rename anything to them. Compared ignoring case, as
+/// `FName` compares.
+///
+/// Sources: `classic.md` §3.4–3.6 (the property list ends at `None`; a
+/// package import has class `Core.Package`; structs other than
+/// `Vector`/`Rotator`/`Color` are tagged lists from v118, those three stay
+/// binary, chosen by name), and the UE1/UE2 `UnNames.h` hard-coded names
+/// of the `Core` classes that the linker finds by name (`Core.Class`,
+/// `Core.Object`, the field and property classes, `TextBuffer`), as UELib
+/// resolves them by name too. `ScriptText` is how a class's source is
+/// found (`strip`).
+pub const RESERVED_NAMES: &[(&str, &str)] = &[
+    ("None", "it ends every property list"),
+    ("Core", "the package of the classes every package uses"),
+    ("Class", "the class of every class (imports of Core.Class)"),
+    (
+        "Package",
+        "the class of packages and groups (imports of Core.Package)",
+    ),
+    ("Object", "Core's base class"),
+    ("Field", "a Core class the loader finds by name"),
+    ("Struct", "a Core class the loader finds by name"),
+    ("State", "a Core class the loader finds by name"),
+    ("Function", "a Core class the loader finds by name"),
+    ("Enum", "a Core class the loader finds by name"),
+    ("Const", "a Core class the loader finds by name"),
+    ("TextBuffer", "a Core class the loader finds by name"),
+    ("ScriptText", "the name of every class's source text"),
+    ("Property", "a Core class the loader finds by name"),
+    ("ByteProperty", "a Core property class"),
+    ("IntProperty", "a Core property class"),
+    ("BoolProperty", "a Core property class"),
+    ("FloatProperty", "a Core property class"),
+    ("ObjectProperty", "a Core property class"),
+    ("ClassProperty", "a Core property class"),
+    ("NameProperty", "a Core property class"),
+    ("StrProperty", "a Core property class"),
+    ("StringProperty", "a Core property class"),
+    ("ArrayProperty", "a Core property class"),
+    ("FixedArrayProperty", "a Core property class"),
+    ("MapProperty", "a Core property class"),
+    ("StructProperty", "a Core property class"),
+    ("DelegateProperty", "a Core property class"),
+    ("PointerProperty", "a Core property class"),
+    ("Vector", "a struct serialised natively, chosen by name"),
+    ("Rotator", "a struct serialised natively, chosen by name"),
+    ("Color", "a struct serialised natively, chosen by name"),
+];
+
+/// Why `text` is reserved ([`RESERVED_NAMES`]), if it is.
+pub fn reserved_name(text: &str) -> Option<&'static str> {
+    RESERVED_NAMES
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case(text))
+        .map(|(_, why)| *why)
+}
+
 /// Name flags written for a name this module adds: the value UCC gives
 /// names it writes (`RF_TagImp | RF_TagExp | RF_LoadForClient |
 /// RF_LoadForServer | RF_LoadForEdit` = 0x00070010).
@@ -189,6 +250,7 @@ pub struct Rewrite<'a> {
     raw: [Vec<Range<usize>>; 3],
     bodies: BTreeMap<usize, Vec<u8>>,
     changes: Vec<Change>,
+    warnings: Vec<String>,
 }
 
 impl<'a> Rewrite<'a> {
@@ -214,6 +276,7 @@ impl<'a> Rewrite<'a> {
             raw: entry_ranges(pkg),
             bodies: BTreeMap::new(),
             changes: Vec::new(),
+            warnings: Vec::new(),
         }
     }
 
@@ -263,11 +326,32 @@ impl<'a> Rewrite<'a> {
         Ok(self.names.len() - 1)
     }
 
-    /// Change the text of name `old` to `new`, wherever it is used (object
-    /// names, class names, package names in imports, names in object data).
-    /// `new` must not already be a name of the package.
+    /// Change the text of name `old` to `new` for the package's own uses
+    /// (object names of its exports, names in object data).
+    ///
+    /// * Names the format reserves ([`RESERVED_NAMES`]) are refused either
+    ///   way: renaming `None` or `Class` leaves a package nothing decodes.
+    /// * Imports name objects of *other* packages, so they never change: when
+    ///   an import uses `old` (as object, class or class-package name), the
+    ///   name stays for the imports and object data, and the exports named
+    ///   `old` are pointed at a new name entry `new` (a package's own group
+    ///   renamed no longer repoints an import of another package's group of
+    ///   the same name). A name only imports use is refused.
+    /// * Exports that other packages can import by name (classes, groups,
+    ///   public objects) are listed in [`Rewrite::warnings`].
+    ///
+    /// `new` must not already be a name of the package. Returns the index of
+    /// the name that now reads `new`.
     pub fn rename_name(&mut self, old: &str, new: &str) -> Result<usize> {
         check_name(new)?;
+        for n in [old, new] {
+            if let Some(r) = reserved_name(n) {
+                return Err(Error::Other(format!(
+                    "name {n:?} is reserved: {r}; renaming it (or to it) would leave a package \
+                     the engine cannot load"
+                )));
+            }
+        }
         let i = self
             .find_name(old)
             .ok_or_else(|| Error::Other(format!("no name {old} in the name table")))?;
@@ -280,12 +364,123 @@ impl<'a> Rewrite<'a> {
                 )));
             }
         }
-        let was = std::mem::replace(&mut self.names[i].text, Cow::Owned(new.to_string()));
-        if was != new {
-            self.names[i].wide = self.names[i].wide && !new.is_ascii();
-            self.note(format!("name {i} {was} -> {new}"));
+        let i32_ = i as u32;
+        let imports_using: Vec<usize> = (0..self.imports.len())
+            .filter(|&k| {
+                let m = &self.imports[k];
+                m.object_name == i32_ || m.class_name == i32_ || m.class_package == i32_
+            })
+            .collect();
+        let exports_using: Vec<usize> = (0..self.exports.len())
+            .filter(|&k| self.exports[k].object_name == i32_)
+            .collect();
+        for &k in &exports_using {
+            if let Some(w) = self.importable_export(k) {
+                self.warnings.push(format!(
+                    "{old} is the name of {w} (export {k}): packages that import it by that \
+                     name will no longer find it"
+                ));
+            }
         }
-        Ok(i)
+        if imports_using.is_empty() {
+            let was = std::mem::replace(&mut self.names[i].text, Cow::Owned(new.to_string()));
+            if was != new {
+                self.names[i].wide = self.names[i].wide && !new.is_ascii();
+                self.note(format!("name {i} {was} -> {new}"));
+            }
+            return Ok(i);
+        }
+        let shown: Vec<String> = imports_using
+            .iter()
+            .take(4)
+            .map(|&k| self.import_path(k))
+            .collect();
+        let more = if imports_using.len() > 4 { ", ..." } else { "" };
+        if exports_using.is_empty() {
+            return Err(Error::Other(format!(
+                "name {old} is used by {} import(s) of other packages' objects ({}{more}) and \
+                 by no object of this package; renaming it would repoint those imports",
+                imports_using.len(),
+                shown.join(", ")
+            )));
+        }
+        let flags = self.names[i].flags;
+        self.names.push(Name {
+            text: Cow::Owned(new.to_string()),
+            flags,
+            wide: false,
+        });
+        let j = self.names.len() - 1;
+        for &k in &exports_using {
+            self.exports[k].object_name = j as u32;
+        }
+        self.note(format!(
+            "name {i} {old} kept for {} import(s) of other packages' objects ({}{more}) and \
+             for names in object data; {} export(s) named {old} now named {new} (new name {j})",
+            imports_using.len(),
+            shown.join(", "),
+            exports_using.len()
+        ));
+        Ok(j)
+    }
+
+    /// Warnings from the edits so far (e.g. a renamed name other packages
+    /// import).
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
+    /// What export `k` is, when other packages can import it by name: a
+    /// class, a group (class `Package`) or a public object.
+    fn importable_export(&self, k: usize) -> Option<String> {
+        let e = self.exports[k];
+        let class = match e.class.target() {
+            crate::package::Target::None => "Class".to_string(),
+            crate::package::Target::Import(m) => self
+                .imports
+                .get(m)
+                .and_then(|m| self.names.get(m.object_name as usize))
+                .map(|n| n.text.to_string())
+                .unwrap_or_default(),
+            crate::package::Target::Export(x) => self
+                .exports
+                .get(x)
+                .and_then(|x| self.names.get(x.object_name as usize))
+                .map(|n| n.text.to_string())
+                .unwrap_or_default(),
+        };
+        if class.eq_ignore_ascii_case("Class") {
+            Some("a class".into())
+        } else if class.eq_ignore_ascii_case("Package") {
+            Some("a group".into())
+        } else if e.flags & RF_PUBLIC != 0 {
+            Some(format!("a public {class}"))
+        } else {
+            None
+        }
+    }
+
+    /// `Package.Group.Object` of import `k` (names as they are now).
+    fn import_path(&self, k: usize) -> String {
+        let mut parts = Vec::new();
+        let mut cur = Some(k);
+        // Bounded: an outer chain longer than the table is a cycle.
+        for _ in 0..=self.imports.len() {
+            let Some(c) = cur else { break };
+            let Some(m) = self.imports.get(c) else { break };
+            parts.push(
+                self.names
+                    .get(m.object_name as usize)
+                    .map(|n| n.text.to_string())
+                    .unwrap_or_else(|| "?".into()),
+            );
+            cur = match m.outer.target() {
+                crate::package::Target::Import(o) => Some(o),
+                _ => None,
+            };
+        }
+        parts.reverse();
+        parts.join(".")
     }
 
     /// Point every import of package `old` (a top-level import of class

@@ -230,3 +230,95 @@ fn edits_refuse_what_is_not_a_classic_package() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("not a UE1/UE2 package"));
 }
+
+#[test]
+fn rename_name_refuses_reserved_names() {
+    // Issue 32 item 9: renaming `None` or `Class` left a package nothing
+    // decodes (102 objects decoded before, 0 after).
+    if pakrat_testkit::corpus_dir().is_none() {
+        return;
+    }
+    let t = tempfile::tempdir().unwrap();
+    let pkg = copy_into(t.path(), "ue1/IpDrv.u");
+    let original = std::fs::read(&pkg).unwrap();
+    for (old, new) in [("None", "Nothing"), ("Class", "Klass"), ("UdpLink", "None")] {
+        let out = pakrat()
+            .args(["package", "rename-name", s(&pkg), old, new])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{old} -> {new}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("reserved"), "{old} -> {new}: {err}");
+        assert_eq!(std::fs::read(&pkg).unwrap(), original);
+    }
+    // A class others import by name: renamed, with a warning.
+    let out = pakrat()
+        .args([
+            "package",
+            "rename-name",
+            s(&pkg),
+            "TcpLink",
+            "TcpLink2",
+            "--dry-run",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("warning: TcpLink is the name of a class"),
+        "{err}"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn rename_update_lists_importers_behind_symlinks() {
+    // Issue 32 item 9: an importer reached through a symbolic link was
+    // skipped without a word.
+    if pakrat_testkit::corpus_dir().is_none() {
+        return;
+    }
+    let g = tempfile::tempdir().unwrap();
+    let maps = g.path().join("Maps");
+    let elsewhere = g.path().join("Elsewhere");
+    let tex = g.path().join("Textures");
+    for d in [&maps, &elsewhere, &tex] {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    let map = copy_into(&elsewhere, "ue1/DM-Longestyard][.unr");
+    let utx = copy_into(&tex, "ue1/Longestyard.utx");
+    std::os::unix::fs::symlink(&map, maps.join("Linked.unr")).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, maps.join("LinkedFolder")).unwrap();
+    let map_before = std::fs::read(&map).unwrap();
+    let out = pakrat()
+        .args([
+            "package",
+            "rename",
+            s(&utx),
+            "LongestyardTex",
+            "--update",
+            s(&maps),
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let listed = v["not_followed"].to_string();
+    assert!(
+        listed.contains("Linked.unr") && listed.contains("imports Longestyard"),
+        "{v}"
+    );
+    assert!(listed.contains("LinkedFolder"), "{v}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("warning: "),
+        "not warned"
+    );
+    // Nothing written through the link.
+    assert_eq!(std::fs::read(&map).unwrap(), map_before);
+}

@@ -38,6 +38,9 @@ struct Written {
     backup: Option<PathBuf>,
     dry_run: bool,
     changes: Vec<Change>,
+    /// What may break elsewhere (e.g. a renamed name other packages import).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    warnings: Vec<String>,
     tables: Vec<Placement>,
     #[serde(skip_serializing_if = "Option::is_none")]
     strip: Option<StripReport>,
@@ -129,6 +132,7 @@ fn run_edit(
         backup,
         dry_run: e.dry_run,
         changes: w.changes().to_vec(),
+        warnings: w.warnings().to_vec(),
         tables,
         strip,
     };
@@ -142,6 +146,9 @@ fn report(w: &Written, json: bool) -> Result<()> {
         return Ok(());
     }
     let f = w.file.display();
+    for warn in &w.warnings {
+        eprintln!("{f}: warning: {}", pakrat_io::text::show(warn));
+    }
     if w.changes.is_empty() {
         println!("{f}: nothing to change (file not written)");
         return Ok(());
@@ -186,8 +193,17 @@ fn report(w: &Written, json: bool) -> Result<()> {
 
 /// `pakrat package rename-name`.
 pub fn rename_name(a: &RenameNameArgs) -> Result<ExitCode> {
+    let stem = pakrat_system::scan::package_name(&a.package);
     run_edit(&a.package, &a.edit, |_, w| {
         w.rename_name(&a.old, &a.new)?;
+        if a.old.eq_ignore_ascii_case(&stem) {
+            eprintln!(
+                "{}: warning: {} is the package's own name, by which other packages import \
+                 it; `pakrat package rename` renames the package",
+                a.package.display(),
+                pakrat_io::text::show(&a.old)
+            );
+        }
         Ok(None)
     })
 }
@@ -248,7 +264,10 @@ pub fn strip(a: &StripArgs) -> Result<ExitCode> {
 }
 
 /// Every file under `dir` (recursively) that starts with a package tag.
-fn packages_under(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
+/// Symbolic links are not followed (a link may lead out of the folder, and
+/// its target is written through another path): they go to `links`, so
+/// that the importers among them are listed as not updated.
+fn packages_under(dir: &Path, out: &mut Vec<PathBuf>, links: &mut Vec<PathBuf>) -> Result<()> {
     let rd = std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))?;
     let mut entries: Vec<_> = rd.collect::<std::io::Result<_>>()?;
     entries.sort_by_key(|e| e.file_name());
@@ -256,9 +275,11 @@ fn packages_under(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
         let t = e.file_type()?;
         let p = e.path();
         if t.is_dir() {
-            packages_under(&p, out)?;
+            packages_under(&p, out, links)?;
         } else if t.is_file() && pakrat_system::scan::has_package_tag(&p) {
             out.push(p);
+        } else if t.is_symlink() {
+            links.push(p);
         }
     }
     Ok(())
@@ -297,9 +318,41 @@ pub fn rename(a: &RenameArgs) -> Result<ExitCode> {
     }
     // Which packages import it (read before anything is written).
     let mut candidates = Vec::new();
+    let mut links = Vec::new();
     for d in &a.update {
-        packages_under(d, &mut candidates)?;
+        packages_under(d, &mut candidates, &mut links)?;
     }
+    // Links are not followed; those that lead to an importer (or to a
+    // folder, which may hold some) are listed, never silently skipped.
+    let not_followed: Vec<String> = links
+        .iter()
+        .filter_map(|l| {
+            let target = std::fs::read_link(l)
+                .map(|t| t.display().to_string())
+                .unwrap_or_else(|_| "?".into());
+            if l.is_dir() {
+                return Some(format!(
+                    "{}: a symbolic link to the folder {target}, not searched",
+                    l.display()
+                ));
+            }
+            let imports = l.is_file()
+                && pakrat_system::scan::has_package_tag(l)
+                && open(l).ok().is_some_and(|src| {
+                    Package::parse(&src).is_ok_and(|pkg| {
+                        pkg.imported_packages()
+                            .iter()
+                            .any(|n| n.eq_ignore_ascii_case(&old))
+                    })
+                });
+            imports.then(|| {
+                format!(
+                    "{}: a symbolic link to {target}, which imports {old}; not updated",
+                    l.display()
+                )
+            })
+        })
+        .collect();
     let real_self = std::fs::canonicalize(file)?;
     let mut updates: Vec<(PathBuf, Vec<u8>, usize)> = Vec::new();
     let mut unreadable = Vec::new();
@@ -400,6 +453,9 @@ pub fn rename(a: &RenameArgs) -> Result<ExitCode> {
             backup: None,
         }));
     }
+    for l in &not_followed {
+        eprintln!("warning: {}", pakrat_io::text::show(l));
+    }
     if a.out.json {
         #[derive(Serialize)]
         struct Out<'a> {
@@ -409,6 +465,7 @@ pub fn rename(a: &RenameArgs) -> Result<ExitCode> {
             changes: &'a [Change],
             updated: &'a [Updated],
             unreadable: &'a [String],
+            not_followed: &'a [String],
         }
         println!(
             "{}",
@@ -419,6 +476,7 @@ pub fn rename(a: &RenameArgs) -> Result<ExitCode> {
                 changes: &changes,
                 updated: &done,
                 unreadable: &unreadable,
+                not_followed: &not_followed,
             })?
         );
         return Ok(ExitCode::SUCCESS);
@@ -439,6 +497,9 @@ pub fn rename(a: &RenameArgs) -> Result<ExitCode> {
     }
     for u in &unreadable {
         println!("not checked (unreadable): {u}");
+    }
+    for l in &not_followed {
+        println!("not followed: {}", pakrat_io::text::show(l));
     }
     if a.dry_run {
         println!("dry run: nothing written");
