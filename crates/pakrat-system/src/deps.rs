@@ -16,6 +16,7 @@ use pakrat_package::Package;
 use serde::Serialize;
 
 use crate::game::{GameDir, Via};
+use crate::generation::PkgVersion;
 use crate::graph;
 
 /// One package in the graph.
@@ -29,6 +30,8 @@ pub struct DepNode {
     pub via: Option<Via>,
     /// Package version, when read.
     pub version: Option<u16>,
+    /// Licensee version, when read.
+    pub licensee: Option<u16>,
     /// Package GUID, when read.
     pub guid: Option<Guid>,
     /// Names of the packages it imports, in import-table order.
@@ -48,6 +51,26 @@ pub struct Missing {
     pub needed_by: Vec<String>,
 }
 
+/// A dependency found, but in another engine generation or game than the
+/// package that imports it ([`PkgVersion::mismatch`]): the engine that
+/// loads the importer cannot load it.
+#[derive(Clone, Debug, Serialize)]
+pub struct Mismatch {
+    /// The imported package name.
+    pub name: String,
+    /// The file found for it.
+    pub file: PathBuf,
+    /// That file's version.
+    pub found: PkgVersion,
+    /// The importing package.
+    pub importer: String,
+    /// The importer's version.
+    pub importer_version: PkgVersion,
+    /// In words, e.g. `Engine: found Engine.u but it is UE1 v69, the
+    /// importer is UE2 v128/29`.
+    pub message: String,
+}
+
 /// The whole dependency graph.
 #[derive(Clone, Debug, Serialize)]
 pub struct DepGraph {
@@ -63,10 +86,19 @@ pub struct DepGraph {
     pub unreadable: Vec<(String, String)>,
     /// Dependency cycles (node names), if any.
     pub cycles: Vec<Vec<String>>,
+    /// Dependencies found in another engine generation or game than their
+    /// importer.
+    pub mismatches: Vec<Mismatch>,
 }
 
 /// Read a package file's header and top-level imports.
 pub fn read_imports(path: &Path) -> Result<(u16, Guid, Vec<String>)> {
+    let (v, g, imports) = read_imports_versioned(path)?;
+    Ok((v.version, g, imports))
+}
+
+/// [`read_imports`] with the licensee version.
+pub fn read_imports_versioned(path: &Path) -> Result<(PkgVersion, Guid, Vec<String>)> {
     let src = pakrat_package::lineage::open(path)?;
     let pkg = Package::parse_lenient(&src).map_err(|e| e.in_file(path))?;
     let imports = pkg
@@ -74,7 +106,11 @@ pub fn read_imports(path: &Path) -> Result<(u16, Guid, Vec<String>)> {
         .into_iter()
         .map(str::to_string)
         .collect();
-    Ok((pkg.summary.version, pkg.summary.guid, imports))
+    let v = PkgVersion {
+        version: pkg.summary.version,
+        licensee: pkg.summary.licensee,
+    };
+    Ok((v, pkg.summary.guid, imports))
 }
 
 /// Walk the dependencies of `package`: a path to a file, or a name to
@@ -106,6 +142,7 @@ pub fn walk(game: &GameDir, package: &str) -> Result<DepGraph> {
         file: found.as_ref().map(|f| f.0.clone()),
         via: found.map(|f| f.1),
         version: None,
+        licensee: None,
         guid: None,
         imports: Vec::new(),
         error: None,
@@ -118,11 +155,12 @@ pub fn walk(game: &GameDir, package: &str) -> Result<DepGraph> {
         let Some(file) = nodes[i].file.clone() else {
             continue;
         };
-        let imports = match read_imports(&file) {
+        let (me_version, imports) = match read_imports_versioned(&file) {
             Ok((v, g, imports)) => {
-                nodes[i].version = Some(v);
+                nodes[i].version = Some(v.version);
+                nodes[i].licensee = Some(v.licensee);
                 nodes[i].guid = Some(g);
-                imports
+                (v, imports)
             }
             Err(e) => {
                 nodes[i].error = Some(e.to_string());
@@ -139,7 +177,9 @@ pub fn walk(game: &GameDir, package: &str) -> Result<DepGraph> {
             let j = match by_name.get(&key) {
                 Some(&j) => j,
                 None => {
-                    let found = game.resolve(&imp, None).map(|f| (f.path, f.via));
+                    let found = game
+                        .resolve_for(&imp, None, Some(me_version))
+                        .map(|f| (f.path, f.via));
                     nodes.push(new_node(&imp, found));
                     let j = nodes.len() - 1;
                     by_name.insert(key, j);
@@ -175,6 +215,38 @@ pub fn walk(game: &GameDir, package: &str) -> Result<DepGraph> {
         .into_iter()
         .map(|c| c.into_iter().map(|i| nodes[i].name.clone()).collect())
         .collect();
+    let version = |n: &DepNode| {
+        Some(PkgVersion {
+            version: n.version?,
+            licensee: n.licensee?,
+        })
+    };
+    let mut mismatches = Vec::new();
+    for &(a, b) in &edges {
+        let (imp, dep) = (&nodes[a], &nodes[b]);
+        let (Some(iv), Some(dv), Some(file)) = (version(imp), version(dep), &dep.file) else {
+            continue;
+        };
+        if let Some(why) = dv.mismatch(iv) {
+            let shown = file
+                .file_name()
+                .map(|f| f.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            mismatches.push(Mismatch {
+                message: format!(
+                    "{}: found {} but {why} ({})",
+                    dep.name,
+                    show(&shown),
+                    show(&imp.name)
+                ),
+                name: dep.name.clone(),
+                file: file.clone(),
+                found: dv,
+                importer: imp.name.clone(),
+                importer_version: iv,
+            });
+        }
+    }
     Ok(DepGraph {
         root: 0,
         nodes,
@@ -182,6 +254,7 @@ pub fn walk(game: &GameDir, package: &str) -> Result<DepGraph> {
         missing,
         unreadable,
         cycles,
+        mismatches,
     })
 }
 
@@ -210,6 +283,7 @@ impl DepGraph {
         for &(a, b) in &self.edges {
             adj[a].push(b);
         }
+        let wrong: HashSet<&str> = self.mismatches.iter().map(|m| m.name.as_str()).collect();
         let mut expanded = vec![false; self.nodes.len()];
         let mut deferred = vec![false; self.nodes.len()];
         // Trees to print: the root, then each subtree cut off at max_depth.
@@ -236,6 +310,9 @@ impl DepGraph {
                         let _ = write!(out, "  {}", show(&shown.display().to_string()));
                         if let Some(v) = n.version {
                             let _ = write!(out, "  v{v}");
+                        }
+                        if wrong.contains(n.name.as_str()) {
+                            out.push_str("  WRONG GENERATION");
                         }
                         if matches!(n.via, Some(Via::CacheGuid | Via::CacheIni)) {
                             out.push_str("  (from the download cache)");
@@ -319,6 +396,7 @@ mod tree_tests {
             file: None,
             via: None,
             version: None,
+            licensee: None,
             guid: None,
             imports: Vec::new(),
             error: None,
@@ -339,6 +417,7 @@ mod tree_tests {
             missing: Vec::new(),
             unreadable: Vec::new(),
             cycles: Vec::new(),
+            mismatches: Vec::new(),
         };
         let t = g.to_tree(Path::new("/"));
         assert!(t.len() < n * (TREE_DEPTH * 4 + 64), "{} bytes", t.len());
@@ -372,6 +451,7 @@ mod tree_tests {
             missing: Vec::new(),
             unreadable: Vec::new(),
             cycles: Vec::new(),
+            mismatches: Vec::new(),
         };
         let t = g.to_tree_bounded(Path::new("/"), 8);
         assert!(

@@ -16,6 +16,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::cache::{safe_file_name, CacheIni};
+use crate::generation::PkgVersion;
 use crate::graph;
 
 /// Deepest folder nesting followed.
@@ -90,6 +91,22 @@ pub struct MissingDep {
     pub needed_by: Vec<String>,
 }
 
+/// An import whose name only files of another engine generation or game
+/// provide ([`PkgVersion::mismatch`]): the engine that loads the importers
+/// cannot load any of them.
+#[derive(Clone, Debug, Serialize)]
+pub struct GenMismatch {
+    /// The imported package name.
+    pub name: String,
+    /// Names of the packages that import it and fit none of the files.
+    pub needed_by: Vec<String>,
+    /// The files of that name, with their versions.
+    pub found: Vec<(PathBuf, PkgVersion)>,
+    /// In words, for the first importer (e.g. `Engine: found Engine.u but
+    /// it is UE1 v69, the importer is UE2 v126/29 (DM-Gael)`).
+    pub message: String,
+}
+
 /// Everything a scan found.
 #[derive(Clone, Debug, Serialize)]
 pub struct ScanReport {
@@ -103,6 +120,8 @@ pub struct ScanReport {
     pub duplicates: Vec<Duplicate>,
     /// Imports no scanned package satisfies.
     pub missing: Vec<MissingDep>,
+    /// Imports satisfied only by packages of another generation or game.
+    pub mismatches: Vec<GenMismatch>,
     /// Import cycles among `.u` packages (package names).
     pub cycles: Vec<Vec<String>>,
     /// Files looked at.
@@ -252,6 +271,7 @@ pub fn scan_files(
         collisions: Vec::new(),
         duplicates: Vec::new(),
         missing: Vec::new(),
+        mismatches: Vec::new(),
         cycles: Vec::new(),
         files_seen: files.len() as u64,
         bytes,
@@ -346,18 +366,54 @@ impl ScanReport {
                 }
             }
         }
-        // Missing imports.
+        // Missing imports, and imports only another generation provides
+        // (`by_name` is the one name index: a lookup per import).
         let mut missing: BTreeMap<String, (String, Vec<String>)> = BTreeMap::new();
+        let mut wrong: BTreeMap<String, GenMismatch> = BTreeMap::new();
+        let version = |p: &ScannedPackage| PkgVersion {
+            version: p.version,
+            licensee: p.licensee,
+        };
         for p in &self.packages {
+            let me = version(p);
             for imp in &p.imports {
                 let key = imp.to_ascii_lowercase();
-                if !by_name.contains_key(&key) {
+                let Some(found) = by_name.get(&key) else {
                     let e = missing
                         .entry(key)
                         .or_insert_with(|| (imp.clone(), Vec::new()));
                     if !e.1.iter().any(|n| n.eq_ignore_ascii_case(&p.name)) {
                         e.1.push(p.name.clone());
                     }
+                    continue;
+                };
+                let why = found
+                    .iter()
+                    .map(|&i| version(&self.packages[i]).mismatch(me))
+                    .collect::<Option<Vec<String>>>();
+                let Some(why) = why else { continue };
+                let e = wrong.entry(key).or_insert_with(|| {
+                    let files: Vec<String> = found
+                        .iter()
+                        .map(|&i| self.packages[i].path.display().to_string())
+                        .collect();
+                    GenMismatch {
+                        name: imp.clone(),
+                        needed_by: Vec::new(),
+                        found: found
+                            .iter()
+                            .map(|&i| (self.packages[i].path.clone(), version(&self.packages[i])))
+                            .collect(),
+                        message: format!(
+                            "{imp}: found {} but {} ({})",
+                            files.join(", "),
+                            why.join("; "),
+                            p.name
+                        ),
+                    }
+                });
+                if !e.needed_by.iter().any(|n| n.eq_ignore_ascii_case(&p.name)) {
+                    e.needed_by.push(p.name.clone());
                 }
             }
         }
@@ -365,6 +421,7 @@ impl ScanReport {
             .into_values()
             .map(|(name, needed_by)| MissingDep { name, needed_by })
             .collect();
+        self.mismatches = wrong.into_values().collect();
         // Cycles among .u packages (one node per package name).
         let mut u_index: HashMap<String, usize> = HashMap::new();
         let mut u_names: Vec<String> = Vec::new();

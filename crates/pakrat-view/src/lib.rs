@@ -79,6 +79,9 @@ pub struct App {
     /// Package name (lower case) → files under the root that import it,
     /// read once on the first request that needs it.
     dependents: Mutex<Option<Dependents>>,
+    /// The folder as a game folder (its name index built once), opened on
+    /// the first dependency request and reused.
+    game: Mutex<Option<Arc<pakrat_system::GameDir>>>,
 }
 
 /// An API error: status and message.
@@ -130,6 +133,7 @@ impl App {
                 bytes: 0,
             }),
             dependents: Mutex::new(None),
+            game: Mutex::new(None),
         }))
     }
 
@@ -849,7 +853,17 @@ fn dependents(app: &App) -> Dependents {
 /// The dependency graph of a package, resolved in the opened folder (a
 /// game folder with its ini Paths, or a plain folder of packages).
 fn graph_of(app: &App, file: &Path) -> Result<pakrat_system::deps::DepGraph, ApiError> {
-    let game = pakrat_system::GameDir::open(&app.root, None).map_err(damaged)?;
+    let cached = app.game.lock().ok().and_then(|g| g.clone());
+    let game = match cached {
+        Some(g) => g,
+        None => {
+            let g = Arc::new(pakrat_system::GameDir::open(&app.root, None).map_err(damaged)?);
+            if let Ok(mut slot) = app.game.lock() {
+                *slot = Some(g.clone());
+            }
+            g
+        }
+    };
     pakrat_system::deps::walk(&game, &file.to_string_lossy()).map_err(damaged)
 }
 
@@ -872,6 +886,8 @@ async fn deps(State(app): State<Arc<App>>, Query(q): Query<PathQ>) -> Result<Res
                     "name": n.name,
                     "file": n.file.as_ref().map(|f| app.rel_of(f)),
                     "missing": n.file.is_none(),
+                    "version": n.version,
+                    "licensee": n.licensee,
                     "error": n.error,
                     "imports": n.imports,
                 })
@@ -882,6 +898,7 @@ async fn deps(State(app): State<Arc<App>>, Query(q): Query<PathQ>) -> Result<Res
             "nodes": nodes,
             "edges": g.edges,
             "missing": g.missing,
+            "mismatches": g.mismatches,
             "cycles": g.cycles,
             "imported_by": by,
         }))

@@ -332,6 +332,22 @@ fn dependencies_and_extraction() {
         .find(|n| n["name"] == "Engine")
         .unwrap();
     assert_eq!(engine["missing"], false, "{engine}");
+    assert_eq!(d["mismatches"], serde_json::json!([]), "{d}");
+    // A UT2004 map in the same folder: the only `Engine` is UT99's (issue
+    // 31 item 3), reported as another generation, not as found.
+    let d = json(&s, "/api/deps?path=ue2/DM-Gael.ut2");
+    let wrong: Vec<&str> = d["mismatches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["message"].as_str().unwrap())
+        .collect();
+    assert!(
+        wrong.contains(
+            &"Engine: found Engine.u but it is UE1 v69, the importer is UE2 v126/29 (DM-Gael)"
+        ),
+        "{d}"
+    );
     let (st, svg) = get(&s, "/api/deps.svg?path=ue1/Entry.unr");
     assert_eq!(st, 200);
     let svg = String::from_utf8(svg).unwrap();

@@ -106,7 +106,10 @@ fn deps_to(a: &DepsArgs, w: &mut dyn Write) -> Result<ExitCode> {
     if let Some(e) = g.nodes.first().and_then(|n| n.error.as_ref()) {
         bail!("{e}");
     }
-    let problems = !g.missing.is_empty() || !g.unreadable.is_empty() || !g.cycles.is_empty();
+    let problems = !g.missing.is_empty()
+        || !g.unreadable.is_empty()
+        || !g.cycles.is_empty()
+        || !g.mismatches.is_empty();
     if a.dot {
         write!(w, "{}", g.to_dot())?;
         return Ok(code(problems));
@@ -147,6 +150,9 @@ fn deps_to(a: &DepsArgs, w: &mut dyn Write) -> Result<ExitCode> {
     }
     for (n, e) in &g.unreadable {
         writeln!(w, "UNREADABLE {}: {}", show(n), show(e))?;
+    }
+    for m in &g.mismatches {
+        writeln!(w, "WRONG GENERATION {}", show(&m.message))?;
     }
     for c in &g.cycles {
         writeln!(w, "CYCLE {}", show(&c.join(" -> ")))?;
@@ -195,6 +201,7 @@ fn scan_to(a: &ScanArgs, w: &mut dyn Write) -> Result<ExitCode> {
         || !r.collisions.is_empty()
         || !r.duplicates.is_empty()
         || !r.missing.is_empty()
+        || !r.mismatches.is_empty()
         || !r.cycles.is_empty();
     if a.json {
         // JSON lines: one object per package, then one per finding, then a summary.
@@ -221,6 +228,9 @@ fn scan_to(a: &ScanArgs, w: &mut dyn Write) -> Result<ExitCode> {
         for m in &r.missing {
             line(w, "missing", m)?;
         }
+        for m in &r.mismatches {
+            line(w, "mismatch", m)?;
+        }
         for c in &r.cycles {
             line(w, "cycle", &serde_json::json!({ "packages": c }))?;
         }
@@ -235,6 +245,7 @@ fn scan_to(a: &ScanArgs, w: &mut dyn Write) -> Result<ExitCode> {
                 "collisions": r.collisions.len(),
                 "duplicates": r.duplicates.len(),
                 "missing": r.missing.len(),
+                "mismatches": r.mismatches.len(),
                 "cycles": r.cycles.len(),
                 "seconds": secs,
             }),
@@ -298,8 +309,18 @@ fn scan_to(a: &ScanArgs, w: &mut dyn Write) -> Result<ExitCode> {
             m.needed_by.join(", ")
         )?;
     }
+    for m in &r.mismatches {
+        writeln!(w, "WRONG GENERATION {}", show(&m.message))?;
+    }
     for c in &r.cycles {
         writeln!(w, "CYCLE {}", show(&c.join(" -> ")))?;
+    }
+    if !r.mismatches.is_empty() {
+        writeln!(
+            w,
+            "{} imports found only in another engine generation or game",
+            r.mismatches.len()
+        )?;
     }
     writeln!(w,
         "{} packages ({}) in {} files, {} unreadable; {} collisions, {} duplicates, {} missing, {} cycles",
