@@ -890,3 +890,29 @@ fn flags_set_keeps_hard_links() {
     assert_eq!(r["after"]["flags"], r["before"]["flags"]);
     assert_eq!(r["after"]["flags"].as_u64().unwrap() & 1, 0);
 }
+
+/// Issue 31 item 3: `deps` on a UT2004 map whose only `Engine` is UT99's
+/// reports it as another generation and exits 1.
+#[test]
+fn deps_reports_a_dependency_of_another_generation() {
+    let Some(c) = pakrat_testkit::corpus_dir() else {
+        return;
+    };
+    let t = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(t.path().join("ut99")).unwrap();
+    std::fs::copy(c.join("ue1/Engine.u"), t.path().join("ut99/Engine.u")).unwrap();
+    std::fs::copy(c.join("ue2/DM-Gael.ut2"), t.path().join("DM-Gael.ut2")).unwrap();
+    let map = t.path().join("DM-Gael.ut2");
+    let out = common::pakrat()
+        .args(["deps", map.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(
+            "WRONG GENERATION Engine: found Engine.u but it is UE1 v69, the importer is UE2 v126/29 (DM-Gael)"
+        ) && text.contains("of another generation"),
+        "{text}"
+    );
+}

@@ -133,9 +133,17 @@ fn deps_to(a: &DepsArgs, w: &mut dyn Write) -> Result<ExitCode> {
     writeln!(w, "{}", describe_game(&game))?;
     write!(w, "{}", g.to_tree_bounded(&game.root, a.max_depth))?;
     let found = g.nodes.iter().filter(|n| n.file.is_some()).count();
+    let wrong = if g.mismatches.is_empty() {
+        String::new()
+    } else {
+        let mut names: Vec<&str> = g.mismatches.iter().map(|m| m.name.as_str()).collect();
+        names.sort_unstable();
+        names.dedup();
+        format!(" ({} of them of another generation)", names.len())
+    };
     writeln!(
         w,
-        "\n{} packages: {found} found, {} missing, {} unreadable",
+        "\n{} packages: {found} found{wrong}, {} missing, {} unreadable",
         g.nodes.len(),
         g.missing.len(),
         g.unreadable.len()
