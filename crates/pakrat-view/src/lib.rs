@@ -58,8 +58,8 @@ pub struct Ready {
     pub url: String,
 }
 
-/// Package name (lower case) → the files that import it.
-type Dependents = Arc<HashMap<String, Vec<String>>>;
+/// Package name (lower case) → the files that import it, with their versions.
+type Dependents = Arc<HashMap<String, Vec<(String, pakrat_system::PkgVersion)>>>;
 
 /// File bytes and their MIME type, shared by the cache and responses.
 type Blob = Arc<(Vec<u8>, &'static str)>;
@@ -833,13 +833,13 @@ fn dependents(app: &App) -> Dependents {
     if let Some(d) = app.dependents.lock().ok().and_then(|g| g.clone()) {
         return d;
     }
-    let mut map: HashMap<String, Vec<String>> = HashMap::new();
+    let mut map: HashMap<String, Vec<(String, pakrat_system::PkgVersion)>> = HashMap::new();
     for f in packages_under(app) {
-        if let Ok((_, _, imports)) = pakrat_system::deps::read_imports(&f) {
+        if let Ok((v, _, imports)) = pakrat_system::deps::read_imports_versioned(&f) {
             for i in imports {
                 map.entry(i.to_lowercase())
                     .or_default()
-                    .push(app.rel_of(&f));
+                    .push((app.rel_of(&f), v));
             }
         }
     }
@@ -877,7 +877,22 @@ async fn deps(State(app): State<Arc<App>>, Query(q): Query<PathQ>) -> Result<Res
             .file_stem()
             .map(|s| s.to_string_lossy().to_lowercase())
             .unwrap_or_default();
-        let by = dependents(&app).get(&name).cloned().unwrap_or_default();
+        // Importers of another generation or game need another file of
+        // that name: listed apart.
+        let me = g.nodes.first().and_then(|n| {
+            Some(pakrat_system::PkgVersion {
+                version: n.version?,
+                licensee: n.licensee?,
+            })
+        });
+        let (by, other): (Vec<_>, Vec<_>) = dependents(&app)
+            .get(&name)
+            .cloned()
+            .unwrap_or_default()
+            .into_iter()
+            .partition(|(_, v)| me.is_none_or(|me| me.mismatch(*v).is_none()));
+        let by: Vec<String> = by.into_iter().map(|(p, _)| p).collect();
+        let other: Vec<String> = other.into_iter().map(|(p, _)| p).collect();
         let nodes: Vec<Json> = g
             .nodes
             .iter()
@@ -901,6 +916,7 @@ async fn deps(State(app): State<Arc<App>>, Query(q): Query<PathQ>) -> Result<Res
             "mismatches": g.mismatches,
             "cycles": g.cycles,
             "imported_by": by,
+            "imported_by_other_generation": other,
         }))
         .into_response())
     })

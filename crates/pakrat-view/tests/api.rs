@@ -366,6 +366,13 @@ fn dependencies_and_extraction() {
             .any(|p| p == "ue1/Entry.unr"),
         "{d}"
     );
+    // UT2004 maps import an `Engine` too, but not this one (UE1 v69).
+    let has = |k: &str, p: &str| d[k].as_array().unwrap().iter().any(|x| x == p);
+    assert!(!has("imported_by", "ue2/DM-Gael.ut2"), "{d}");
+    assert!(
+        has("imported_by_other_generation", "ue2/DM-Gael.ut2"),
+        "{d}"
+    );
 
     // Extract: a texture's files into a folder; a second time is refused
     // (409, nothing written) unless force.
