@@ -139,13 +139,13 @@ fn random_token() -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
-/// The memory pool's size: `PAKRAT_VIEW_MEMORY_MIB` (at least 16), else
+/// The memory pool's size: `PAKRAT_VIEW_MEMORY_MIB` (at least 4), else
 /// [`budget::DEFAULT_MEMORY`].
 pub fn memory_budget() -> u64 {
     std::env::var("PAKRAT_VIEW_MEMORY_MIB")
         .ok()
         .and_then(|v| v.trim().parse::<u64>().ok())
-        .map_or(budget::DEFAULT_MEMORY, |m| m.clamp(16, 1 << 20) << 20)
+        .map_or(budget::DEFAULT_MEMORY, |m| m.clamp(4, 1 << 20) << 20)
 }
 
 impl App {
@@ -791,12 +791,12 @@ pub fn export_cost(p: &pakrat_package::Package<'_>, i: usize) -> u64 {
     base.saturating_add(sum).saturating_add(max)
 }
 
+/// An export's description, the files its exporter made, and why none
+/// were made when its decoding is over the memory budget.
+type ObjectFiles = (Json, Vec<(String, Blob)>, Option<ApiError>);
+
 /// Decoded object files (from the CLI's exporters), cached.
-fn object_files(
-    app: &App,
-    file: &Path,
-    export: usize,
-) -> Result<(Json, Vec<(String, Blob)>), ApiError> {
+fn object_files(app: &App, file: &Path, export: usize) -> Result<ObjectFiles, ApiError> {
     use pakrat_package::export::{export_files, ExportOptions, Made};
     let src = open_package(file)?;
     let p = pakrat_package::Package::parse(&src).map_err(damaged)?;
@@ -806,9 +806,16 @@ fn object_files(
             format!("no export {export}"),
         ));
     }
-    let _held = app
+    // Over a request's share: the object is described, its files are not
+    // made (the note and `/api/data` say why).
+    let (_held, refused) = match app
         .budget
-        .reserve(export_cost(&p, export), "decoding this export")?;
+        .reserve(export_cost(&p, export), "decoding this export")
+    {
+        Ok(h) => (Some(h), None),
+        Err(e) if e.0 == StatusCode::PAYLOAD_TOO_LARGE => (None, Some(e)),
+        Err(e) => return Err(e),
+    };
     let e = p.exports[export];
     let props = match pakrat_package::props::read_object(&p, export) {
         Ok(o) => json!({"properties": pakrat_package::view::properties_json(&p, &o.properties)}),
@@ -818,11 +825,14 @@ fn object_files(
         kinds: Vec::new(),
         all_mips: true,
     };
-    let (files, note) = match export_files(&p, export, &opts) {
-        Ok(Made::Files(_, files)) => (files, None),
-        Ok(Made::Nothing(_, why)) => (Vec::new(), Some(why)),
-        Ok(_) => (Vec::new(), None),
-        Err(err) => (Vec::new(), Some(err.to_string())),
+    let (files, note) = match &refused {
+        Some(r) => (Vec::new(), Some(r.1.clone())),
+        None => match export_files(&p, export, &opts) {
+            Ok(Made::Files(_, files)) => (files, None),
+            Ok(Made::Nothing(_, why)) => (Vec::new(), Some(why)),
+            Ok(_) => (Vec::new(), None),
+            Err(err) => (Vec::new(), Some(err.to_string())),
+        },
     };
     let mut out = Vec::new();
     let mut list = Vec::new();
@@ -847,7 +857,7 @@ fn object_files(
     if let (Some(a), Json::Object(b)) = (j.as_object_mut(), props) {
         a.extend(b);
     }
-    Ok((j, out))
+    Ok((j, out, refused))
 }
 
 /// `GET /api/object?path=FILE&export=I`: an export's class, flags, decoded
@@ -855,7 +865,7 @@ fn object_files(
 async fn object(State(app): State<Arc<App>>, Query(q): Query<ObjQ>) -> Result<Response, ApiError> {
     blocking(move || {
         let file = app.resolve(&q.path)?;
-        let (j, _) = object_files(&app, &file, q.export)?;
+        let (j, _, _) = object_files(&app, &file, q.export)?;
         Ok(axum::Json(j).into_response())
     })
     .await
@@ -870,12 +880,14 @@ async fn data(State(app): State<Arc<App>>, Query(q): Query<ObjQ>) -> Result<Resp
         let (name, v) = match app.cached(&key) {
             Some(v) => (format!("export{}-{}", q.export, q.n), v),
             None => {
-                let (_, files) = object_files(&app, &file, q.export)?;
+                let (_, files, refused) = object_files(&app, &file, q.export)?;
                 files.into_iter().nth(q.n).ok_or_else(|| {
-                    ApiError(
-                        StatusCode::NOT_FOUND,
-                        format!("export {} makes no file {}", q.export, q.n),
-                    )
+                    refused.unwrap_or_else(|| {
+                        ApiError(
+                            StatusCode::NOT_FOUND,
+                            format!("export {} makes no file {}", q.export, q.n),
+                        )
+                    })
                 })?
             }
         };

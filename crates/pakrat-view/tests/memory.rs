@@ -421,3 +421,38 @@ fn half_open_connections_are_closed_after_the_header_timeout() {
     assert!(took < pakrat_view::HEADER_TIMEOUT + Duration::from_secs(15));
     s.answers();
 }
+
+#[test]
+fn a_texture_over_budget_is_refused_before_decoding() {
+    let Some(c) = pakrat_testkit::corpus_dir() else {
+        return;
+    };
+    // A 4 MiB pool: 2 MiB a request. A 512x512 texture with its mips
+    // needs about 4 MiB as RGBA and PNG; it is described, not decoded.
+    let s = Server::start(&c, Some(4));
+    let big = "/api/object?path=ue1/BTPlusPlusPublicUTBT_beta3.u&export=1265";
+    let (st, _, _, b, _) = s.get(big, 1 << 20);
+    assert_eq!(st, 200, "{}", String::from_utf8_lossy(&b));
+    let o: serde_json::Value = serde_json::from_slice(&b).unwrap();
+    assert_eq!(o["files"].as_array().map(Vec::len), Some(0), "{o}");
+    assert!(
+        o["note"].as_str().unwrap().contains("MiB per request"),
+        "{o}"
+    );
+    assert!(
+        o["properties"].as_array().is_some_and(|p| !p.is_empty()),
+        "{o}"
+    );
+    let (st, _, _, b, _) = s.get(
+        "/api/data?path=ue1/BTPlusPlusPublicUTBT_beta3.u&export=1265&n=0",
+        1 << 20,
+    );
+    let msg = String::from_utf8_lossy(&b);
+    assert_eq!(st, 413, "{msg}");
+    assert!(msg.contains("decoding this export needs"), "{msg}");
+    // A small texture still previews.
+    let (st, _, _, b, _) = s.get("/api/data?path=ue1/Longestyard.utx&export=7&n=0", 1 << 20);
+    assert_eq!(st, 200, "{}", String::from_utf8_lossy(&b));
+    assert!(b.starts_with(b"\x89PNG"));
+    s.answers();
+}
