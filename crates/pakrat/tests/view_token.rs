@@ -10,6 +10,18 @@ use std::os::unix::fs::PermissionsExt;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+/// The viewer process, killed if the test fails before it stops it.
+struct Viewer(std::process::Child);
+
+impl Drop for Viewer {
+    fn drop(&mut self) {
+        if self.0.try_wait().ok().flatten().is_none() {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+}
+
 #[test]
 fn the_token_is_on_no_command_line() {
     let t = tempfile::tempdir().unwrap();
@@ -41,14 +53,17 @@ fn the_token_is_on_no_command_line() {
         bin.display(),
         std::env::var("PATH").unwrap_or_default()
     );
-    let mut child = Command::new(env!("CARGO_BIN_EXE_pakrat"))
-        .arg("view")
-        .arg(&served)
-        .env("PATH", path)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut viewer = Viewer(
+        Command::new(env!("CARGO_BIN_EXE_pakrat"))
+            .arg("view")
+            .arg(&served)
+            .env("PATH", path)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let child = &mut viewer.0;
     let mut out = BufReader::new(child.stdout.take().unwrap());
     let mut url = String::new();
     out.read_line(&mut url).unwrap();
@@ -119,10 +134,10 @@ fn the_token_is_on_no_command_line() {
         if child.try_wait().unwrap().is_some() {
             break;
         }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("pakrat view did not stop on Ctrl-C");
-        }
+        assert!(
+            Instant::now() < deadline,
+            "pakrat view did not stop on Ctrl-C"
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
     assert!(!page_path.exists(), "the launcher page outlives the viewer");
