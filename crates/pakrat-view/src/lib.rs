@@ -14,11 +14,24 @@
 //! The API answers JSON; file bytes (previews, downloads) come from the
 //! exporters the CLI uses (`pakrat_package::export::export_files`), cached
 //! in memory up to [`PREVIEW_CACHE_BYTES`].
+//!
+//! Bounded: downloads stream block by block ([`stream`]); every request
+//! that decodes something sizeable reserves its memory up front from one
+//! pool ([`budget`]) and is refused (413, with what it needs) when it alone
+//! would pass a request's share; a UMOD manifest is sent up to
+//! [`MAX_MANIFEST`] bytes; a request's head must arrive within
+//! [`HEADER_TIMEOUT`], a POST body of at most [`MAX_BODY`] bytes within
+//! [`BODY_TIMEOUT`], and at most [`MAX_CONNECTIONS`] connections are
+//! served at once.
+
+pub mod budget;
+pub mod stream;
 
 use std::collections::{HashMap, VecDeque};
 use std::net::SocketAddr;
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use axum::body::Body;
 use axum::extract::{Query, Request, State};
@@ -36,8 +49,25 @@ const INDEX_HTML: &str = include_str!("ui.html");
 /// Bytes of exported previews kept in memory, oldest dropped first.
 pub const PREVIEW_CACHE_BYTES: usize = 64 << 20;
 
-/// Largest member or entry the viewer reads into memory for a download.
-pub const MAX_DOWNLOAD: u64 = 1 << 30;
+/// Most bytes of a UMOD manifest `GET /api/open` sends (the rest is cut,
+/// and the answer says so).
+pub const MAX_MANIFEST: usize = 1 << 20;
+
+/// Largest request body (`POST /api/extract`).
+pub const MAX_BODY: usize = 1 << 20;
+
+/// Most members or exports one `POST /api/extract` may name.
+pub const MAX_SELECTED: usize = 10_000;
+
+/// Most connections served at once (more are closed when accepted).
+pub const MAX_CONNECTIONS: usize = 64;
+
+/// Time a client has to send a request's head; then its connection is
+/// closed.
+pub const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Time a client has to send a POST body once its head has come.
+pub const BODY_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// What `pakrat view` serves.
 #[derive(Clone, Debug)]
@@ -82,6 +112,8 @@ pub struct App {
     /// The folder as a game folder (its name index built once), opened on
     /// the first dependency request and reused.
     game: Mutex<Option<Arc<pakrat_system::GameDir>>>,
+    /// The memory pool requests reserve from.
+    budget: Arc<budget::Budget>,
 }
 
 /// An API error: status and message.
@@ -110,8 +142,18 @@ fn random_token() -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
+/// The memory pool's size: `PAKRAT_VIEW_MEMORY_MIB` (at least 4), else
+/// [`budget::DEFAULT_MEMORY`].
+pub fn memory_budget() -> u64 {
+    std::env::var("PAKRAT_VIEW_MEMORY_MIB")
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .map_or(budget::DEFAULT_MEMORY, |m| m.clamp(4, 1 << 20) << 20)
+}
+
 impl App {
-    /// State for serving `root` (a folder) with `token`.
+    /// State for serving `root` (a folder) with `token`, with a memory pool
+    /// of [`memory_budget`] bytes.
     pub fn new(root: PathBuf, token: String) -> std::io::Result<Arc<App>> {
         let root = std::fs::canonicalize(&root)?;
         if !root.is_dir() {
@@ -134,6 +176,7 @@ impl App {
             }),
             dependents: Mutex::new(None),
             game: Mutex::new(None),
+            budget: budget::Budget::new(memory_budget()),
         }))
     }
 
@@ -296,7 +339,7 @@ pub fn serve(opts: &Options, ready: impl FnOnce(&Ready)) -> std::io::Result<()> 
         .worker_threads(2)
         .enable_all()
         .build()?;
-    rt.block_on(async move {
+    let served = rt.block_on(async move {
         let listener =
             tokio::net::TcpListener::bind(SocketAddr::from(([127, 0, 0, 1], opts.port))).await?;
         let addr = listener.local_addr()?;
@@ -308,12 +351,48 @@ pub fn serve(opts: &Options, ready: impl FnOnce(&Ready)) -> std::io::Result<()> 
             url.push_str(&percent(&s));
         }
         ready(&Ready { addr, url });
-        axum::serve(listener, router(app))
-            .with_graceful_shutdown(async {
-                let _ = tokio::signal::ctrl_c().await;
-            })
-            .await
-    })
+        accept_loop(listener, router(app)).await;
+        Ok(())
+    });
+    // Downloads still streaming on blocking threads are not waited for.
+    rt.shutdown_timeout(Duration::from_secs(1));
+    served
+}
+
+/// Serve connections until Ctrl-C: at most [`MAX_CONNECTIONS`] at once
+/// (one more is closed as soon as it is accepted), each closed when a
+/// request's head does not arrive within [`HEADER_TIMEOUT`], so half-open
+/// connections neither pile up nor lock the viewer out for long.
+async fn accept_loop(listener: tokio::net::TcpListener, router: Router) {
+    let slots = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
+    let stop = tokio::signal::ctrl_c();
+    tokio::pin!(stop);
+    loop {
+        let sock = tokio::select! {
+            r = listener.accept() => match r {
+                Ok((sock, _)) => sock,
+                Err(_) => {
+                    // Out of file descriptors and the like: breathe, retry.
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            _ = &mut stop => return,
+        };
+        let Ok(slot) = slots.clone().try_acquire_owned() else {
+            drop(sock);
+            continue;
+        };
+        let svc = hyper_util::service::TowerToHyperService::new(router.clone());
+        tokio::spawn(async move {
+            let _slot = slot;
+            let _ = hyper::server::conn::http1::Builder::new()
+                .timer(hyper_util::rt::TokioTimer::new())
+                .header_read_timeout(HEADER_TIMEOUT)
+                .serve_connection(hyper_util::rt::TokioIo::new(sock), svc)
+                .await;
+        });
+    }
 }
 
 /// Percent-encode for a URL fragment or query value.
@@ -459,11 +538,14 @@ async fn open(State(app): State<Arc<App>>, Query(q): Query<PathQ>) -> Result<Res
         }
         let kind = sniff(&file);
         let out = match kind {
-            "package" => package_json(&file)?,
-            "umod" => umod_json(&file)?,
+            "package" => package_json(&app, &file)?,
+            "umod" => umod_json(&app, &file)?,
             "pak" => {
-                let pak = pakrat_iostore::pak::Pak::open(&file, &pakrat_iostore::KeyRing::new())
-                    .map_err(damaged)?;
+                let pak = open_pak(&file)?;
+                let _held = app.budget.reserve(
+                    pak.index.entries.len() as u64 * JSON_ROW,
+                    "listing this pak",
+                )?;
                 let files: Vec<(String, u64)> = pak
                     .index
                     .entries
@@ -478,6 +560,10 @@ async fn open(State(app): State<Arc<App>>, Query(q): Query<PathQ>) -> Result<Res
             "utoc" => {
                 let c = pakrat_iostore::Container::open(&file, &pakrat_iostore::KeyRing::new())
                     .map_err(damaged)?;
+                let rows = (c.indexed_files().len() + c.toc().len()) as u64;
+                let _held = app
+                    .budget
+                    .reserve(rows * JSON_ROW, "listing this container")?;
                 let files: Vec<(String, u64)> = c
                     .indexed_files()
                     .iter()
@@ -494,8 +580,14 @@ async fn open(State(app): State<Arc<App>>, Query(q): Query<PathQ>) -> Result<Res
                         *types.entry(format!("{:?}", ch.chunk_type)).or_default() += 1;
                     }
                     j["chunk_types"] = json!(types);
-                    match pakrat_iostore::zen::ContainerPackages::read(&c) {
-                        Ok(cp) => {
+                    match zen_packages_cost(&c)
+                        .and_then(|n| app.budget.reserve(n, "reading its zen packages"))
+                        .and_then(|held| {
+                            pakrat_iostore::zen::ContainerPackages::read(&c)
+                                .map(|cp| (cp, held))
+                                .map_err(damaged)
+                        }) {
+                        Ok((cp, _held)) => {
                             let list: Vec<Json> = cp
                                 .packages
                                 .iter()
@@ -507,7 +599,7 @@ async fn open(State(app): State<Arc<App>>, Query(q): Query<PathQ>) -> Result<Res
                                 .collect();
                             j["zen_packages"] = json!({"count": cp.packages.len(), "list": list});
                         }
-                        Err(e) => j["zen_packages"] = json!({"error": e.to_string()}),
+                        Err(e) => j["zen_packages"] = json!({"error": e.1}),
                     }
                 }
                 j
@@ -525,6 +617,24 @@ async fn open(State(app): State<Arc<App>>, Query(q): Query<PathQ>) -> Result<Res
         Ok(axum::Json(out).into_response())
     })
     .await
+}
+
+/// Memory reading a container's zen packages holds, known before reading:
+/// the container header chunk and what is parsed from it (three times its
+/// size), the package headers being read (64 MiB; an estimate: each read
+/// stops at its header's end), and a row per package.
+fn zen_packages_cost(c: &pakrat_iostore::Container) -> Result<u64, ApiError> {
+    let header = c
+        .find_by_type(pakrat_iostore::ChunkType::ContainerHeader)
+        .and_then(|i| c.toc().offsets.get(i))
+        .map_or(0, |o| o.length);
+    let packages = (0..c.toc().len())
+        .filter(|&i| c.toc().chunk_type(i) == pakrat_iostore::ChunkType::ExportBundleData)
+        .count() as u64;
+    Ok(header
+        .saturating_mul(3)
+        .saturating_add(64 << 20)
+        .saturating_add(packages * JSON_ROW))
 }
 
 /// Most paths a `find` answers with.
@@ -578,9 +688,17 @@ fn dir_level(files: &[(String, u64)], dir: &str) -> Json {
     })
 }
 
-fn package_json(file: &Path) -> Result<Json, ApiError> {
+/// Memory one table row takes as JSON (its `Value`s and text), a bound
+/// for the answers that list rows.
+const JSON_ROW: u64 = 1024;
+
+fn package_json(app: &Arc<App>, file: &Path) -> Result<Json, ApiError> {
     let src = open_package(file)?;
     let p = pakrat_package::Package::parse(&src).map_err(damaged)?;
+    let rows = (p.exports.len() + p.imports.len()) as u64;
+    let _held = app
+        .budget
+        .reserve(rows * JSON_ROW, "listing this package's exports")?;
     let s = &p.summary;
     let exports: Vec<Json> = (0..p.exports.len())
         .map(|i| {
@@ -602,24 +720,35 @@ fn package_json(file: &Path) -> Result<Json, ApiError> {
     }))
 }
 
-fn umod_json(file: &Path) -> Result<Json, ApiError> {
+fn umod_json(app: &Arc<App>, file: &Path) -> Result<Json, ApiError> {
     let src = pakrat_io::Source::open(file).map_err(damaged)?;
     let u = pakrat_umod::Umod::parse(&src).map_err(damaged)?;
+    // The manifest as JSON escapes take up to 6 bytes a byte.
+    let cost = u.entries.len() as u64 * JSON_ROW + 8 * MAX_MANIFEST as u64;
+    let _held = app.budget.reserve(cost, "listing this UMOD")?;
     let files: Vec<Json> = u
         .entries
         .iter()
         .map(|e| json!({"name": e.name, "size": e.size, "flags": e.flags}))
         .collect();
-    let manifest = u
+    let bytes = u
         .entries
         .iter()
         .find(|e| {
             let n = e.name.replace('\\', "/").to_ascii_lowercase();
             n.ends_with("manifest.ini")
         })
-        .and_then(|e| u.entry_data(e).ok())
-        .map(|b| String::from_utf8_lossy(b).into_owned());
-    Ok(json!({"files": files, "manifest": manifest, "verify_ok": u.verify().ok()}))
+        .and_then(|e| u.entry_data(e).ok());
+    // At most MAX_MANIFEST bytes; the size says whether it was cut.
+    let manifest =
+        bytes.map(|b| String::from_utf8_lossy(&b[..b.len().min(MAX_MANIFEST)]).into_owned());
+    Ok(json!({
+        "files": files,
+        "manifest": manifest,
+        "manifest_size": bytes.map(<[u8]>::len),
+        "manifest_truncated": bytes.is_some_and(|b| b.len() > MAX_MANIFEST),
+        "verify_ok": u.verify().ok(),
+    }))
 }
 
 #[derive(Deserialize)]
@@ -642,12 +771,36 @@ fn mime_of(name: &str) -> &'static str {
     }
 }
 
+/// Memory decoding `exports[i]` holds, known before decoding: for a
+/// texture every mip as RGBA (the PNGs made of them are kept until sent)
+/// and one more for the mip being decoded; for any export twice its
+/// stored size (its properties and the file made of its data); plus 1 MiB.
+pub fn export_cost(p: &pakrat_package::Package<'_>, i: usize) -> u64 {
+    use pakrat_package::export::{kind_of_class, Kind};
+    let serial = p.exports.get(i).map_or(0, |e| u64::from(e.serial_size));
+    let base = (1 << 20) + 2 * serial;
+    let class = p.export_class_name(i).unwrap_or("");
+    if kind_of_class(class) != Some(Kind::Texture) {
+        return base;
+    }
+    let Ok(t) = pakrat_package::texture::read_texture(p, i) else {
+        return base;
+    };
+    let (mut sum, mut max) = (0u64, 0u64);
+    for m in t.mips.iter().chain(t.comp.iter().flat_map(|c| c.1.iter())) {
+        let rgba = u64::from(m.width) * u64::from(m.height) * 4;
+        sum = sum.saturating_add(rgba);
+        max = max.max(rgba);
+    }
+    base.saturating_add(sum).saturating_add(max)
+}
+
+/// An export's description, the files its exporter made, and why none
+/// were made when its decoding is over the memory budget.
+type ObjectFiles = (Json, Vec<(String, Blob)>, Option<ApiError>);
+
 /// Decoded object files (from the CLI's exporters), cached.
-fn object_files(
-    app: &App,
-    file: &Path,
-    export: usize,
-) -> Result<(Json, Vec<(String, Blob)>), ApiError> {
+fn object_files(app: &App, file: &Path, export: usize) -> Result<ObjectFiles, ApiError> {
     use pakrat_package::export::{export_files, ExportOptions, Made};
     let src = open_package(file)?;
     let p = pakrat_package::Package::parse(&src).map_err(damaged)?;
@@ -657,6 +810,16 @@ fn object_files(
             format!("no export {export}"),
         ));
     }
+    // Over a request's share: the object is described, its files are not
+    // made (the note and `/api/data` say why).
+    let (_held, refused) = match app
+        .budget
+        .reserve(export_cost(&p, export), "decoding this export")
+    {
+        Ok(h) => (Some(h), None),
+        Err(e) if e.0 == StatusCode::PAYLOAD_TOO_LARGE => (None, Some(e)),
+        Err(e) => return Err(e),
+    };
     let e = p.exports[export];
     let props = match pakrat_package::props::read_object(&p, export) {
         Ok(o) => json!({"properties": pakrat_package::view::properties_json(&p, &o.properties)}),
@@ -666,11 +829,14 @@ fn object_files(
         kinds: Vec::new(),
         all_mips: true,
     };
-    let (files, note) = match export_files(&p, export, &opts) {
-        Ok(Made::Files(_, files)) => (files, None),
-        Ok(Made::Nothing(_, why)) => (Vec::new(), Some(why)),
-        Ok(_) => (Vec::new(), None),
-        Err(err) => (Vec::new(), Some(err.to_string())),
+    let (files, note) = match &refused {
+        Some(r) => (Vec::new(), Some(r.1.clone())),
+        None => match export_files(&p, export, &opts) {
+            Ok(Made::Files(_, files)) => (files, None),
+            Ok(Made::Nothing(_, why)) => (Vec::new(), Some(why)),
+            Ok(_) => (Vec::new(), None),
+            Err(err) => (Vec::new(), Some(err.to_string())),
+        },
     };
     let mut out = Vec::new();
     let mut list = Vec::new();
@@ -695,7 +861,7 @@ fn object_files(
     if let (Some(a), Json::Object(b)) = (j.as_object_mut(), props) {
         a.extend(b);
     }
-    Ok((j, out))
+    Ok((j, out, refused))
 }
 
 /// `GET /api/object?path=FILE&export=I`: an export's class, flags, decoded
@@ -703,7 +869,7 @@ fn object_files(
 async fn object(State(app): State<Arc<App>>, Query(q): Query<ObjQ>) -> Result<Response, ApiError> {
     blocking(move || {
         let file = app.resolve(&q.path)?;
-        let (j, _) = object_files(&app, &file, q.export)?;
+        let (j, _, _) = object_files(&app, &file, q.export)?;
         Ok(axum::Json(j).into_response())
     })
     .await
@@ -718,12 +884,14 @@ async fn data(State(app): State<Arc<App>>, Query(q): Query<ObjQ>) -> Result<Resp
         let (name, v) = match app.cached(&key) {
             Some(v) => (format!("export{}-{}", q.export, q.n), v),
             None => {
-                let (_, files) = object_files(&app, &file, q.export)?;
+                let (_, files, refused) = object_files(&app, &file, q.export)?;
                 files.into_iter().nth(q.n).ok_or_else(|| {
-                    ApiError(
-                        StatusCode::NOT_FOUND,
-                        format!("export {} makes no file {}", q.export, q.n),
-                    )
+                    refused.unwrap_or_else(|| {
+                        ApiError(
+                            StatusCode::NOT_FOUND,
+                            format!("export {} makes no file {}", q.export, q.n),
+                        )
+                    })
                 })?
             }
         };
@@ -732,10 +900,11 @@ async fn data(State(app): State<Arc<App>>, Query(q): Query<ObjQ>) -> Result<Resp
     .await
 }
 
-fn bytes_response(bytes: Vec<u8>, mime: &'static str, name: &str) -> Response {
+/// The last component of `name` with anything but ASCII letters, digits
+/// and `._-` replaced by `_` (for Content-Disposition).
+fn safe_file_name(name: &str) -> String {
     let base = name.rsplit('/').next().unwrap_or(name);
-    let safe: String = base
-        .chars()
+    base.chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || "._-".contains(c) {
                 c
@@ -743,7 +912,11 @@ fn bytes_response(bytes: Vec<u8>, mime: &'static str, name: &str) -> Response {
                 '_'
             }
         })
-        .collect();
+        .collect()
+}
+
+fn bytes_response(bytes: Vec<u8>, mime: &'static str, name: &str) -> Response {
+    let safe = safe_file_name(name);
     let mut r = Response::new(Body::from(bytes));
     let h = r.headers_mut();
     h.insert(header::CONTENT_TYPE, HeaderValue::from_static(mime));
@@ -759,52 +932,102 @@ struct MemberQ {
     name: String,
 }
 
-/// `GET /api/member?path=FILE&name=M`: a UMOD member or a `.pak` entry, as
-/// stored (decompressed), for download.
+/// `GET /api/member?path=FILE&name=M`: a UMOD member, a `.pak` entry or
+/// a file of an IoStore container, as stored (decompressed), for download:
+/// streamed block by block, holding [`pak_stream_cost`] /
+/// [`chunk_stream_cost`] bytes whatever the file's size.
 async fn member(
     State(app): State<Arc<App>>,
     Query(q): Query<MemberQ>,
 ) -> Result<Response, ApiError> {
-    blocking(move || {
+    stream::stream(move |s| {
         let file = app.resolve(&q.path)?;
-        let not_found = || {
-            ApiError(
-                StatusCode::NOT_FOUND,
-                format!("{}: no member {}", q.path, q.name),
-            )
-        };
-        let bytes = match sniff(&file) {
+        let mime = mime_of(&q.name);
+        match sniff(&file) {
             "umod" => {
                 let src = pakrat_io::Source::open(&file).map_err(damaged)?;
                 let u = pakrat_umod::Umod::parse(&src).map_err(damaged)?;
-                let e = u.find(&q.name).ok_or_else(not_found)?;
-                u.entry_data(e).map_err(damaged)?.to_vec()
+                let e = u.find(&q.name).ok_or_else(|| no_member(&q.path, &q.name))?;
+                let data = u.entry_data(e).map_err(damaged)?;
+                let _held = app
+                    .budget
+                    .reserve(stream::QUEUE_BYTES, "sending this member")?;
+                s.head(data.len() as u64, mime, &q.name);
+                s.data(data).map_err(gone)?;
             }
             "pak" => {
-                let pak = pakrat_iostore::pak::Pak::open(&file, &pakrat_iostore::KeyRing::new())
+                let pak = open_pak(&file)?;
+                let e = find_pak_entry(&pak, &q.name).ok_or_else(|| no_member(&q.path, &q.name))?;
+                let _held = app
+                    .budget
+                    .reserve(pak_stream_cost(e), "decoding this entry")?;
+                s.head(e.uncompressed_size, mime, &q.name);
+                pak.read_to(e, &mut |b| s.data(b).map_err(stopped))
                     .map_err(damaged)?;
-                let e = pak
-                    .index
-                    .entries
-                    .iter()
-                    .find(|e| e.path == q.name)
-                    .ok_or_else(not_found)?;
-                if e.uncompressed_size > MAX_DOWNLOAD {
-                    return Err(bad("entry larger than the viewer's 1 GiB download limit"));
-                }
-                pak.read(e).map_err(damaged)?
             }
-            "utoc" => utoc_file(&file, &q.name)?,
+            "utoc" => {
+                let (c, i) = utoc_chunk(&file, &q.name)?;
+                let _held = app
+                    .budget
+                    .reserve(chunk_stream_cost(&c), "decoding this file")?;
+                s.head(c.toc().offsets[i].length, mime, &q.name);
+                c.stream_chunk(i, |b| s.data(b).map_err(stopped))
+                    .map_err(damaged)?;
+            }
             _ => {
                 return Err(bad(format!(
                     "{}: not a UMOD, .pak or IoStore container",
                     q.path
                 )))
             }
-        };
-        Ok(bytes_response(bytes, mime_of(&q.name), &q.name))
+        }
+        Ok(())
     })
     .await
+}
+
+fn no_member(path: &str, name: &str) -> ApiError {
+    ApiError(StatusCode::NOT_FOUND, format!("{path}: no member {name}"))
+}
+
+/// The client left: the answer is over (its status is never sent).
+fn gone(g: stream::Gone) -> ApiError {
+    ApiError(StatusCode::REQUEST_TIMEOUT, g.to_string())
+}
+
+/// A stopped stream as a reader's error (ends its decoding loop).
+fn stopped(g: stream::Gone) -> pakrat_io::Error {
+    pakrat_io::Error::Other(g.to_string())
+}
+
+fn open_pak(file: &Path) -> Result<pakrat_iostore::pak::Pak, ApiError> {
+    pakrat_iostore::pak::Pak::open(file, &pakrat_iostore::KeyRing::new()).map_err(damaged)
+}
+
+fn find_pak_entry<'a>(
+    pak: &'a pakrat_iostore::pak::Pak,
+    name: &str,
+) -> Option<&'a pakrat_iostore::pak::entry::PakEntry> {
+    pak.index.entries.iter().find(|e| e.path == name)
+}
+
+/// Memory a `.pak` entry's decoding holds: its block and a copy for
+/// decryption, and the stream's queue.
+pub fn pak_stream_cost(e: &pakrat_iostore::pak::entry::PakEntry) -> u64 {
+    let block = if e.compressed() {
+        u64::from(e.block_size).min(e.uncompressed_size.max(1))
+    } else {
+        1 << 20
+    };
+    2 * block + stream::QUEUE_BYTES
+}
+
+/// Memory an IoStore chunk's decoding holds: a window of decoded blocks
+/// (closed after `WINDOW_BYTES`, so at most that and one block), the
+/// compressed blocks in flight, and the stream's queue.
+pub fn chunk_stream_cost(c: &pakrat_iostore::Container) -> u64 {
+    let block = u64::from(c.toc().header.block_size);
+    pakrat_iostore::container::WINDOW_BYTES as u64 + 3 * block + stream::QUEUE_BYTES
 }
 
 /// Every package file under the root (by content), relative paths.
@@ -1053,103 +1276,204 @@ struct ExtractQ {
 /// `POST /api/extract`: write the chosen exports or members into the
 /// folder the user names, through the same safe output as the CLI (names
 /// made safe, atomic writes, existing files refused up front unless
-/// `force`: 409). The only request that writes.
-async fn extract(
-    State(app): State<Arc<App>>,
-    axum::Json(q): axum::Json<ExtractQ>,
-) -> Result<Response, ApiError> {
-    blocking(move || {
-        use pakrat_package::export::{export_files, ExportOptions, Made};
-        let file = app.resolve(&q.path)?;
-        let dest = PathBuf::from(&q.dest);
-        if !dest.is_absolute() {
-            return Err(bad("dest must be an absolute folder path"));
-        }
-        let mut files: Vec<(String, Vec<u8>)> = Vec::new();
-        match sniff(&file) {
-            "package" => {
-                let src = open_package(&file)?;
-                let p = pakrat_package::Package::parse(&src).map_err(damaged)?;
-                let opts = ExportOptions::default();
-                for &i in &q.exports {
-                    if i >= p.exports.len() {
-                        return Err(ApiError(StatusCode::NOT_FOUND, format!("no export {i}")));
-                    }
-                    match export_files(&p, i, &opts).map_err(damaged)? {
-                        Made::Files(_, fs) => files.extend(fs.into_iter().map(|(n, b, _)| (n, b))),
-                        Made::Nothing(_, why) => return Err(damaged(format!("export {i}: {why}"))),
-                        _ => return Err(bad(format!("export {i}: no exporter for its class"))),
-                    }
-                }
-            }
-            "umod" => {
-                let src = pakrat_io::Source::open(&file).map_err(damaged)?;
-                let u = pakrat_umod::Umod::parse(&src).map_err(damaged)?;
-                for m in &q.members {
-                    let e = u
-                        .find(m)
-                        .ok_or_else(|| ApiError(StatusCode::NOT_FOUND, format!("no member {m}")))?;
-                    files.push((e.slash_name(), u.entry_data(e).map_err(damaged)?.to_vec()));
-                }
-            }
-            "pak" => {
-                let pak = pakrat_iostore::pak::Pak::open(&file, &pakrat_iostore::KeyRing::new())
-                    .map_err(damaged)?;
-                for m in &q.members {
-                    let e = pak
-                        .index
-                        .entries
-                        .iter()
-                        .find(|e| &e.path == m)
-                        .ok_or_else(|| ApiError(StatusCode::NOT_FOUND, format!("no entry {m}")))?;
-                    if e.uncompressed_size > MAX_DOWNLOAD {
-                        return Err(bad(format!("{m}: larger than the viewer's 1 GiB limit")));
-                    }
-                    files.push((m.clone(), pak.read(e).map_err(damaged)?));
-                }
-            }
-            "utoc" => {
-                for m in &q.members {
-                    files.push((m.clone(), utoc_file(&file, m)?));
-                }
-            }
-            _ => {
-                return Err(bad(format!(
-                    "{}: nothing to extract from this kind of file",
-                    q.path
-                )))
-            }
-        }
-        if files.is_empty() {
-            return Err(bad("nothing selected"));
-        }
-        let out = pakrat_io::fsutil::OutputDir::create(&dest, q.force).map_err(damaged)?;
-        // Refuse existing files before writing any.
-        let mut exist = Vec::new();
-        for (name, _) in &files {
-            let target = out.resolve(name).map_err(|e| bad(e.to_string()))?;
-            if target.exists() {
-                exist.push(target.display().to_string());
-            }
-        }
-        if !exist.is_empty() && !q.force {
+/// `force`: 409). The only request that writes. The body is at most
+/// [`MAX_BODY`] bytes and [`MAX_SELECTED`] names, each named once; members
+/// are streamed into their files one at a time, exports decoded one at a
+/// time within the memory budget.
+async fn extract(State(app): State<Arc<App>>, body: Body) -> Result<Response, ApiError> {
+    let raw = match tokio::time::timeout(BODY_TIMEOUT, axum::body::to_bytes(body, MAX_BODY)).await {
+        Err(_) => {
             return Err(ApiError(
-                StatusCode::CONFLICT,
-                format!(
-                    "{} already exists ({} of the files); nothing was written",
-                    exist[0],
-                    exist.len()
-                ),
-            ));
+                StatusCode::REQUEST_TIMEOUT,
+                format!("the request body did not arrive within {BODY_TIMEOUT:?}"),
+            ))
         }
-        let mut written = Vec::new();
-        for (name, bytes) in &files {
-            let p = out.write(name, bytes).map_err(damaged)?;
-            written.push(json!({"path": p, "size": bytes.len()}));
+        Ok(Err(_)) => {
+            return Err(ApiError(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                format!("the request body is larger than {MAX_BODY} bytes, or was cut"),
+            ))
         }
-        Ok(axum::Json(json!({"written": written})).into_response())
-    })
-    .await
+        Ok(Ok(b)) => b,
+    };
+    let q: ExtractQ =
+        serde_json::from_slice(&raw).map_err(|e| bad(format!("the request body: {e}")))?;
+    drop(raw);
+    if q.members.len() + q.exports.len() > MAX_SELECTED {
+        return Err(ApiError(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!(
+                "{} names selected; one extraction takes at most {MAX_SELECTED}",
+                q.members.len() + q.exports.len()
+            ),
+        ));
+    }
+    let mut seen = std::collections::HashSet::new();
+    if let Some(m) = q.members.iter().find(|m| !seen.insert(m.as_str())) {
+        return Err(bad(format!("member {m:?} is named more than once")));
+    }
+    let mut seen = std::collections::HashSet::new();
+    if let Some(i) = q.exports.iter().find(|i| !seen.insert(**i)) {
+        return Err(bad(format!("export {i} is named more than once")));
+    }
+    blocking(move || extract_now(&app, &q)).await
+}
+
+fn extract_now(app: &Arc<App>, q: &ExtractQ) -> Result<Response, ApiError> {
+    use pakrat_package::export::{export_files, export_paths, ExportOptions, Made};
+    let file = app.resolve(&q.path)?;
+    let dest = PathBuf::from(&q.dest);
+    if !dest.is_absolute() {
+        return Err(bad("dest must be an absolute folder path"));
+    }
+    let lib = |e: pakrat_io::Error| std::io::Error::other(e.to_string());
+    let kind = sniff(&file);
+    let mut written = Vec::new();
+    let mut note = |p: PathBuf, size: u64| written.push(json!({"path": p, "size": size}));
+    match kind {
+        "package" => {
+            let src = open_package(&file)?;
+            let p = pakrat_package::Package::parse(&src).map_err(damaged)?;
+            let opts = ExportOptions::default();
+            if let Some(&i) = q.exports.iter().find(|&&i| i >= p.exports.len()) {
+                return Err(ApiError(StatusCode::NOT_FOUND, format!("no export {i}")));
+            }
+            let names = export_paths(&p, &q.exports, &opts);
+            let out = prepare_output(&dest, q.force, names.iter().map(String::as_str))?;
+            for &i in &q.exports {
+                let _held = app
+                    .budget
+                    .reserve(export_cost(&p, i), &format!("exporting export {i}"))?;
+                match export_files(&p, i, &opts).map_err(damaged)? {
+                    Made::Files(_, fs) => {
+                        for (n, b, _) in fs {
+                            note(out.write(&n, &b).map_err(damaged)?, b.len() as u64);
+                        }
+                    }
+                    Made::Nothing(_, why) => return Err(damaged(format!("export {i}: {why}"))),
+                    _ => return Err(bad(format!("export {i}: no exporter for its class"))),
+                }
+            }
+        }
+        "umod" => {
+            let src = pakrat_io::Source::open(&file).map_err(damaged)?;
+            let u = pakrat_umod::Umod::parse(&src).map_err(damaged)?;
+            let mut picked = Vec::new();
+            for m in &q.members {
+                let e = u
+                    .find(m)
+                    .ok_or_else(|| ApiError(StatusCode::NOT_FOUND, format!("no member {m}")))?;
+                picked.push((e.slash_name(), e));
+            }
+            let out = prepare_output(&dest, q.force, picked.iter().map(|p| p.0.as_str()))?;
+            for (name, e) in picked {
+                let data = u.entry_data(e).map_err(damaged)?;
+                note(out.write(&name, data).map_err(damaged)?, data.len() as u64);
+            }
+        }
+        "pak" => {
+            let pak = open_pak(&file)?;
+            let mut picked = Vec::new();
+            for m in &q.members {
+                let e = find_pak_entry(&pak, m)
+                    .ok_or_else(|| ApiError(StatusCode::NOT_FOUND, format!("no entry {m}")))?;
+                picked.push(e);
+            }
+            let out = prepare_output(&dest, q.force, q.members.iter().map(String::as_str))?;
+            for e in picked {
+                let _held = app
+                    .budget
+                    .reserve(pak_stream_cost(e), &format!("decoding {}", e.path))?;
+                let p = out
+                    .write_with(&e.path, |w| {
+                        pak.read_to(e, &mut |b| {
+                            w.write_all(b)
+                                .map_err(|e| pakrat_io::Error::Other(e.to_string()))
+                        })
+                        .map_err(lib)
+                    })
+                    .map_err(damaged)?;
+                note(p, e.uncompressed_size);
+            }
+        }
+        "utoc" => {
+            let c = pakrat_iostore::Container::open(&file, &pakrat_iostore::KeyRing::new())
+                .map_err(damaged)?;
+            let mut picked = Vec::new();
+            for m in &q.members {
+                let f = c
+                    .indexed_files()
+                    .iter()
+                    .find(|f| &f.path == m)
+                    .ok_or_else(|| ApiError(StatusCode::NOT_FOUND, format!("no file {m}")))?;
+                let i = f.toc_index as usize;
+                if i >= c.toc().offsets.len() {
+                    return Err(damaged(format!(
+                        "{m}: its entry {i} is past the table of contents"
+                    )));
+                }
+                picked.push((m.as_str(), i));
+            }
+            let out = prepare_output(&dest, q.force, q.members.iter().map(String::as_str))?;
+            for (m, i) in picked {
+                let _held = app
+                    .budget
+                    .reserve(chunk_stream_cost(&c), &format!("decoding {m}"))?;
+                let p = out
+                    .write_with(m, |w| {
+                        c.stream_chunk(i, |b| {
+                            w.write_all(b)
+                                .map_err(|e| pakrat_io::Error::Other(e.to_string()))
+                        })
+                        .map_err(lib)
+                    })
+                    .map_err(damaged)?;
+                note(p, c.toc().offsets[i].length);
+            }
+        }
+        _ => {
+            return Err(bad(format!(
+                "{}: nothing to extract from this kind of file",
+                q.path
+            )))
+        }
+    }
+    if written.is_empty() {
+        return Err(bad("nothing selected"));
+    }
+    Ok(axum::Json(json!({"written": written})).into_response())
+}
+
+/// The output folder, once no file of `names` exists in it (409 unless
+/// `force`; nothing is written then).
+fn prepare_output<'a>(
+    dest: &Path,
+    force: bool,
+    names: impl Iterator<Item = &'a str>,
+) -> Result<pakrat_io::fsutil::OutputDir, ApiError> {
+    let names: Vec<&str> = names.collect();
+    if names.is_empty() {
+        return Err(bad("nothing selected"));
+    }
+    let out = pakrat_io::fsutil::OutputDir::create(dest, force).map_err(damaged)?;
+    let mut exist = Vec::new();
+    for name in names {
+        let target = out.resolve(name).map_err(|e| bad(e.to_string()))?;
+        if target.exists() {
+            exist.push(target.display().to_string());
+        }
+    }
+    if !exist.is_empty() && !force {
+        return Err(ApiError(
+            StatusCode::CONFLICT,
+            format!(
+                "{} already exists ({} of the files); nothing was written",
+                exist[0],
+                exist.len()
+            ),
+        ));
+    }
+    Ok(out)
 }
 
 /// The colours of a P8 texture's palette (from its `Palette` property, an
@@ -1172,15 +1496,21 @@ fn palette_of(p: &pakrat_package::Package<'_>, i: usize) -> Option<Vec<String>> 
     )
 }
 
-/// The chunk behind an indexed file of an IoStore container (a zen package
-/// as stored, a bulk data file…).
-fn utoc_file(file: &Path, name: &str) -> Result<Vec<u8>, ApiError> {
+/// The container and the entry behind an indexed file of an IoStore
+/// container (a zen package as stored, a bulk data file…).
+fn utoc_chunk(file: &Path, name: &str) -> Result<(pakrat_iostore::Container, usize), ApiError> {
     let c =
         pakrat_iostore::Container::open(file, &pakrat_iostore::KeyRing::new()).map_err(damaged)?;
-    let f = c
+    let i = c
         .indexed_files()
         .iter()
         .find(|f| f.path == name)
-        .ok_or_else(|| ApiError(StatusCode::NOT_FOUND, format!("no file {name}")))?;
-    c.read_chunk(f.toc_index as usize).map_err(damaged)
+        .ok_or_else(|| ApiError(StatusCode::NOT_FOUND, format!("no file {name}")))?
+        .toc_index as usize;
+    if i >= c.toc().offsets.len() {
+        return Err(damaged(format!(
+            "{name}: its entry {i} is past the table of contents"
+        )));
+    }
+    Ok((c, i))
 }

@@ -1,0 +1,145 @@
+//! `pakrat view` without `--no-open` hands the browser no secret on a
+//! command line: the opener (`xdg-open`, here a script first on PATH that
+//! records what it gets) receives the path of a page readable only by the
+//! user, and no process's `/proc/PID/cmdline` holds the token.
+
+#![cfg(target_os = "linux")]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::fs::PermissionsExt;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The viewer process, killed if the test fails before it stops it.
+struct Viewer(std::process::Child);
+
+impl Drop for Viewer {
+    fn drop(&mut self) {
+        if self.0.try_wait().ok().flatten().is_none() {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+}
+
+#[test]
+fn the_token_is_on_no_command_line() {
+    let t = tempfile::tempdir().unwrap();
+    let bin = t.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let rec = t.path().join("opener-args");
+    let opener = bin.join("xdg-open");
+    // Records its arguments, a copy of the page and the modes of the page
+    // and its folder; the last line written is "done".
+    std::fs::write(
+        &opener,
+        format!(
+            "#!/bin/sh\n{{ for a in \"$@\"; do echo \"arg $a\"; done; \
+             echo \"mode $(stat -c %a \"$1\") $(stat -c %a \"$(dirname \"$1\")\")\"; \
+             echo page; cat \"$1\"; echo; echo done; }} > {}.tmp; mv {}.tmp {}\n",
+            rec.display(),
+            rec.display(),
+            rec.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&opener, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let served = t.path().join("served");
+    std::fs::create_dir(&served).unwrap();
+    std::fs::write(served.join("a.txt"), b"hi").unwrap();
+
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut viewer = Viewer(
+        Command::new(env!("CARGO_BIN_EXE_pakrat"))
+            .arg("view")
+            .arg(&served)
+            .env("PATH", path)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let child = &mut viewer.0;
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut url = String::new();
+    out.read_line(&mut url).unwrap();
+    let url = url.trim().to_string();
+    let token = url.split("t=").nth(1).unwrap().split('#').next().unwrap();
+    assert!(token.len() >= 16, "{url}");
+
+    // The opener ran and got a file, not the URL.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !rec.exists() {
+        assert!(Instant::now() < deadline, "the opener did not run");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let got = std::fs::read_to_string(&rec).unwrap();
+    let (head, page) = got.split_once("\npage\n").unwrap();
+    assert!(
+        !head.contains(token),
+        "the opener's arguments hold the token: {head}"
+    );
+    let arg = head.lines().next().unwrap().strip_prefix("arg ").unwrap();
+    let page_path = std::path::PathBuf::from(arg);
+    assert!(page_path.is_absolute() && page_path.exists(), "{head}");
+    assert!(head.contains("\nmode 600 700"), "{head}");
+    // The page forwards to the printed URL (its token included).
+    assert!(page.contains(&format!("url={url}")), "{page}");
+
+    // No process's command line holds the token.
+    let mut seen = 0;
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        if let Ok(cmdline) = std::fs::read(e.path().join("cmdline")) {
+            seen += 1;
+            assert!(
+                !String::from_utf8_lossy(&cmdline).contains(token),
+                "{}: {}",
+                e.path().display(),
+                String::from_utf8_lossy(&cmdline)
+            );
+        }
+    }
+    assert!(seen > 1);
+
+    // The printed URL works.
+    let port: u16 = url
+        .split(':')
+        .nth(2)
+        .and_then(|p| p.split('/').next())
+        .unwrap()
+        .parse()
+        .unwrap();
+    let mut c = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    write!(
+        c,
+        "GET /api/ls?path=&t={token} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut answer = String::new();
+    c.read_to_string(&mut answer).unwrap();
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+
+    // Ctrl-C: the viewer stops and removes the page with its folder.
+    let sent = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "pakrat view did not stop on Ctrl-C"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(!page_path.exists(), "the launcher page outlives the viewer");
+    assert!(!page_path.parent().unwrap().exists());
+}
