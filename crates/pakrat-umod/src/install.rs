@@ -74,7 +74,7 @@ use std::path::{Path, PathBuf};
 
 use pakrat_io::crc::MEM_CRC;
 use pakrat_io::fsutil::OutputDir;
-use pakrat_io::ini::{Encoding, Ini, MAX_INI_SIZE};
+use pakrat_io::ini::{Encoding, Ini, Line, Section, MAX_INI_SIZE};
 use pakrat_io::staged::{Staged, Staging};
 use pakrat_io::text::show;
 use pakrat_io::{Error, Result};
@@ -923,6 +923,13 @@ fn make_plan<'a>(umod: &'a Umod<'_>, game_dir: &Path, opts: &InstallOptions) -> 
             }
         }
         let old: HashSet<String> = old_files.iter().map(|d| fold(d)).collect();
+        // The File= pairs already there, indexed once (as has_pair
+        // compares: ASCII case ignored), so that the log is built in
+        // linear time whatever the number of files (issue 32 item 8).
+        let mut have: HashSet<String> = sec
+            .get_all("File")
+            .map(|v| v.to_ascii_lowercase())
+            .collect();
         for f in &files {
             // A file that was already there and that no product lists is
             // not this product's: no File= line (the engine's own uninstall
@@ -935,22 +942,27 @@ fn make_plan<'a>(umod: &'a Umod<'_>, game_dir: &Path, opts: &InstallOptions) -> 
             {
                 continue;
             }
-            if sec.add_unique("File", &f.dest) {
+            if have.insert(f.dest.to_ascii_lowercase()) {
                 newly.push(f.dest.clone());
             }
         }
+        add_all(
+            sec,
+            Some("File"),
+            newly.iter().map(|d| Line::entry("File", d.as_str())),
+        );
         sec.set(OWNER_MARK, env!("CARGO_PKG_VERSION"));
         sec.remove_key(OWNED_FILE);
-        for f in files.iter().filter(|f| f.owned) {
-            sec.add(OWNED_FILE, &owned_value(&f.dest, f.size, f.crc));
-        }
+        add_all(
+            sec,
+            Some(OWNED_FILE),
+            files
+                .iter()
+                .filter(|f| f.owned)
+                .map(|f| Line::entry(OWNED_FILE, owned_value(&f.dest, f.size, f.crc))),
+        );
     }
-    let rc = ini.section_or_insert("RefCounts");
-    for d in newly {
-        let key = format!("File:{d}");
-        let n = rc.get(&key).map(atoi).unwrap_or(0) + 1;
-        rc.set(&key, &n.to_string());
-    }
+    bump_ref_counts(ini.section_or_insert("RefCounts"), &newly);
     let manifest_utf16 = keep_names(&mut ini);
     if manifest_utf16 {
         notes.push(format!(
@@ -978,6 +990,70 @@ fn make_plan<'a>(umod: &'a Umod<'_>, game_dir: &Path, opts: &InstallOptions) -> 
         manifest_rel,
         manifest_bytes,
     })
+}
+
+/// Insert `lines` where [`Section::add`] would put each of them, in one
+/// pass: after the last `key=` line, else before the section's trailing
+/// blank lines. The same result as calling `add` once per line (each new
+/// line goes after the one added before it), in linear time.
+fn add_all(sec: &mut Section, key: Option<&str>, lines: impl IntoIterator<Item = Line>) {
+    let same = key.and_then(|k| {
+        sec.lines.iter().rposition(|l| {
+            l.as_entry()
+                .is_some_and(|(lk, _)| lk.eq_ignore_ascii_case(k))
+        })
+    });
+    let at = same
+        .or_else(|| sec.lines.iter().rposition(|l| !l.is_blank()))
+        .map_or(0, |i| i + 1);
+    let tail = sec.lines.split_off(at);
+    sec.lines.extend(lines);
+    sec.lines.extend(tail);
+}
+
+/// `[RefCounts] File:<dest>=n`: one more for each of `dests`, as
+/// `rc.set(key, get(key) + 1)` per file would do (the first line of a key
+/// keeps its place and gets the count, later duplicates go, new keys are
+/// added at the end), through one index of the section instead of a scan
+/// per file.
+fn bump_ref_counts(rc: &mut Section, dests: &[String]) {
+    let mut first: HashMap<String, usize> = HashMap::new();
+    for (i, l) in rc.lines.iter().enumerate() {
+        if let Some((k, _)) = l.as_entry() {
+            first.entry(k.to_ascii_lowercase()).or_insert(i);
+        }
+    }
+    let mut touched: HashSet<String> = HashSet::new();
+    let mut new = Vec::new();
+    for d in dests {
+        let key = format!("File:{d}");
+        let folded = key.to_ascii_lowercase();
+        match first.get(&folded) {
+            Some(&i) => {
+                if let Line::Entry { value, raw, .. } = &mut rc.lines[i] {
+                    *value = (atoi(value) + 1).to_string();
+                    *raw = None;
+                }
+                touched.insert(folded);
+            }
+            None => new.push(Line::entry(key, "1")),
+        }
+    }
+    if !touched.is_empty() {
+        let mut i = 0;
+        rc.lines.retain(|l| {
+            let keep = match l.as_entry() {
+                Some((k, _)) => {
+                    let f = k.to_ascii_lowercase();
+                    !touched.contains(&f) || first.get(&f) == Some(&i)
+                }
+                None => true,
+            };
+            i += 1;
+            keep
+        });
+    }
+    add_all(rc, None, new);
 }
 
 fn atoi(s: &str) -> i64 {
@@ -1516,6 +1592,41 @@ mod tests {
         assert_eq!((o.size, o.crc), (12, 0xdead_beef));
         assert!(super::parse_owned("zz,1,x").is_none());
         assert!(super::parse_owned("00000001,1,").is_none());
+    }
+
+    #[test]
+    fn batched_log_edits_match_one_by_one() {
+        use pakrat_io::ini::{Ini, Line};
+        let text = "[P]\r\nCaption=x\r\nFile=A\r\nPakratFile=1,1,A\r\n\r\n[RefCounts]\r\nFile:A=2\r\nFile:B=x\r\nfile:a=7\r\n\r\n\r\n";
+        let dests: Vec<String> = ["B", "C", "D"].iter().map(|s| s.to_string()).collect();
+        let mut one = Ini::parse(text.as_bytes());
+        let mut all = one.clone();
+        {
+            let s = one.section_mut("P").unwrap();
+            for d in &dests {
+                s.add("File", d);
+            }
+            let rc = one.section_mut("RefCounts").unwrap();
+            for d in ["A", "B", "C"] {
+                let key = format!("File:{d}");
+                let n = rc.get(&key).map(super::atoi).unwrap_or(0) + 1;
+                rc.set(&key, &n.to_string());
+            }
+        }
+        {
+            let s = all.section_mut("P").unwrap();
+            super::add_all(
+                s,
+                Some("File"),
+                dests.iter().map(|d| Line::entry("File", d.as_str())),
+            );
+            let rc = all.section_mut("RefCounts").unwrap();
+            super::bump_ref_counts(rc, &["A".into(), "B".into(), "C".into()]);
+        }
+        assert_eq!(
+            String::from_utf8(all.to_bytes()).unwrap(),
+            String::from_utf8(one.to_bytes()).unwrap()
+        );
     }
 
     #[test]

@@ -9,7 +9,9 @@ use pakrat_io::fsutil::OutputDir;
 use pakrat_io::text::show;
 use pakrat_umod::create::{CreateOptions, OrderTemplate};
 use pakrat_umod::install::{FileAction, InstallOptions, UninstallAction, UninstallOptions};
-use pakrat_umod::{Container, ExtractOptions, Manifest, RecordKind, Severity, Umod, UmodFile};
+use pakrat_umod::{
+    Container, ExtractOptions, Manifest, MemberIndex, RecordKind, Severity, Umod, UmodFile,
+};
 use serde::Serialize;
 
 use crate::args::*;
@@ -29,16 +31,12 @@ fn parse<'a>(file: &'a UmodFile) -> Result<Umod<'a>> {
     Umod::parse_file(file).map_err(flat)
 }
 
-/// Where each member goes when installed.
-fn destination(m: Option<&Manifest>, name: &str) -> String {
-    let Some(m) = m else {
+/// Where each member goes when installed (one indexed lookup per member).
+fn destination(idx: Option<&MemberIndex<'_>>, name: &str) -> String {
+    let Some(idx) = idx else {
         return "(no manifest)".into();
     };
-    let want = name.replace('/', "\\").to_lowercase();
-    match m
-        .records()
-        .find(|r| r.member_name().replace('/', "\\").to_lowercase() == want)
-    {
+    match idx.get(name) {
         Some(r) if r.kind == RecordKind::Copy => "(setup file, not installed)".into(),
         Some(r) => {
             let mut d = r.install_dest().to_string();
@@ -77,6 +75,7 @@ pub fn info(a: &InfoArgs) -> Result<ExitCode> {
     let file = open(&a.file)?;
     let u = parse(&file)?;
     let m = Manifest::from_umod(&u).ok().flatten();
+    let idx = m.as_ref().map(Manifest::member_index);
     let files: Vec<InfoFile> = u
         .entries
         .iter()
@@ -85,7 +84,7 @@ pub fn info(a: &InfoArgs) -> Result<ExitCode> {
             offset: e.offset,
             size: e.size,
             flags: e.flags,
-            destination: destination(m.as_ref(), &e.name),
+            destination: destination(idx.as_ref(), &e.name),
         })
         .collect();
     if a.out.json {
