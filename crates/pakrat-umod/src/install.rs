@@ -42,9 +42,10 @@
 //!   destination, the game's `Manifest.ini` or an edited ini) is found before
 //!   anything is written. Files, edited ini files and the new `Manifest.ini`
 //!   are then staged as temporary files beside their targets and renamed into
-//!   place; if a rename fails, the ones already done are undone (replaced
-//!   files come back from a hard link taken just before), and the error says
-//!   whether the folder is as it was.
+//!   place under a journal ([`crate::journal`]): a failure or a caught signal
+//!   rolls the commit back (replaced files come back from a hard link taken
+//!   before), the error says whether the folder is as it was, and an install
+//!   killed outright is recovered by the next run.
 //! * **Bounded memory.** `.uz` members are decoded one at a time (to size and
 //!   compare them while planning, then again into their staged file), so the
 //!   peak is one member's decode whatever their number.
@@ -75,7 +76,6 @@ use std::path::{Path, PathBuf};
 use pakrat_io::crc::MEM_CRC;
 use pakrat_io::fsutil::OutputDir;
 use pakrat_io::ini::{Encoding, Ini, Line, Section, MAX_INI_SIZE};
-use pakrat_io::staged::{Staged, Staging};
 use pakrat_io::text::show;
 use pakrat_io::{Error, Result};
 use serde::Serialize;
@@ -83,6 +83,7 @@ use serde::Serialize;
 use crate::archive::{fold, Entry, Umod};
 use crate::create::find_source;
 use crate::extract::{check_before_writing, copy_entry_to_file};
+use crate::journal::{self, Journal, Kind, Recovery, Step, JOURNAL};
 use crate::manifest::{Manifest, RecordKind, MANIFEST_INI};
 use crate::paths::{check_way, CaseMap};
 
@@ -102,9 +103,18 @@ pub struct InstallOptions {
     pub ignore_requirements: bool,
     /// Install language (`Lang=` filter); the engine's default is `int`.
     pub language: String,
+    /// Catch SIGINT and SIGTERM during the commit: the commit stops at the
+    /// next step and rolls back (the CLI sets this).
+    pub handle_signals: bool,
     /// Test hook: fail the commit after this many renames (rollback tests).
     #[doc(hidden)]
     pub fail_after_renames: Option<usize>,
+    /// Test hook: `kill -9` this process after this many changes to the disk.
+    #[doc(hidden)]
+    pub kill_at_tick: Option<usize>,
+    /// Test hook: raise SIGINT in this process after this many changes.
+    #[doc(hidden)]
+    pub signal_at_tick: Option<usize>,
 }
 
 impl Default for InstallOptions {
@@ -114,7 +124,10 @@ impl Default for InstallOptions {
             force: false,
             ignore_requirements: false,
             language: "int".into(),
+            handle_signals: false,
             fail_after_renames: None,
+            kill_at_tick: None,
+            signal_at_tick: None,
         }
     }
 }
@@ -203,6 +216,9 @@ pub struct InstallReport {
     pub manifest_utf16: bool,
     /// Nothing was changed.
     pub dry_run: bool,
+    /// An interrupted install found in the folder first, and what was done.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recovered: Option<Recovery>,
 }
 
 /// One `Ini=`/`AddIni=` edit.
@@ -677,6 +693,12 @@ fn make_plan<'a>(umod: &'a Umod<'_>, game_dir: &Path, opts: &InstallOptions) -> 
             ));
             continue;
         }
+        if fold(&dest) == JOURNAL {
+            return Err(Error::Other(format!(
+                "refusing to install {}: that name is pakrat's install journal; nothing was changed",
+                show(&dest)
+            )));
+        }
         let base = base_name(&dest).to_ascii_lowercase();
         if fold(&dest) == fold(MANIFEST_INI)
             || (fold(&dest).starts_with("system\\")
@@ -983,6 +1005,7 @@ fn make_plan<'a>(umod: &'a Umod<'_>, game_dir: &Path, opts: &InstallOptions) -> 
             notes,
             manifest_utf16,
             dry_run: opts.dry_run,
+            recovered: None,
         },
         payloads,
         out,
@@ -1151,58 +1174,82 @@ pub fn install_with(
     opts: &InstallOptions,
     on_progress: &dyn Fn(u64),
 ) -> Result<InstallReport> {
+    let recovered = recover_first(game_dir, opts.dry_run)?;
     let plan = make_plan(umod, game_dir, opts)?;
     if opts.dry_run {
         return Ok(plan.report);
     }
-    commit_plan(umod, plan, opts, on_progress)
+    let mut report = commit_plan(umod, plan, opts, on_progress)?;
+    report.recovered = recovered;
+    Ok(report)
 }
 
-/// A rename already done, and how to undo it.
-enum Done {
-    /// A new file: delete it.
-    Created(PathBuf),
-    /// A file replaced: its old content is kept under `saved` (a hard
-    /// link, or a copy where links are not possible).
-    Replaced { target: PathBuf, saved: PathBuf },
-}
-
-/// Keep the current content of `target` under a temporary name beside it.
-fn save_for_rollback(target: &Path, n: usize) -> std::io::Result<PathBuf> {
-    let dir = target.parent().unwrap_or(Path::new("."));
-    let saved = dir.join(format!(
-        "{}{}-rollback-{n}",
-        pakrat_io::fsutil::TEMP_PREFIX,
-        std::process::id()
-    ));
-    let _ = std::fs::remove_file(&saved);
-    if std::fs::hard_link(target, &saved).is_err() {
-        std::fs::copy(target, &saved)?;
+/// Before an install or uninstall: recover an interrupted install (see
+/// [`crate::journal`]); a dry run changes nothing, so it refuses instead.
+fn recover_first(game_dir: &Path, dry_run: bool) -> Result<Option<Recovery>> {
+    if !journal::pending(game_dir) {
+        return Ok(None);
     }
-    Ok(saved)
+    if dry_run {
+        return Err(Error::Other(format!(
+            "{}: an interrupted install is recorded in {JOURNAL}; a dry run changes nothing, so it cannot plan over it: run `pakrat umod recover --game-dir {}` (or install/uninstall without --dry-run, which recover first)",
+            game_dir.display(),
+            game_dir.display()
+        )));
+    }
+    journal::recover(game_dir)
 }
 
-fn undo(done: Vec<Done>) -> Vec<String> {
-    let mut left = Vec::new();
-    for d in done.into_iter().rev() {
-        match d {
-            Done::Created(p) => {
-                if let Err(e) = std::fs::remove_file(&p) {
-                    left.push(format!("{} could not be removed ({e})", p.display()));
+/// Where a staged file's bytes come from.
+enum Content<'p, 'a> {
+    /// A planned file.
+    Payload(&'p Payload<'a>),
+    /// A copy of an existing file (a backup).
+    CopyOf(PathBuf),
+    /// Bytes made while planning (an ini file, the record).
+    Bytes(&'p [u8]),
+}
+
+/// Test hooks of [`commit_plan`]: each change to the disk is one "tick".
+struct Ticks<'o> {
+    n: usize,
+    opts: &'o InstallOptions,
+}
+
+impl Ticks<'_> {
+    /// One change done: stop here if a test asked.
+    fn tick(&mut self) {
+        #[cfg(unix)]
+        {
+            if self.opts.kill_at_tick == Some(self.n) {
+                // SAFETY: sends SIGKILL to this process (a test's kill -9).
+                unsafe {
+                    libc::kill(libc::getpid(), libc::SIGKILL);
                 }
             }
-            Done::Replaced { target, saved } => {
-                if let Err(e) = std::fs::rename(&saved, &target) {
-                    left.push(format!(
-                        "{} could not be restored from {} ({e})",
-                        target.display(),
-                        saved.display()
-                    ));
+            if self.opts.signal_at_tick == Some(self.n) {
+                // SAFETY: raises SIGINT in this process (a test's Ctrl-C).
+                unsafe {
+                    libc::raise(libc::SIGINT);
                 }
             }
         }
+        self.n += 1;
     }
-    left
+}
+
+fn interrupted() -> Result<()> {
+    match journal::signals::caught() {
+        0 => Ok(()),
+        sig => Err(Error::Other(format!(
+            "interrupted by {}",
+            if sig == 2 {
+                "Ctrl-C (SIGINT)"
+            } else {
+                "SIGTERM"
+            }
+        ))),
+    }
 }
 
 fn commit_plan(
@@ -1219,127 +1266,210 @@ fn commit_plan(
         manifest_rel,
         manifest_bytes,
     } = plan;
-    let out_new = OutputDir::create(out.root(), false)?;
-    let st_new = Staging::new(&out_new);
-    let st_rep = Staging::new(&out);
-    // (staged file, replaces an existing file)
-    let mut steps: Vec<(Staged, bool)> = Vec::new();
-    let abort = |steps: Vec<(Staged, bool)>, e: Error| -> Error {
-        drop(steps);
-        st_new.abort(Vec::new());
-        st_rep.abort(Vec::new());
-        Error::Other(format!("{e}; nothing was changed"))
-    };
+    let root = out.root().to_path_buf();
+    let _lock = journal::lock(&root)?;
+    let _signals = opts.handle_signals.then(journal::signals::Guard::new);
 
-    // 1. Stage everything: backups, files, ini files, the record.
+    // Every file put in place, in order: backups, files, ini files, and
+    // the record last. (relative path, replaces a file, content)
+    let mut files: Vec<(String, bool, Content<'_, '_>)> = Vec::new();
     for f in &report.files {
         if let FileAction::Replace { backup } = &f.action {
-            let src = match out.resolve(&f.path) {
-                Ok(p) => p,
-                Err(e) => return Err(abort(steps, e)),
-            };
-            let r = st_new.stage(backup, |file| {
-                let mut r = File::open(&src)?;
-                std::io::copy(&mut r, &mut &*file).map(|_| ())
-            });
-            match r {
-                Ok(s) => steps.push((s, false)),
-                Err(e) => return Err(abort(steps, e)),
-            }
+            files.push((
+                backup.clone(),
+                false,
+                Content::CopyOf(out.resolve(&f.path)?),
+            ));
         }
     }
     for (f, p) in report.files.iter().zip(&payloads) {
-        let st = match f.action {
-            FileAction::Unchanged | FileAction::Conflict => continue,
-            FileAction::Create => &st_new,
-            FileAction::Replace { .. } => &st_rep,
-        };
-        // One decoded member in memory at a time.
-        let r = st.stage(&f.path, |file| {
-            let mut w = file;
-            match p {
-                Payload::Member(e) => copy_entry_to_file(umod, e, file),
-                Payload::Uz(e) => {
-                    let d = decode_uz(umod, e).map_err(std::io::Error::other)?;
-                    std::io::Write::write_all(&mut w, &d.data)
-                }
-                Payload::Bytes(b) => std::io::Write::write_all(&mut w, b),
-            }
-        });
-        match r {
-            Ok(s) => steps.push((s, !matches!(f.action, FileAction::Create))),
-            Err(e) => return Err(abort(steps, e)),
-        }
-        on_progress(f.size);
-    }
-    let mut writes = ini_writes;
-    writes.push((manifest_rel, manifest_bytes));
-    for (rel, bytes) in &writes {
-        let exists = out
-            .resolve(rel)
-            .map(|p| std::fs::symlink_metadata(p).is_ok())
-            .unwrap_or(false);
-        let st = if exists { &st_rep } else { &st_new };
-        match st.stage(rel, |mut file| std::io::Write::write_all(&mut file, bytes)) {
-            Ok(s) => steps.push((s, exists)),
-            Err(e) => return Err(abort(steps, e)),
+        match f.action {
+            FileAction::Unchanged | FileAction::Conflict => {}
+            FileAction::Create => files.push((f.path.clone(), false, Content::Payload(p))),
+            FileAction::Replace { .. } => files.push((f.path.clone(), true, Content::Payload(p))),
         }
     }
-
-    // 2. Rename into place; undo on the first failure.
-    let mut done: Vec<Done> = Vec::new();
-    let mut pending = steps.into_iter();
-    let mut n = 0;
-    while let Some((s, replaces)) = pending.next() {
-        let target = s.path().to_path_buf();
-        let injected = opts.fail_after_renames == Some(n);
-        let res = if injected {
-            drop(s);
-            Err(Error::Other(format!(
-                "{}: injected failure (test hook)",
-                target.display()
-            )))
-        } else if replaces {
-            match save_for_rollback(&target, n) {
-                Ok(saved) => st_rep.commit(vec![s]).map(|_| {
-                    done.push(Done::Replaced {
-                        target: target.clone(),
-                        saved,
-                    })
-                }),
-                Err(e) => Err(Error::io(&target, e)),
+    let mut writes: Vec<(&str, &[u8])> = ini_writes
+        .iter()
+        .map(|(r, b)| (r.as_str(), b.as_slice()))
+        .collect();
+    writes.push((&manifest_rel, &manifest_bytes));
+    for (rel, bytes) in writes {
+        let exists = std::fs::symlink_metadata(out.resolve(rel)?).is_ok();
+        files.push((rel.to_string(), exists, Content::Bytes(bytes)));
+    }
+    // Folders to create, parents first.
+    let mut dirs: Vec<String> = Vec::new();
+    let mut seen: HashSet<String> = HashSet::new();
+    for (rel, _, _) in &files {
+        let comps: Vec<&str> = rel.split(['/', '\\']).collect();
+        let mut cur = String::new();
+        for c in &comps[..comps.len().saturating_sub(1)] {
+            if !cur.is_empty() {
+                cur.push('/');
             }
-        } else {
-            st_new
-                .commit(vec![s])
-                .map(|_| done.push(Done::Created(target.clone())))
-        };
-        if let Err(e) = res {
-            drop(pending.by_ref().collect::<Vec<_>>());
-            let left = undo(done);
-            st_new.abort(Vec::new());
-            st_rep.abort(Vec::new());
-            return Err(Error::Other(if left.is_empty() {
-                format!(
+            cur.push_str(c);
+            if seen.contains(&cur) {
+                continue;
+            }
+            if std::fs::symlink_metadata(out.resolve(&cur)?).is_err() {
+                seen.insert(cur.clone());
+                dirs.push(cur.clone());
+            }
+        }
+    }
+    let mut j = Journal {
+        token: journal::new_token(),
+        pid: std::process::id(),
+        product: report.product.clone(),
+        commit: false,
+        steps: dirs
+            .iter()
+            .map(|d| Step {
+                kind: Kind::Dir,
+                rel: d.clone(),
+                id: None,
+                save: None,
+            })
+            .chain(files.iter().map(|(rel, rep, _)| Step {
+                kind: if *rep { Kind::Replace } else { Kind::New },
+                rel: rel.clone(),
+                id: None,
+                save: None,
+            }))
+            .collect(),
+    };
+    let mut ticks = Ticks { n: 0, opts };
+    j.write(&root).map_err(nothing_changed)?;
+    ticks.tick();
+    let res = run_steps(umod, &out, &mut j, &files, opts, on_progress, &mut ticks);
+    match res {
+        Ok(()) => Ok(report),
+        Err(e) => {
+            let rec = journal::recover_locked(&out);
+            Err(Error::Other(match rec {
+                Ok(Some(r)) if r.left.is_empty() => format!(
                     "installing {} failed: {e}; every change was rolled back, the game folder is as it was",
                     show(&report.product)
-                )
-            } else {
-                format!(
+                ),
+                Ok(Some(r)) => format!(
                     "installing {} failed: {e}; rolling back failed too, the game folder is NOT as it was: {}",
                     show(&report.product),
-                    left.join("; ")
-                )
-            }));
+                    r.left.join("; ")
+                ),
+                Ok(None) => format!("installing {} failed: {e}", show(&report.product)),
+                Err(re) => format!(
+                    "installing {} failed: {e}; rolling back failed too ({re}); the journal {} is kept: run pakrat umod recover --game-dir {}",
+                    show(&report.product),
+                    root.join(JOURNAL).display(),
+                    root.display()
+                ),
+            }))
         }
-        n += 1;
     }
-    for d in done {
-        if let Done::Replaced { saved, .. } = d {
-            let _ = std::fs::remove_file(saved);
+}
+
+/// The journaled steps of an install (see [`crate::journal`]): folders,
+/// staged files and saved copies, the journal's commit state, the renames,
+/// then the clean-up. An error leaves the journal for the caller to roll
+/// back.
+fn run_steps(
+    umod: &Umod<'_>,
+    out: &OutputDir,
+    j: &mut Journal,
+    files: &[(String, bool, Content<'_, '_>)],
+    opts: &InstallOptions,
+    on_progress: &dyn Fn(u64),
+    ticks: &mut Ticks<'_>,
+) -> Result<()> {
+    let root = out.root();
+    let ndirs = j.steps.len() - files.len();
+    for n in 0..ndirs {
+        interrupted()?;
+        let p = out.resolve(&j.steps[n].rel)?;
+        std::fs::create_dir(&p).map_err(|e| Error::io(&p, e))?;
+        j.steps[n].id = std::fs::symlink_metadata(&p)
+            .ok()
+            .map(|m| journal::id_of(&m));
+        ticks.tick();
+    }
+    // Stage every file and save every file about to be replaced.
+    let mut targets = Vec::with_capacity(files.len());
+    for (k, (rel, replaces, content)) in files.iter().enumerate() {
+        interrupted()?;
+        let n = ndirs + k;
+        let target = out.resolve(rel)?;
+        let tp = journal::temp_path(&target, j.pid, &j.token, n);
+        let file = File::options()
+            .write(true)
+            .create_new(true)
+            .open(&tp)
+            .map_err(|e| Error::io(&tp, e))?;
+        let mut w = &file;
+        let filled = match content {
+            Content::Payload(Payload::Member(e)) => copy_entry_to_file(umod, e, &file),
+            Content::Payload(Payload::Uz(e)) => {
+                // One decoded member in memory at a time.
+                let d = decode_uz(umod, e)?;
+                std::io::Write::write_all(&mut w, &d.data)
+            }
+            Content::Payload(Payload::Bytes(b)) => std::io::Write::write_all(&mut w, b),
+            Content::Bytes(b) => std::io::Write::write_all(&mut w, b),
+            Content::CopyOf(src) => {
+                File::open(src).and_then(|mut r| std::io::copy(&mut r, &mut w).map(|_| ()))
+            }
+        };
+        filled.map_err(|e| Error::io(&target, e))?;
+        let meta = file.metadata().map_err(|e| Error::io(&tp, e))?;
+        j.steps[n].id = Some(journal::id_of(&meta));
+        on_progress(meta.len());
+        ticks.tick();
+        if *replaces {
+            let sp = journal::save_path(&target, &j.token, n);
+            if std::fs::hard_link(&target, &sp).is_err() {
+                std::fs::copy(&target, &sp).map_err(|e| Error::io(&target, e))?;
+            }
+            let m = std::fs::symlink_metadata(&sp).map_err(|e| Error::io(&sp, e))?;
+            j.steps[n].save = Some(journal::id_of(&m));
+            ticks.tick();
+        }
+        targets.push((target, tp));
+    }
+    interrupted()?;
+    j.commit = true;
+    j.write(root)?;
+    ticks.tick();
+    // Rename into place.
+    for (k, ((target, tp), (_, replaces, _))) in targets.iter().zip(files).enumerate() {
+        interrupted()?;
+        if opts.fail_after_renames == Some(k) {
+            return Err(Error::Other(format!(
+                "{}: injected failure (test hook)",
+                target.display()
+            )));
+        }
+        if !replaces && std::fs::symlink_metadata(target).is_ok() {
+            return Err(Error::Other(format!(
+                "{} appeared while installing; not replaced",
+                target.display()
+            )));
+        }
+        std::fs::rename(tp, target).map_err(|e| Error::io(target, e))?;
+        ticks.tick();
+    }
+    // Done: the saved copies and the journal go. An interruption from here
+    // on is recovered as "completed".
+    for (k, (target, _)) in targets.iter().enumerate() {
+        if files[k].1 {
+            let _ = std::fs::remove_file(journal::save_path(target, &j.token, ndirs + k));
+            ticks.tick();
         }
     }
-    Ok(report)
+    let jp = root.join(JOURNAL);
+    std::fs::remove_file(&jp).map_err(|e| Error::io(&jp, e))?;
+    let _ = journal::sync_dir(root);
+    ticks.tick();
+    Ok(())
 }
 
 /// One file of an uninstall.
@@ -1393,6 +1523,9 @@ pub struct UninstallReport {
     pub removed_folders: Vec<String>,
     /// Nothing was changed.
     pub dry_run: bool,
+    /// An interrupted install found in the folder first, and what was done.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recovered: Option<Recovery>,
 }
 
 /// Options for [`uninstall_with`].
@@ -1427,6 +1560,7 @@ pub fn uninstall_with(
     opts: &UninstallOptions,
 ) -> Result<UninstallReport> {
     let dry_run = opts.dry_run;
+    let recovered = recover_first(game_dir, dry_run)?;
     let mut map = CaseMap::new(game_dir);
     let out = OutputDir::create(game_dir, true)?;
     let (ini_rel, _, ini) = game_manifest(&mut map, &out)?;
@@ -1571,6 +1705,7 @@ pub fn uninstall_with(
         files,
         removed_folders,
         dry_run,
+        recovered,
     })
 }
 

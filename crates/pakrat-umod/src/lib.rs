@@ -22,6 +22,7 @@ pub mod extract;
 /// Unreal `.ini` files: the shared reader, re-exported (`pakrat_umod::ini` keeps working).
 pub use pakrat_io::ini;
 pub mod install;
+pub mod journal;
 mod manifest;
 pub mod paths;
 

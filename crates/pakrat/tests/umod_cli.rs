@@ -545,3 +545,49 @@ fn escape_sequences_are_printed_escaped() {
         }
     }
 }
+
+#[test]
+fn interrupted_install_is_recovered_first() {
+    let t = tempfile::tempdir().unwrap();
+    let u = build_example(t.path());
+    let g = game(t.path(), "436");
+    pakrat()
+        .args(["umod", "recover", "--game-dir"])
+        .arg(&g)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("no interrupted install"));
+    // What a run killed while staging leaves: its journal and a staged file.
+    let journal = "pakrat-journal 1\ntoken\t0123456789abcdef\npid\t999999\nproduct\tHelloMod\nstate\tprepare\nnew\t0\t-\t-\tHelp/HelloMod-ReadMe.txt\nend\n";
+    std::fs::write(g.join(".pakrat-journal"), journal).unwrap();
+    let staged = g.join("Help/.pakrat-tmp-999999-0123456789abcdef-0");
+    std::fs::write(&staged, b"half").unwrap();
+    pakrat()
+        .args(["umod", "install", "--dry-run"])
+        .arg(&u)
+        .arg("--game-dir")
+        .arg(&g)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("pakrat umod recover"));
+    pakrat()
+        .args(["umod", "install"])
+        .arg(&u)
+        .arg("--game-dir")
+        .arg(&g)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "an interrupted install of HelloMod was found (.pakrat-journal): rolled back",
+        ));
+    assert!(!staged.exists() && !g.join(".pakrat-journal").exists());
+    // A journal that is not pakrat's: refused, kept, nothing done.
+    std::fs::write(g.join(".pakrat-journal"), b"rm -rf /\n").unwrap();
+    pakrat()
+        .args(["umod", "recover", "--game-dir"])
+        .arg(&g)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("nothing was done"));
+    assert!(g.join(".pakrat-journal").exists());
+}

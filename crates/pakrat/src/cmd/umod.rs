@@ -377,6 +377,7 @@ pub fn install(a: &UmodInstallArgs) -> Result<ExitCode> {
         dry_run: a.dry_run,
         force: a.force,
         ignore_requirements: a.ignore_requirements,
+        handle_signals: true,
         ..Default::default()
     };
     let total = u.entries.iter().map(|e| u64::from(e.size)).sum();
@@ -390,6 +391,9 @@ pub fn install(a: &UmodInstallArgs) -> Result<ExitCode> {
         b.finish_and_clear();
     }
     let rep = rep.map_err(flat)?;
+    if let Some(r) = &rep.recovered {
+        eprintln!("pakrat: {r}");
+    }
     if a.out.json {
         print_json(&rep)?;
         return Ok(ExitCode::SUCCESS);
@@ -458,6 +462,9 @@ pub fn uninstall(a: &UmodUninstallArgs) -> Result<ExitCode> {
         remove_unrecorded: a.remove_unrecorded,
     };
     let rep = pakrat_umod::install::uninstall_with(&a.product, &a.game_dir, &opts).map_err(flat)?;
+    if let Some(r) = &rep.recovered {
+        eprintln!("pakrat: {r}");
+    }
     if a.out.json {
         print_json(&rep)?;
         return Ok(ExitCode::SUCCESS);
@@ -519,4 +526,40 @@ pub fn uninstall(a: &UmodUninstallArgs) -> Result<ExitCode> {
         }
     );
     Ok(ExitCode::SUCCESS)
+}
+
+#[derive(Serialize)]
+struct RecoverJson<'a> {
+    game_dir: String,
+    recovered: Option<&'a pakrat_umod::journal::Recovery>,
+}
+
+/// `umod recover`: exit 0 when the folder is as it should be (nothing to
+/// do, rolled back or completed), 1 when something could not be put back.
+pub fn recover(a: &UmodRecoverArgs) -> Result<ExitCode> {
+    if !a.game_dir.is_dir() {
+        bail!("{}: not a folder", a.game_dir.display());
+    }
+    let r = pakrat_umod::journal::recover(&a.game_dir).map_err(flat)?;
+    let ok = r.as_ref().is_none_or(|r| r.left.is_empty());
+    if a.out.json {
+        print_json(&RecoverJson {
+            game_dir: a.game_dir.display().to_string(),
+            recovered: r.as_ref(),
+        })?;
+    } else {
+        match &r {
+            None => println!(
+                "{}: no interrupted install (no {})",
+                a.game_dir.display(),
+                pakrat_umod::journal::JOURNAL
+            ),
+            Some(r) => println!("{r}"),
+        }
+    }
+    Ok(if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }
