@@ -65,7 +65,10 @@
 //! precedes the last `.`. Every other line of the ini is kept; an ini file that
 //! does not exist is not created (the game makes its ini from `Default.ini`
 //! when it is missing) and values with `%` substitutions are not applied: both
-//! are reported. Like the engine's Setup, uninstall does not revert ini edits.
+//! are reported. Unlike the engine's Setup, uninstall removes the pairs the
+//! install added to the game's ini files (`PakratIni=` records), puts back
+//! files replaced with `force` and removes only the folders the install
+//! created; a value `Ini=` replaced is not restored.
 //! `SaveIni=` is reported.
 
 use std::collections::{HashMap, HashSet};
@@ -75,7 +78,7 @@ use std::path::{Path, PathBuf};
 
 use pakrat_io::crc::MEM_CRC;
 use pakrat_io::fsutil::OutputDir;
-use pakrat_io::ini::{Encoding, Ini, Line, Section, MAX_INI_SIZE};
+use pakrat_io::ini::{Encoding, Ini, Line, LineEnd, Section, MAX_INI_SIZE};
 use pakrat_io::text::show;
 use pakrat_io::{Error, Result};
 use serde::Serialize;
@@ -91,6 +94,20 @@ use crate::paths::{check_way, CaseMap};
 pub const OWNER_MARK: &str = "PakratInstall";
 /// Key of one ownership record: `PakratFile=<crc hex>,<size>,<dest>`.
 pub const OWNED_FILE: &str = "PakratFile";
+/// `PakratDirs=1`: the product lists the folders its install created
+/// (`PakratDir=<path>`); uninstall removes only those (when empty).
+const MARK_DIRS: &str = "PakratDirs";
+const MADE_DIR: &str = "PakratDir";
+/// `PakratBackup=<backup>|<dest>`: a file replaced with `--force`, kept
+/// as `<backup>`; uninstall puts it back.
+const MADE_BACKUP: &str = "PakratBackup";
+/// `PakratIni=<file>|<section>|<key>|<value>`: a pair the install added
+/// to a game ini; uninstall removes it.
+const ADDED_INI: &str = "PakratIni";
+/// The install added a blank line to the section before the product's.
+const MARK_BLANK: &str = "PakratBlank";
+/// The install created `[RefCounts]`.
+const MARK_REFCOUNTS: &str = "PakratRefCounts";
 
 /// Options for [`install`].
 #[derive(Clone, Debug)]
@@ -925,6 +942,44 @@ fn make_plan<'a>(umod: &'a Umod<'_>, game_dir: &Path, opts: &InstallOptions) -> 
         ));
     }
 
+    // What uninstall needs to put the folder back as it was (issue 31
+    // item 4): the folders this install creates, the backups it makes, the
+    // ini pairs it adds to the game's files, and the blank line or the
+    // [RefCounts] section it adds to the record.
+    let mut made_dirs: Vec<String> = Vec::new();
+    {
+        let mut seen = HashSet::new();
+        for f in files
+            .iter()
+            .filter(|f| matches!(f.action, FileAction::Create | FileAction::Replace { .. }))
+        {
+            let comps: Vec<&str> = f.path.split('/').collect();
+            let mut cur = String::new();
+            for c in &comps[..comps.len().saturating_sub(1)] {
+                if !cur.is_empty() {
+                    cur.push('/');
+                }
+                cur.push_str(c);
+                if seen.insert(cur.clone())
+                    && std::fs::symlink_metadata(out.resolve(&cur)?).is_err()
+                {
+                    made_dirs.push(cur.clone());
+                }
+            }
+        }
+    }
+    let written: HashSet<&str> = ini_writes.iter().map(|(r, _)| r.as_str()).collect();
+    let ini_added: Vec<String> = ini_edits
+        .iter()
+        .filter(|e| e.applied && e.note.starts_with("added") && written.contains(e.file.as_str()))
+        .filter(|e| {
+            ![&e.file, &e.section, &e.name]
+                .iter()
+                .any(|x| x.contains('|'))
+        })
+        .map(|e| format!("{}|{}|{}|{}", e.file, e.section, e.name, e.value))
+        .collect();
+
     // The uninstall log.
     let mut ini = game_ini.unwrap_or_else(|| Ini {
         crlf: true,
@@ -933,6 +988,30 @@ fn make_plan<'a>(umod: &'a Umod<'_>, game_dir: &Path, opts: &InstallOptions) -> 
     ini.section_or_insert("Setup").add_unique("Group", &product);
     let caption = m.display_name().unwrap_or(&product).to_string();
     let mut newly = Vec::new();
+    let new_section = ini.section(&product).is_none();
+    let adds_blank = new_section
+        && ini
+            .sections
+            .last()
+            .is_some_and(|s| !s.lines.last().is_some_and(Line::is_blank));
+    // "2": and the file's last line had no line end.
+    let no_eol = ini
+        .sections
+        .last()
+        .and_then(|s| s.lines.last())
+        .is_some_and(|l| {
+            matches!(
+                l,
+                Line::Entry {
+                    end: LineEnd::None,
+                    ..
+                } | Line::Other {
+                    end: LineEnd::None,
+                    ..
+                }
+            )
+        });
+    let adds_refcounts = ini.section("RefCounts").is_none();
     {
         let sec = ini.section_or_insert(&product);
         sec.set("Caption", &caption);
@@ -983,6 +1062,54 @@ fn make_plan<'a>(umod: &'a Umod<'_>, game_dir: &Path, opts: &InstallOptions) -> 
                 .filter(|f| f.owned)
                 .map(|f| Line::entry(OWNED_FILE, owned_value(&f.dest, f.size, f.crc))),
         );
+        // A reinstall keeps what the first install recorded (its folders,
+        // backups and ini pairs), in one order whatever the number of runs.
+        let old_vals = |sec: &Section, k: &str| -> Vec<String> {
+            sec.get_all(k).map(str::to_string).collect()
+        };
+        let blank = sec
+            .get(MARK_BLANK)
+            .map(str::to_string)
+            .or_else(|| adds_blank.then(|| if no_eol { "2" } else { "1" }.to_string()));
+        let rc_made = sec.get(MARK_REFCOUNTS).is_some() || (adds_refcounts && new_section);
+        let mut dirs = old_vals(sec, MADE_DIR);
+        dirs.extend(made_dirs.iter().cloned());
+        let mut backups = old_vals(sec, MADE_BACKUP);
+        backups.extend(files.iter().filter_map(|f| match &f.action {
+            FileAction::Replace { backup } if !backup.contains('|') && !f.dest.contains('|') => {
+                Some(format!("{backup}|{}", f.dest))
+            }
+            _ => None,
+        }));
+        let mut inis = old_vals(sec, ADDED_INI);
+        inis.extend(ini_added.iter().cloned());
+        for k in [
+            MARK_BLANK,
+            MARK_REFCOUNTS,
+            MARK_DIRS,
+            MADE_DIR,
+            MADE_BACKUP,
+            ADDED_INI,
+        ] {
+            sec.remove_key(k);
+        }
+        let mut lines = Vec::new();
+        if let Some(b) = blank {
+            lines.push(Line::entry(MARK_BLANK, b));
+        }
+        if rc_made {
+            lines.push(Line::entry(MARK_REFCOUNTS, "1"));
+        }
+        lines.push(Line::entry(MARK_DIRS, "1"));
+        for (k, vals) in [(MADE_DIR, dirs), (MADE_BACKUP, backups), (ADDED_INI, inis)] {
+            let mut seen = HashSet::new();
+            for v in vals {
+                if seen.insert(v.to_ascii_lowercase()) {
+                    lines.push(Line::entry(k, v));
+                }
+            }
+        }
+        add_all(sec, Some(OWNED_FILE), lines);
     }
     bump_ref_counts(ini.section_or_insert("RefCounts"), &newly);
     let manifest_utf16 = keep_names(&mut ini);
@@ -1519,8 +1646,13 @@ pub struct UninstallReport {
     pub product: String,
     /// Files.
     pub files: Vec<UninstallFile>,
-    /// Folders removed because they became empty.
+    /// Folders removed because they became empty (only folders the
+    /// install created, for products pakrat recorded them for).
     pub removed_folders: Vec<String>,
+    /// Files that `--force` had replaced, put back from their backups.
+    pub restored: Vec<String>,
+    /// Ini pairs the install had added, removed again.
+    pub ini_reverted: Vec<String>,
     /// Nothing was changed.
     pub dry_run: bool,
     /// An interrupted install found in the folder first, and what was done.
@@ -1583,6 +1715,17 @@ pub fn uninstall_with(
     };
     let name = sec.name.clone();
     let owned = owned_records(sec);
+    let new_style_dirs = sec.get(MARK_DIRS).is_some();
+    let made_dirs: Vec<String> = sec.get_all(MADE_DIR).map(str::to_string).collect();
+    let backups: HashMap<String, String> = sec
+        .get_all(MADE_BACKUP)
+        .filter_map(|v| v.split_once('|'))
+        .map(|(b, d)| (fold(d), b.to_string()))
+        .collect();
+    let ini_added: Vec<String> = sec.get_all(ADDED_INI).map(str::to_string).collect();
+    let added_blank = sec.get(MARK_BLANK).map(str::to_string);
+    let added_refcounts = sec.get(MARK_REFCOUNTS).is_some();
+    let mut restored = Vec::new();
     let mut recorded: Vec<String> = Vec::new();
     for f in sec.get_all("File") {
         if !recorded.iter().any(|r| fold(r) == fold(f)) {
@@ -1662,6 +1805,19 @@ pub fn uninstall_with(
                     if !dry_run {
                         std::fs::remove_file(&path).map_err(|e| Error::io(&path, e))?;
                     }
+                    // The file --force replaced comes back from its backup.
+                    if let Some(b) = backups.get(&fold(&dest)) {
+                        let bp = map.map(b).and_then(|rel| out.resolve(&rel));
+                        if let Ok(bp) = bp {
+                            let is_file = std::fs::symlink_metadata(&bp).is_ok_and(|m| m.is_file());
+                            if is_file {
+                                if !dry_run {
+                                    std::fs::rename(&bp, &path).map_err(|e| Error::io(&bp, e))?;
+                                }
+                                restored.push(format!("{dest} (from {b})"));
+                            }
+                        }
+                    }
                     if let Some(p) = path.parent() {
                         folders.push(p.to_path_buf());
                     }
@@ -1671,12 +1827,65 @@ pub fn uninstall_with(
         };
         files.push(UninstallFile { dest, action });
     }
+    if new_style_dirs {
+        // Only the folders the install created (a folder that was there
+        // before, empty or not, stays).
+        folders = made_dirs
+            .iter()
+            .filter_map(|d| map.map(d).and_then(|r| out.resolve(&r)).ok())
+            .collect();
+    }
     let mut removed_folders = Vec::new();
+    let mut ini_reverted = Vec::new();
+    for rec in &ini_added {
+        let mut it = rec.splitn(4, '|');
+        let (Some(file), Some(section), Some(key), Some(value)) =
+            (it.next(), it.next(), it.next(), it.next())
+        else {
+            continue;
+        };
+        let Ok(path) = map.map(file).and_then(|r| out.resolve(&r)) else {
+            continue;
+        };
+        let Ok(bytes) = read_regular(&path, file, MAX_INI_SIZE) else {
+            continue;
+        };
+        let Ok(mut gi) = Ini::try_parse(&bytes) else {
+            continue;
+        };
+        let n = gi
+            .section_mut(section)
+            .map_or(0, |s| s.remove_pair(key, value));
+        if n > 0 {
+            if !dry_run {
+                out.write(file, &gi.to_bytes())?;
+            }
+            ini_reverted.push(format!("{file}: [{section}] {key}={value} removed"));
+        }
+    }
     if !dry_run {
-        // Remove folders left empty, deepest first, never the game root.
-        folders.sort_by_key(|p| std::cmp::Reverse(p.components().count()));
-        folders.dedup();
+        if !new_style_dirs {
+            // Records of older pakrat versions: folders left empty.
+            folders.sort_by_key(|p| std::cmp::Reverse(p.components().count()));
+            folders.dedup();
+        } else {
+            folders.reverse(); // deepest first
+        }
         for mut dir in folders {
+            if new_style_dirs {
+                if dir.starts_with(out.root())
+                    && dir != out.root()
+                    && std::fs::remove_dir(&dir).is_ok()
+                {
+                    removed_folders.push(
+                        dir.strip_prefix(out.root())
+                            .unwrap_or(&dir)
+                            .display()
+                            .to_string(),
+                    );
+                }
+                continue;
+            }
             while dir.starts_with(out.root()) && dir != out.root() {
                 if std::fs::remove_dir(&dir).is_err() {
                     break; // not empty (or not removable): stop here
@@ -1697,6 +1906,27 @@ pub fn uninstall_with(
         if let Some(s) = ini.section_mut("Setup") {
             s.remove_pair("Group", &name);
         }
+        if added_refcounts
+            && ini
+                .section("RefCounts")
+                .is_some_and(|s| s.entries().next().is_none())
+        {
+            ini.remove_section("RefCounts");
+        }
+        if let Some(mark) = &added_blank {
+            if let Some(s) = ini.sections.last_mut() {
+                if s.lines.last().is_some_and(Line::is_blank) {
+                    s.lines.pop();
+                    if mark == "2" {
+                        if let Some(Line::Entry { end, .. } | Line::Other { end, .. }) =
+                            s.lines.last_mut()
+                        {
+                            *end = LineEnd::None;
+                        }
+                    }
+                }
+            }
+        }
         keep_names(&mut ini);
         out.write(&ini_rel, &ini.to_bytes())?;
     }
@@ -1704,6 +1934,8 @@ pub fn uninstall_with(
         product: name,
         files,
         removed_folders,
+        restored,
+        ini_reverted,
         dry_run,
         recovered,
     })

@@ -476,14 +476,15 @@ fn install_uninstall_cycle() {
         ini.contains("File:Help\\HelloMod-ReadMe.txt=1\r\n"),
         "{ini}"
     );
-    // Then Sibling: everything of both mods is gone, the emptied Help folder too.
+    // Then Sibling: everything of both mods is gone; the Help folder, which
+    // was there (empty) before the installs, stays (issue 31 item 4).
     pakrat()
         .args(["umod", "uninstall", "Sibling", "--game-dir"])
         .arg(&g)
         .assert()
         .success();
     assert_eq!(files_under(&g), ["system/Manifest.ini"]);
-    assert!(!g.join("Help").exists());
+    assert!(g.join("Help").is_dir());
     let ini = std::fs::read_to_string(g.join("system/Manifest.ini")).unwrap();
     assert!(ini.contains("File:System\\Core.u=1"), "{ini}");
     assert!(!ini.contains("HelloMod"), "{ini}");

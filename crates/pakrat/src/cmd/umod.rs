@@ -503,6 +503,12 @@ pub fn uninstall(a: &UmodUninstallArgs) -> Result<ExitCode> {
             }
         }
     }
+    for r in &rep.restored {
+        println!("{:>12}  {}", "restored", show(r));
+    }
+    for r in &rep.ini_reverted {
+        println!("{:>12}  {}", "ini", show(r));
+    }
     for d in &rep.removed_folders {
         println!("{:>12}  {}/", "rmdir", show(d));
     }
