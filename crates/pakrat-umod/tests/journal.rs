@@ -5,6 +5,8 @@
 //! a planted or damaged journal is refused or cannot touch files pakrat did
 //! not put there.
 
+#![cfg(unix)]
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
