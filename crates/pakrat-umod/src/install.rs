@@ -42,9 +42,10 @@
 //!   destination, the game's `Manifest.ini` or an edited ini) is found before
 //!   anything is written. Files, edited ini files and the new `Manifest.ini`
 //!   are then staged as temporary files beside their targets and renamed into
-//!   place; if a rename fails, the ones already done are undone (replaced
-//!   files come back from a hard link taken just before), and the error says
-//!   whether the folder is as it was.
+//!   place under a journal ([`crate::journal`]): a failure or a caught signal
+//!   rolls the commit back (replaced files come back from a hard link taken
+//!   before), the error says whether the folder is as it was, and an install
+//!   killed outright is recovered by the next run.
 //! * **Bounded memory.** `.uz` members are decoded one at a time (to size and
 //!   compare them while planning, then again into their staged file), so the
 //!   peak is one member's decode whatever their number.
@@ -64,7 +65,10 @@
 //! precedes the last `.`. Every other line of the ini is kept; an ini file that
 //! does not exist is not created (the game makes its ini from `Default.ini`
 //! when it is missing) and values with `%` substitutions are not applied: both
-//! are reported. Like the engine's Setup, uninstall does not revert ini edits.
+//! are reported. Unlike the engine's Setup, uninstall removes the pairs the
+//! install added to the game's ini files (`PakratIni=` records), puts back
+//! files replaced with `force` and removes only the folders the install
+//! created; a value `Ini=` replaced is not restored.
 //! `SaveIni=` is reported.
 
 use std::collections::{HashMap, HashSet};
@@ -74,8 +78,7 @@ use std::path::{Path, PathBuf};
 
 use pakrat_io::crc::MEM_CRC;
 use pakrat_io::fsutil::OutputDir;
-use pakrat_io::ini::{Encoding, Ini, MAX_INI_SIZE};
-use pakrat_io::staged::{Staged, Staging};
+use pakrat_io::ini::{Encoding, Ini, Line, LineEnd, Section, MAX_INI_SIZE};
 use pakrat_io::text::show;
 use pakrat_io::{Error, Result};
 use serde::Serialize;
@@ -83,6 +86,7 @@ use serde::Serialize;
 use crate::archive::{fold, Entry, Umod};
 use crate::create::find_source;
 use crate::extract::{check_before_writing, copy_entry_to_file};
+use crate::journal::{self, Journal, Kind, Recovery, Step, JOURNAL};
 use crate::manifest::{Manifest, RecordKind, MANIFEST_INI};
 use crate::paths::{check_way, CaseMap};
 
@@ -90,6 +94,20 @@ use crate::paths::{check_way, CaseMap};
 pub const OWNER_MARK: &str = "PakratInstall";
 /// Key of one ownership record: `PakratFile=<crc hex>,<size>,<dest>`.
 pub const OWNED_FILE: &str = "PakratFile";
+/// `PakratDirs=1`: the product lists the folders its install created
+/// (`PakratDir=<path>`); uninstall removes only those (when empty).
+const MARK_DIRS: &str = "PakratDirs";
+const MADE_DIR: &str = "PakratDir";
+/// `PakratBackup=<backup>|<dest>`: a file replaced with `--force`, kept
+/// as `<backup>`; uninstall puts it back.
+const MADE_BACKUP: &str = "PakratBackup";
+/// `PakratIni=<file>|<section>|<key>|<value>`: a pair the install added
+/// to a game ini; uninstall removes it.
+const ADDED_INI: &str = "PakratIni";
+/// The install added a blank line to the section before the product's.
+const MARK_BLANK: &str = "PakratBlank";
+/// The install created `[RefCounts]`.
+const MARK_REFCOUNTS: &str = "PakratRefCounts";
 
 /// Options for [`install`].
 #[derive(Clone, Debug)]
@@ -102,9 +120,18 @@ pub struct InstallOptions {
     pub ignore_requirements: bool,
     /// Install language (`Lang=` filter); the engine's default is `int`.
     pub language: String,
+    /// Catch SIGINT and SIGTERM during the commit: the commit stops at the
+    /// next step and rolls back (the CLI sets this).
+    pub handle_signals: bool,
     /// Test hook: fail the commit after this many renames (rollback tests).
     #[doc(hidden)]
     pub fail_after_renames: Option<usize>,
+    /// Test hook: `kill -9` this process after this many changes to the disk.
+    #[doc(hidden)]
+    pub kill_at_tick: Option<usize>,
+    /// Test hook: raise SIGINT in this process after this many changes.
+    #[doc(hidden)]
+    pub signal_at_tick: Option<usize>,
 }
 
 impl Default for InstallOptions {
@@ -114,7 +141,10 @@ impl Default for InstallOptions {
             force: false,
             ignore_requirements: false,
             language: "int".into(),
+            handle_signals: false,
             fail_after_renames: None,
+            kill_at_tick: None,
+            signal_at_tick: None,
         }
     }
 }
@@ -203,6 +233,9 @@ pub struct InstallReport {
     pub manifest_utf16: bool,
     /// Nothing was changed.
     pub dry_run: bool,
+    /// An interrupted install found in the folder first, and what was done.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recovered: Option<Recovery>,
 }
 
 /// One `Ini=`/`AddIni=` edit.
@@ -677,6 +710,12 @@ fn make_plan<'a>(umod: &'a Umod<'_>, game_dir: &Path, opts: &InstallOptions) -> 
             ));
             continue;
         }
+        if fold(&dest) == JOURNAL {
+            return Err(Error::Other(format!(
+                "refusing to install {}: that name is pakrat's install journal; nothing was changed",
+                show(&dest)
+            )));
+        }
         let base = base_name(&dest).to_ascii_lowercase();
         if fold(&dest) == fold(MANIFEST_INI)
             || (fold(&dest).starts_with("system\\")
@@ -903,6 +942,44 @@ fn make_plan<'a>(umod: &'a Umod<'_>, game_dir: &Path, opts: &InstallOptions) -> 
         ));
     }
 
+    // What uninstall needs to put the folder back as it was (issue 31
+    // item 4): the folders this install creates, the backups it makes, the
+    // ini pairs it adds to the game's files, and the blank line or the
+    // [RefCounts] section it adds to the record.
+    let mut made_dirs: Vec<String> = Vec::new();
+    {
+        let mut seen = HashSet::new();
+        for f in files
+            .iter()
+            .filter(|f| matches!(f.action, FileAction::Create | FileAction::Replace { .. }))
+        {
+            let comps: Vec<&str> = f.path.split('/').collect();
+            let mut cur = String::new();
+            for c in &comps[..comps.len().saturating_sub(1)] {
+                if !cur.is_empty() {
+                    cur.push('/');
+                }
+                cur.push_str(c);
+                if seen.insert(cur.clone())
+                    && std::fs::symlink_metadata(out.resolve(&cur)?).is_err()
+                {
+                    made_dirs.push(cur.clone());
+                }
+            }
+        }
+    }
+    let written: HashSet<&str> = ini_writes.iter().map(|(r, _)| r.as_str()).collect();
+    let ini_added: Vec<String> = ini_edits
+        .iter()
+        .filter(|e| e.applied && e.note.starts_with("added") && written.contains(e.file.as_str()))
+        .filter(|e| {
+            ![&e.file, &e.section, &e.name]
+                .iter()
+                .any(|x| x.contains('|'))
+        })
+        .map(|e| format!("{}|{}|{}|{}", e.file, e.section, e.name, e.value))
+        .collect();
+
     // The uninstall log.
     let mut ini = game_ini.unwrap_or_else(|| Ini {
         crlf: true,
@@ -911,6 +988,30 @@ fn make_plan<'a>(umod: &'a Umod<'_>, game_dir: &Path, opts: &InstallOptions) -> 
     ini.section_or_insert("Setup").add_unique("Group", &product);
     let caption = m.display_name().unwrap_or(&product).to_string();
     let mut newly = Vec::new();
+    let new_section = ini.section(&product).is_none();
+    let adds_blank = new_section
+        && ini
+            .sections
+            .last()
+            .is_some_and(|s| !s.lines.last().is_some_and(Line::is_blank));
+    // "2": and the file's last line had no line end.
+    let no_eol = ini
+        .sections
+        .last()
+        .and_then(|s| s.lines.last())
+        .is_some_and(|l| {
+            matches!(
+                l,
+                Line::Entry {
+                    end: LineEnd::None,
+                    ..
+                } | Line::Other {
+                    end: LineEnd::None,
+                    ..
+                }
+            )
+        });
+    let adds_refcounts = ini.section("RefCounts").is_none();
     {
         let sec = ini.section_or_insert(&product);
         sec.set("Caption", &caption);
@@ -923,6 +1024,13 @@ fn make_plan<'a>(umod: &'a Umod<'_>, game_dir: &Path, opts: &InstallOptions) -> 
             }
         }
         let old: HashSet<String> = old_files.iter().map(|d| fold(d)).collect();
+        // The File= pairs already there, indexed once (as has_pair
+        // compares: ASCII case ignored), so that the log is built in
+        // linear time whatever the number of files (issue 32 item 8).
+        let mut have: HashSet<String> = sec
+            .get_all("File")
+            .map(|v| v.to_ascii_lowercase())
+            .collect();
         for f in &files {
             // A file that was already there and that no product lists is
             // not this product's: no File= line (the engine's own uninstall
@@ -935,22 +1043,75 @@ fn make_plan<'a>(umod: &'a Umod<'_>, game_dir: &Path, opts: &InstallOptions) -> 
             {
                 continue;
             }
-            if sec.add_unique("File", &f.dest) {
+            if have.insert(f.dest.to_ascii_lowercase()) {
                 newly.push(f.dest.clone());
             }
         }
+        add_all(
+            sec,
+            Some("File"),
+            newly.iter().map(|d| Line::entry("File", d.as_str())),
+        );
         sec.set(OWNER_MARK, env!("CARGO_PKG_VERSION"));
         sec.remove_key(OWNED_FILE);
-        for f in files.iter().filter(|f| f.owned) {
-            sec.add(OWNED_FILE, &owned_value(&f.dest, f.size, f.crc));
+        add_all(
+            sec,
+            Some(OWNED_FILE),
+            files
+                .iter()
+                .filter(|f| f.owned)
+                .map(|f| Line::entry(OWNED_FILE, owned_value(&f.dest, f.size, f.crc))),
+        );
+        // A reinstall keeps what the first install recorded (its folders,
+        // backups and ini pairs), in one order whatever the number of runs.
+        let old_vals = |sec: &Section, k: &str| -> Vec<String> {
+            sec.get_all(k).map(str::to_string).collect()
+        };
+        let blank = sec
+            .get(MARK_BLANK)
+            .map(str::to_string)
+            .or_else(|| adds_blank.then(|| if no_eol { "2" } else { "1" }.to_string()));
+        let rc_made = sec.get(MARK_REFCOUNTS).is_some() || (adds_refcounts && new_section);
+        let mut dirs = old_vals(sec, MADE_DIR);
+        dirs.extend(made_dirs.iter().cloned());
+        let mut backups = old_vals(sec, MADE_BACKUP);
+        backups.extend(files.iter().filter_map(|f| match &f.action {
+            FileAction::Replace { backup } if !backup.contains('|') && !f.dest.contains('|') => {
+                Some(format!("{backup}|{}", f.dest))
+            }
+            _ => None,
+        }));
+        let mut inis = old_vals(sec, ADDED_INI);
+        inis.extend(ini_added.iter().cloned());
+        for k in [
+            MARK_BLANK,
+            MARK_REFCOUNTS,
+            MARK_DIRS,
+            MADE_DIR,
+            MADE_BACKUP,
+            ADDED_INI,
+        ] {
+            sec.remove_key(k);
         }
+        let mut lines = Vec::new();
+        if let Some(b) = blank {
+            lines.push(Line::entry(MARK_BLANK, b));
+        }
+        if rc_made {
+            lines.push(Line::entry(MARK_REFCOUNTS, "1"));
+        }
+        lines.push(Line::entry(MARK_DIRS, "1"));
+        for (k, vals) in [(MADE_DIR, dirs), (MADE_BACKUP, backups), (ADDED_INI, inis)] {
+            let mut seen = HashSet::new();
+            for v in vals {
+                if seen.insert(v.to_ascii_lowercase()) {
+                    lines.push(Line::entry(k, v));
+                }
+            }
+        }
+        add_all(sec, Some(OWNED_FILE), lines);
     }
-    let rc = ini.section_or_insert("RefCounts");
-    for d in newly {
-        let key = format!("File:{d}");
-        let n = rc.get(&key).map(atoi).unwrap_or(0) + 1;
-        rc.set(&key, &n.to_string());
-    }
+    bump_ref_counts(ini.section_or_insert("RefCounts"), &newly);
     let manifest_utf16 = keep_names(&mut ini);
     if manifest_utf16 {
         notes.push(format!(
@@ -971,6 +1132,7 @@ fn make_plan<'a>(umod: &'a Umod<'_>, game_dir: &Path, opts: &InstallOptions) -> 
             notes,
             manifest_utf16,
             dry_run: opts.dry_run,
+            recovered: None,
         },
         payloads,
         out,
@@ -978,6 +1140,70 @@ fn make_plan<'a>(umod: &'a Umod<'_>, game_dir: &Path, opts: &InstallOptions) -> 
         manifest_rel,
         manifest_bytes,
     })
+}
+
+/// Insert `lines` where [`Section::add`] would put each of them, in one
+/// pass: after the last `key=` line, else before the section's trailing
+/// blank lines. The same result as calling `add` once per line (each new
+/// line goes after the one added before it), in linear time.
+fn add_all(sec: &mut Section, key: Option<&str>, lines: impl IntoIterator<Item = Line>) {
+    let same = key.and_then(|k| {
+        sec.lines.iter().rposition(|l| {
+            l.as_entry()
+                .is_some_and(|(lk, _)| lk.eq_ignore_ascii_case(k))
+        })
+    });
+    let at = same
+        .or_else(|| sec.lines.iter().rposition(|l| !l.is_blank()))
+        .map_or(0, |i| i + 1);
+    let tail = sec.lines.split_off(at);
+    sec.lines.extend(lines);
+    sec.lines.extend(tail);
+}
+
+/// `[RefCounts] File:<dest>=n`: one more for each of `dests`, as
+/// `rc.set(key, get(key) + 1)` per file would do (the first line of a key
+/// keeps its place and gets the count, later duplicates go, new keys are
+/// added at the end), through one index of the section instead of a scan
+/// per file.
+fn bump_ref_counts(rc: &mut Section, dests: &[String]) {
+    let mut first: HashMap<String, usize> = HashMap::new();
+    for (i, l) in rc.lines.iter().enumerate() {
+        if let Some((k, _)) = l.as_entry() {
+            first.entry(k.to_ascii_lowercase()).or_insert(i);
+        }
+    }
+    let mut touched: HashSet<String> = HashSet::new();
+    let mut new = Vec::new();
+    for d in dests {
+        let key = format!("File:{d}");
+        let folded = key.to_ascii_lowercase();
+        match first.get(&folded) {
+            Some(&i) => {
+                if let Line::Entry { value, raw, .. } = &mut rc.lines[i] {
+                    *value = (atoi(value) + 1).to_string();
+                    *raw = None;
+                }
+                touched.insert(folded);
+            }
+            None => new.push(Line::entry(key, "1")),
+        }
+    }
+    if !touched.is_empty() {
+        let mut i = 0;
+        rc.lines.retain(|l| {
+            let keep = match l.as_entry() {
+                Some((k, _)) => {
+                    let f = k.to_ascii_lowercase();
+                    !touched.contains(&f) || first.get(&f) == Some(&i)
+                }
+                None => true,
+            };
+            i += 1;
+            keep
+        });
+    }
+    add_all(rc, None, new);
 }
 
 fn atoi(s: &str) -> i64 {
@@ -1075,58 +1301,82 @@ pub fn install_with(
     opts: &InstallOptions,
     on_progress: &dyn Fn(u64),
 ) -> Result<InstallReport> {
+    let recovered = recover_first(game_dir, opts.dry_run)?;
     let plan = make_plan(umod, game_dir, opts)?;
     if opts.dry_run {
         return Ok(plan.report);
     }
-    commit_plan(umod, plan, opts, on_progress)
+    let mut report = commit_plan(umod, plan, opts, on_progress)?;
+    report.recovered = recovered;
+    Ok(report)
 }
 
-/// A rename already done, and how to undo it.
-enum Done {
-    /// A new file: delete it.
-    Created(PathBuf),
-    /// A file replaced: its old content is kept under `saved` (a hard
-    /// link, or a copy where links are not possible).
-    Replaced { target: PathBuf, saved: PathBuf },
-}
-
-/// Keep the current content of `target` under a temporary name beside it.
-fn save_for_rollback(target: &Path, n: usize) -> std::io::Result<PathBuf> {
-    let dir = target.parent().unwrap_or(Path::new("."));
-    let saved = dir.join(format!(
-        "{}{}-rollback-{n}",
-        pakrat_io::fsutil::TEMP_PREFIX,
-        std::process::id()
-    ));
-    let _ = std::fs::remove_file(&saved);
-    if std::fs::hard_link(target, &saved).is_err() {
-        std::fs::copy(target, &saved)?;
+/// Before an install or uninstall: recover an interrupted install (see
+/// [`crate::journal`]); a dry run changes nothing, so it refuses instead.
+fn recover_first(game_dir: &Path, dry_run: bool) -> Result<Option<Recovery>> {
+    if !journal::pending(game_dir) {
+        return Ok(None);
     }
-    Ok(saved)
+    if dry_run {
+        return Err(Error::Other(format!(
+            "{}: an interrupted install is recorded in {JOURNAL}; a dry run changes nothing, so it cannot plan over it: run `pakrat umod recover --game-dir {}` (or install/uninstall without --dry-run, which recover first)",
+            game_dir.display(),
+            game_dir.display()
+        )));
+    }
+    journal::recover(game_dir)
 }
 
-fn undo(done: Vec<Done>) -> Vec<String> {
-    let mut left = Vec::new();
-    for d in done.into_iter().rev() {
-        match d {
-            Done::Created(p) => {
-                if let Err(e) = std::fs::remove_file(&p) {
-                    left.push(format!("{} could not be removed ({e})", p.display()));
+/// Where a staged file's bytes come from.
+enum Content<'p, 'a> {
+    /// A planned file.
+    Payload(&'p Payload<'a>),
+    /// A copy of an existing file (a backup).
+    CopyOf(PathBuf),
+    /// Bytes made while planning (an ini file, the record).
+    Bytes(&'p [u8]),
+}
+
+/// Test hooks of [`commit_plan`]: each change to the disk is one "tick".
+struct Ticks<'o> {
+    n: usize,
+    opts: &'o InstallOptions,
+}
+
+impl Ticks<'_> {
+    /// One change done: stop here if a test asked.
+    fn tick(&mut self) {
+        #[cfg(unix)]
+        {
+            if self.opts.kill_at_tick == Some(self.n) {
+                // SAFETY: sends SIGKILL to this process (a test's kill -9).
+                unsafe {
+                    libc::kill(libc::getpid(), libc::SIGKILL);
                 }
             }
-            Done::Replaced { target, saved } => {
-                if let Err(e) = std::fs::rename(&saved, &target) {
-                    left.push(format!(
-                        "{} could not be restored from {} ({e})",
-                        target.display(),
-                        saved.display()
-                    ));
+            if self.opts.signal_at_tick == Some(self.n) {
+                // SAFETY: raises SIGINT in this process (a test's Ctrl-C).
+                unsafe {
+                    libc::raise(libc::SIGINT);
                 }
             }
         }
+        self.n += 1;
     }
-    left
+}
+
+fn interrupted() -> Result<()> {
+    match journal::signals::caught() {
+        0 => Ok(()),
+        sig => Err(Error::Other(format!(
+            "interrupted by {}",
+            if sig == 2 {
+                "Ctrl-C (SIGINT)"
+            } else {
+                "SIGTERM"
+            }
+        ))),
+    }
 }
 
 fn commit_plan(
@@ -1143,127 +1393,210 @@ fn commit_plan(
         manifest_rel,
         manifest_bytes,
     } = plan;
-    let out_new = OutputDir::create(out.root(), false)?;
-    let st_new = Staging::new(&out_new);
-    let st_rep = Staging::new(&out);
-    // (staged file, replaces an existing file)
-    let mut steps: Vec<(Staged, bool)> = Vec::new();
-    let abort = |steps: Vec<(Staged, bool)>, e: Error| -> Error {
-        drop(steps);
-        st_new.abort(Vec::new());
-        st_rep.abort(Vec::new());
-        Error::Other(format!("{e}; nothing was changed"))
-    };
+    let root = out.root().to_path_buf();
+    let _lock = journal::lock(&root)?;
+    let _signals = opts.handle_signals.then(journal::signals::Guard::new);
 
-    // 1. Stage everything: backups, files, ini files, the record.
+    // Every file put in place, in order: backups, files, ini files, and
+    // the record last. (relative path, replaces a file, content)
+    let mut files: Vec<(String, bool, Content<'_, '_>)> = Vec::new();
     for f in &report.files {
         if let FileAction::Replace { backup } = &f.action {
-            let src = match out.resolve(&f.path) {
-                Ok(p) => p,
-                Err(e) => return Err(abort(steps, e)),
-            };
-            let r = st_new.stage(backup, |file| {
-                let mut r = File::open(&src)?;
-                std::io::copy(&mut r, &mut &*file).map(|_| ())
-            });
-            match r {
-                Ok(s) => steps.push((s, false)),
-                Err(e) => return Err(abort(steps, e)),
-            }
+            files.push((
+                backup.clone(),
+                false,
+                Content::CopyOf(out.resolve(&f.path)?),
+            ));
         }
     }
     for (f, p) in report.files.iter().zip(&payloads) {
-        let st = match f.action {
-            FileAction::Unchanged | FileAction::Conflict => continue,
-            FileAction::Create => &st_new,
-            FileAction::Replace { .. } => &st_rep,
-        };
-        // One decoded member in memory at a time.
-        let r = st.stage(&f.path, |file| {
-            let mut w = file;
-            match p {
-                Payload::Member(e) => copy_entry_to_file(umod, e, file),
-                Payload::Uz(e) => {
-                    let d = decode_uz(umod, e).map_err(std::io::Error::other)?;
-                    std::io::Write::write_all(&mut w, &d.data)
-                }
-                Payload::Bytes(b) => std::io::Write::write_all(&mut w, b),
-            }
-        });
-        match r {
-            Ok(s) => steps.push((s, !matches!(f.action, FileAction::Create))),
-            Err(e) => return Err(abort(steps, e)),
-        }
-        on_progress(f.size);
-    }
-    let mut writes = ini_writes;
-    writes.push((manifest_rel, manifest_bytes));
-    for (rel, bytes) in &writes {
-        let exists = out
-            .resolve(rel)
-            .map(|p| std::fs::symlink_metadata(p).is_ok())
-            .unwrap_or(false);
-        let st = if exists { &st_rep } else { &st_new };
-        match st.stage(rel, |mut file| std::io::Write::write_all(&mut file, bytes)) {
-            Ok(s) => steps.push((s, exists)),
-            Err(e) => return Err(abort(steps, e)),
+        match f.action {
+            FileAction::Unchanged | FileAction::Conflict => {}
+            FileAction::Create => files.push((f.path.clone(), false, Content::Payload(p))),
+            FileAction::Replace { .. } => files.push((f.path.clone(), true, Content::Payload(p))),
         }
     }
-
-    // 2. Rename into place; undo on the first failure.
-    let mut done: Vec<Done> = Vec::new();
-    let mut pending = steps.into_iter();
-    let mut n = 0;
-    while let Some((s, replaces)) = pending.next() {
-        let target = s.path().to_path_buf();
-        let injected = opts.fail_after_renames == Some(n);
-        let res = if injected {
-            drop(s);
-            Err(Error::Other(format!(
-                "{}: injected failure (test hook)",
-                target.display()
-            )))
-        } else if replaces {
-            match save_for_rollback(&target, n) {
-                Ok(saved) => st_rep.commit(vec![s]).map(|_| {
-                    done.push(Done::Replaced {
-                        target: target.clone(),
-                        saved,
-                    })
-                }),
-                Err(e) => Err(Error::io(&target, e)),
+    let mut writes: Vec<(&str, &[u8])> = ini_writes
+        .iter()
+        .map(|(r, b)| (r.as_str(), b.as_slice()))
+        .collect();
+    writes.push((&manifest_rel, &manifest_bytes));
+    for (rel, bytes) in writes {
+        let exists = std::fs::symlink_metadata(out.resolve(rel)?).is_ok();
+        files.push((rel.to_string(), exists, Content::Bytes(bytes)));
+    }
+    // Folders to create, parents first.
+    let mut dirs: Vec<String> = Vec::new();
+    let mut seen: HashSet<String> = HashSet::new();
+    for (rel, _, _) in &files {
+        let comps: Vec<&str> = rel.split(['/', '\\']).collect();
+        let mut cur = String::new();
+        for c in &comps[..comps.len().saturating_sub(1)] {
+            if !cur.is_empty() {
+                cur.push('/');
             }
-        } else {
-            st_new
-                .commit(vec![s])
-                .map(|_| done.push(Done::Created(target.clone())))
-        };
-        if let Err(e) = res {
-            drop(pending.by_ref().collect::<Vec<_>>());
-            let left = undo(done);
-            st_new.abort(Vec::new());
-            st_rep.abort(Vec::new());
-            return Err(Error::Other(if left.is_empty() {
-                format!(
+            cur.push_str(c);
+            if seen.contains(&cur) {
+                continue;
+            }
+            if std::fs::symlink_metadata(out.resolve(&cur)?).is_err() {
+                seen.insert(cur.clone());
+                dirs.push(cur.clone());
+            }
+        }
+    }
+    let mut j = Journal {
+        token: journal::new_token(),
+        pid: std::process::id(),
+        product: report.product.clone(),
+        commit: false,
+        steps: dirs
+            .iter()
+            .map(|d| Step {
+                kind: Kind::Dir,
+                rel: d.clone(),
+                id: None,
+                save: None,
+            })
+            .chain(files.iter().map(|(rel, rep, _)| Step {
+                kind: if *rep { Kind::Replace } else { Kind::New },
+                rel: rel.clone(),
+                id: None,
+                save: None,
+            }))
+            .collect(),
+    };
+    let mut ticks = Ticks { n: 0, opts };
+    j.write(&root).map_err(nothing_changed)?;
+    ticks.tick();
+    let res = run_steps(umod, &out, &mut j, &files, opts, on_progress, &mut ticks);
+    match res {
+        Ok(()) => Ok(report),
+        Err(e) => {
+            let rec = journal::recover_locked(&out);
+            Err(Error::Other(match rec {
+                Ok(Some(r)) if r.left.is_empty() => format!(
                     "installing {} failed: {e}; every change was rolled back, the game folder is as it was",
                     show(&report.product)
-                )
-            } else {
-                format!(
+                ),
+                Ok(Some(r)) => format!(
                     "installing {} failed: {e}; rolling back failed too, the game folder is NOT as it was: {}",
                     show(&report.product),
-                    left.join("; ")
-                )
-            }));
+                    r.left.join("; ")
+                ),
+                Ok(None) => format!("installing {} failed: {e}", show(&report.product)),
+                Err(re) => format!(
+                    "installing {} failed: {e}; rolling back failed too ({re}); the journal {} is kept: run pakrat umod recover --game-dir {}",
+                    show(&report.product),
+                    root.join(JOURNAL).display(),
+                    root.display()
+                ),
+            }))
         }
-        n += 1;
     }
-    for d in done {
-        if let Done::Replaced { saved, .. } = d {
-            let _ = std::fs::remove_file(saved);
+}
+
+/// The journaled steps of an install (see [`crate::journal`]): folders,
+/// staged files and saved copies, the journal's commit state, the renames,
+/// then the clean-up. An error leaves the journal for the caller to roll
+/// back.
+fn run_steps(
+    umod: &Umod<'_>,
+    out: &OutputDir,
+    j: &mut Journal,
+    files: &[(String, bool, Content<'_, '_>)],
+    opts: &InstallOptions,
+    on_progress: &dyn Fn(u64),
+    ticks: &mut Ticks<'_>,
+) -> Result<()> {
+    let root = out.root();
+    let ndirs = j.steps.len() - files.len();
+    for n in 0..ndirs {
+        interrupted()?;
+        let p = out.resolve(&j.steps[n].rel)?;
+        std::fs::create_dir(&p).map_err(|e| Error::io(&p, e))?;
+        j.steps[n].id = std::fs::symlink_metadata(&p)
+            .ok()
+            .map(|m| journal::id_of(&m));
+        ticks.tick();
+    }
+    // Stage every file and save every file about to be replaced.
+    let mut targets = Vec::with_capacity(files.len());
+    for (k, (rel, replaces, content)) in files.iter().enumerate() {
+        interrupted()?;
+        let n = ndirs + k;
+        let target = out.resolve(rel)?;
+        let tp = journal::temp_path(&target, j.pid, &j.token, n);
+        let file = File::options()
+            .write(true)
+            .create_new(true)
+            .open(&tp)
+            .map_err(|e| Error::io(&tp, e))?;
+        let mut w = &file;
+        let filled = match content {
+            Content::Payload(Payload::Member(e)) => copy_entry_to_file(umod, e, &file),
+            Content::Payload(Payload::Uz(e)) => {
+                // One decoded member in memory at a time.
+                let d = decode_uz(umod, e)?;
+                std::io::Write::write_all(&mut w, &d.data)
+            }
+            Content::Payload(Payload::Bytes(b)) => std::io::Write::write_all(&mut w, b),
+            Content::Bytes(b) => std::io::Write::write_all(&mut w, b),
+            Content::CopyOf(src) => {
+                File::open(src).and_then(|mut r| std::io::copy(&mut r, &mut w).map(|_| ()))
+            }
+        };
+        filled.map_err(|e| Error::io(&target, e))?;
+        let meta = file.metadata().map_err(|e| Error::io(&tp, e))?;
+        j.steps[n].id = Some(journal::id_of(&meta));
+        on_progress(meta.len());
+        ticks.tick();
+        if *replaces {
+            let sp = journal::save_path(&target, &j.token, n);
+            if std::fs::hard_link(&target, &sp).is_err() {
+                std::fs::copy(&target, &sp).map_err(|e| Error::io(&target, e))?;
+            }
+            let m = std::fs::symlink_metadata(&sp).map_err(|e| Error::io(&sp, e))?;
+            j.steps[n].save = Some(journal::id_of(&m));
+            ticks.tick();
+        }
+        targets.push((target, tp));
+    }
+    interrupted()?;
+    j.commit = true;
+    j.write(root)?;
+    ticks.tick();
+    // Rename into place.
+    for (k, ((target, tp), (_, replaces, _))) in targets.iter().zip(files).enumerate() {
+        interrupted()?;
+        if opts.fail_after_renames == Some(k) {
+            return Err(Error::Other(format!(
+                "{}: injected failure (test hook)",
+                target.display()
+            )));
+        }
+        if !replaces && std::fs::symlink_metadata(target).is_ok() {
+            return Err(Error::Other(format!(
+                "{} appeared while installing; not replaced",
+                target.display()
+            )));
+        }
+        std::fs::rename(tp, target).map_err(|e| Error::io(target, e))?;
+        ticks.tick();
+    }
+    // Done: the saved copies and the journal go. An interruption from here
+    // on is recovered as "completed".
+    for (k, (target, _)) in targets.iter().enumerate() {
+        if files[k].1 {
+            let _ = std::fs::remove_file(journal::save_path(target, &j.token, ndirs + k));
+            ticks.tick();
         }
     }
-    Ok(report)
+    let jp = root.join(JOURNAL);
+    std::fs::remove_file(&jp).map_err(|e| Error::io(&jp, e))?;
+    let _ = journal::sync_dir(root);
+    ticks.tick();
+    Ok(())
 }
 
 /// One file of an uninstall.
@@ -1313,10 +1646,18 @@ pub struct UninstallReport {
     pub product: String,
     /// Files.
     pub files: Vec<UninstallFile>,
-    /// Folders removed because they became empty.
+    /// Folders removed because they became empty (only folders the
+    /// install created, for products pakrat recorded them for).
     pub removed_folders: Vec<String>,
+    /// Files that `--force` had replaced, put back from their backups.
+    pub restored: Vec<String>,
+    /// Ini pairs the install had added, removed again.
+    pub ini_reverted: Vec<String>,
     /// Nothing was changed.
     pub dry_run: bool,
+    /// An interrupted install found in the folder first, and what was done.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recovered: Option<Recovery>,
 }
 
 /// Options for [`uninstall_with`].
@@ -1351,6 +1692,7 @@ pub fn uninstall_with(
     opts: &UninstallOptions,
 ) -> Result<UninstallReport> {
     let dry_run = opts.dry_run;
+    let recovered = recover_first(game_dir, dry_run)?;
     let mut map = CaseMap::new(game_dir);
     let out = OutputDir::create(game_dir, true)?;
     let (ini_rel, _, ini) = game_manifest(&mut map, &out)?;
@@ -1373,6 +1715,17 @@ pub fn uninstall_with(
     };
     let name = sec.name.clone();
     let owned = owned_records(sec);
+    let new_style_dirs = sec.get(MARK_DIRS).is_some();
+    let made_dirs: Vec<String> = sec.get_all(MADE_DIR).map(str::to_string).collect();
+    let backups: HashMap<String, String> = sec
+        .get_all(MADE_BACKUP)
+        .filter_map(|v| v.split_once('|'))
+        .map(|(b, d)| (fold(d), b.to_string()))
+        .collect();
+    let ini_added: Vec<String> = sec.get_all(ADDED_INI).map(str::to_string).collect();
+    let added_blank = sec.get(MARK_BLANK).map(str::to_string);
+    let added_refcounts = sec.get(MARK_REFCOUNTS).is_some();
+    let mut restored = Vec::new();
     let mut recorded: Vec<String> = Vec::new();
     for f in sec.get_all("File") {
         if !recorded.iter().any(|r| fold(r) == fold(f)) {
@@ -1452,6 +1805,19 @@ pub fn uninstall_with(
                     if !dry_run {
                         std::fs::remove_file(&path).map_err(|e| Error::io(&path, e))?;
                     }
+                    // The file --force replaced comes back from its backup.
+                    if let Some(b) = backups.get(&fold(&dest)) {
+                        let bp = map.map(b).and_then(|rel| out.resolve(&rel));
+                        if let Ok(bp) = bp {
+                            let is_file = std::fs::symlink_metadata(&bp).is_ok_and(|m| m.is_file());
+                            if is_file {
+                                if !dry_run {
+                                    std::fs::rename(&bp, &path).map_err(|e| Error::io(&bp, e))?;
+                                }
+                                restored.push(format!("{dest} (from {b})"));
+                            }
+                        }
+                    }
                     if let Some(p) = path.parent() {
                         folders.push(p.to_path_buf());
                     }
@@ -1461,12 +1827,65 @@ pub fn uninstall_with(
         };
         files.push(UninstallFile { dest, action });
     }
+    if new_style_dirs {
+        // Only the folders the install created (a folder that was there
+        // before, empty or not, stays).
+        folders = made_dirs
+            .iter()
+            .filter_map(|d| map.map(d).and_then(|r| out.resolve(&r)).ok())
+            .collect();
+    }
     let mut removed_folders = Vec::new();
+    let mut ini_reverted = Vec::new();
+    for rec in &ini_added {
+        let mut it = rec.splitn(4, '|');
+        let (Some(file), Some(section), Some(key), Some(value)) =
+            (it.next(), it.next(), it.next(), it.next())
+        else {
+            continue;
+        };
+        let Ok(path) = map.map(file).and_then(|r| out.resolve(&r)) else {
+            continue;
+        };
+        let Ok(bytes) = read_regular(&path, file, MAX_INI_SIZE) else {
+            continue;
+        };
+        let Ok(mut gi) = Ini::try_parse(&bytes) else {
+            continue;
+        };
+        let n = gi
+            .section_mut(section)
+            .map_or(0, |s| s.remove_pair(key, value));
+        if n > 0 {
+            if !dry_run {
+                out.write(file, &gi.to_bytes())?;
+            }
+            ini_reverted.push(format!("{file}: [{section}] {key}={value} removed"));
+        }
+    }
     if !dry_run {
-        // Remove folders left empty, deepest first, never the game root.
-        folders.sort_by_key(|p| std::cmp::Reverse(p.components().count()));
-        folders.dedup();
+        if !new_style_dirs {
+            // Records of older pakrat versions: folders left empty.
+            folders.sort_by_key(|p| std::cmp::Reverse(p.components().count()));
+            folders.dedup();
+        } else {
+            folders.reverse(); // deepest first
+        }
         for mut dir in folders {
+            if new_style_dirs {
+                if dir.starts_with(out.root())
+                    && dir != out.root()
+                    && std::fs::remove_dir(&dir).is_ok()
+                {
+                    removed_folders.push(
+                        dir.strip_prefix(out.root())
+                            .unwrap_or(&dir)
+                            .display()
+                            .to_string(),
+                    );
+                }
+                continue;
+            }
             while dir.starts_with(out.root()) && dir != out.root() {
                 if std::fs::remove_dir(&dir).is_err() {
                     break; // not empty (or not removable): stop here
@@ -1487,6 +1906,27 @@ pub fn uninstall_with(
         if let Some(s) = ini.section_mut("Setup") {
             s.remove_pair("Group", &name);
         }
+        if added_refcounts
+            && ini
+                .section("RefCounts")
+                .is_some_and(|s| s.entries().next().is_none())
+        {
+            ini.remove_section("RefCounts");
+        }
+        if let Some(mark) = &added_blank {
+            if let Some(s) = ini.sections.last_mut() {
+                if s.lines.last().is_some_and(Line::is_blank) {
+                    s.lines.pop();
+                    if mark == "2" {
+                        if let Some(Line::Entry { end, .. } | Line::Other { end, .. }) =
+                            s.lines.last_mut()
+                        {
+                            *end = LineEnd::None;
+                        }
+                    }
+                }
+            }
+        }
         keep_names(&mut ini);
         out.write(&ini_rel, &ini.to_bytes())?;
     }
@@ -1494,7 +1934,10 @@ pub fn uninstall_with(
         product: name,
         files,
         removed_folders,
+        restored,
+        ini_reverted,
         dry_run,
+        recovered,
     })
 }
 
@@ -1516,6 +1959,41 @@ mod tests {
         assert_eq!((o.size, o.crc), (12, 0xdead_beef));
         assert!(super::parse_owned("zz,1,x").is_none());
         assert!(super::parse_owned("00000001,1,").is_none());
+    }
+
+    #[test]
+    fn batched_log_edits_match_one_by_one() {
+        use pakrat_io::ini::{Ini, Line};
+        let text = "[P]\r\nCaption=x\r\nFile=A\r\nPakratFile=1,1,A\r\n\r\n[RefCounts]\r\nFile:A=2\r\nFile:B=x\r\nfile:a=7\r\n\r\n\r\n";
+        let dests: Vec<String> = ["B", "C", "D"].iter().map(|s| s.to_string()).collect();
+        let mut one = Ini::parse(text.as_bytes());
+        let mut all = one.clone();
+        {
+            let s = one.section_mut("P").unwrap();
+            for d in &dests {
+                s.add("File", d);
+            }
+            let rc = one.section_mut("RefCounts").unwrap();
+            for d in ["A", "B", "C"] {
+                let key = format!("File:{d}");
+                let n = rc.get(&key).map(super::atoi).unwrap_or(0) + 1;
+                rc.set(&key, &n.to_string());
+            }
+        }
+        {
+            let s = all.section_mut("P").unwrap();
+            super::add_all(
+                s,
+                Some("File"),
+                dests.iter().map(|d| Line::entry("File", d.as_str())),
+            );
+            let rc = all.section_mut("RefCounts").unwrap();
+            super::bump_ref_counts(rc, &["A".into(), "B".into(), "C".into()]);
+        }
+        assert_eq!(
+            String::from_utf8(all.to_bytes()).unwrap(),
+            String::from_utf8(one.to_bytes()).unwrap()
+        );
     }
 
     #[test]

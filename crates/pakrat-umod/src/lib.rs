@@ -22,6 +22,7 @@ pub mod extract;
 /// Unreal `.ini` files: the shared reader, re-exported (`pakrat_umod::ini` keeps working).
 pub use pakrat_io::ini;
 pub mod install;
+pub mod journal;
 mod manifest;
 pub mod paths;
 
@@ -31,7 +32,7 @@ pub use archive::{
 };
 pub use extract::{extract, extract_with, ExtractOptions, ExtractReport};
 pub use manifest::{
-    FileRecord, Group, Manifest, RecordKind, Requirement, MANIFEST_INI, MANIFEST_INT,
+    FileRecord, Group, Manifest, MemberIndex, RecordKind, Requirement, MANIFEST_INI, MANIFEST_INT,
 };
 /// A UMOD's input file: [`pakrat_io::Source`] (mapped, with
 /// [`Source::release`](pakrat_io::Source::release) for streaming and

@@ -450,6 +450,16 @@ impl Manifest {
         self.groups.iter().flat_map(|g| g.files.iter())
     }
 
+    /// The first record naming each member, indexed once (linear in the
+    /// records): [`MemberIndex::get`] looks a member up in constant time.
+    pub fn member_index(&self) -> MemberIndex<'_> {
+        let mut map = HashMap::new();
+        for r in self.records() {
+            map.entry(member_key(r.member_name())).or_insert(r);
+        }
+        MemberIndex { map }
+    }
+
     /// Compare the manifest with the archive's directory.
     pub fn check_against(&self, umod: &Umod<'_>) -> Vec<Problem> {
         let mut out: Vec<Problem> = self
@@ -516,6 +526,24 @@ impl Manifest {
         }
         out
     }
+}
+
+/// Records by member name: see [`Manifest::member_index`].
+#[derive(Debug)]
+pub struct MemberIndex<'m> {
+    map: HashMap<String, &'m FileRecord>,
+}
+
+impl<'m> MemberIndex<'m> {
+    /// The first record whose `Src` names `member` (`/` and `\` alike,
+    /// case ignored), if any.
+    pub fn get(&self, member: &str) -> Option<&'m FileRecord> {
+        self.map.get(&member_key(member)).copied()
+    }
+}
+
+fn member_key(name: &str) -> String {
+    name.replace('/', "\\").to_lowercase()
 }
 
 #[cfg(test)]

@@ -20,8 +20,52 @@ pub struct CaseMap {
     root: PathBuf,
     /// folded relative path → chosen relative path (with `/`).
     chosen: HashMap<String, String>,
-    /// chosen relative folder → names on disk.
-    listings: HashMap<String, Vec<String>>,
+    /// chosen relative folder → names on disk, indexed.
+    listings: HashMap<String, Listing>,
+}
+
+/// One folder's names with the indexes [`nocase::pick`] would scan for:
+/// a lookup costs one hash probe, not a pass over the folder (a folder of
+/// 20,000 files made every install plan quadratic).
+struct Listing {
+    /// Sorted, as [`nocase::list_names`] gives them.
+    names: Vec<String>,
+    /// ASCII-lower-cased name → first such name in sorted order.
+    ascii: HashMap<String, usize>,
+    /// Lower-cased non-ASCII name → first such name in sorted order.
+    wide: HashMap<String, usize>,
+}
+
+impl Listing {
+    fn new(names: Vec<String>) -> Listing {
+        let mut ascii = HashMap::new();
+        let mut wide = HashMap::new();
+        for (i, n) in names.iter().enumerate() {
+            ascii.entry(n.to_ascii_lowercase()).or_insert(i);
+            if !n.is_ascii() {
+                wide.entry(n.to_lowercase()).or_insert(i);
+            }
+        }
+        Listing { names, ascii, wide }
+    }
+
+    /// What [`nocase::pick`] gives: the exact spelling, else the first
+    /// equal ignoring ASCII case, else (for a non-ASCII name) the first
+    /// non-ASCII name equal ignoring Unicode case.
+    fn pick(&self, name: &str) -> Option<&str> {
+        if let Ok(i) = self.names.binary_search_by(|n| n.as_str().cmp(name)) {
+            return Some(&self.names[i]);
+        }
+        if let Some(&i) = self.ascii.get(&name.to_ascii_lowercase()) {
+            return Some(&self.names[i]);
+        }
+        if name.is_ascii() {
+            return None;
+        }
+        self.wide
+            .get(&name.to_lowercase())
+            .map(|&i| self.names[i].as_str())
+    }
 }
 
 impl CaseMap {
@@ -34,14 +78,14 @@ impl CaseMap {
         }
     }
 
-    fn listing(&mut self, dir: &str) -> &Vec<String> {
+    fn listing(&mut self, dir: &str) -> &Listing {
         let root = &self.root;
         self.listings.entry(dir.to_string()).or_insert_with(|| {
-            if dir.is_empty() {
+            Listing::new(if dir.is_empty() {
                 nocase::list_names(root)
             } else {
                 nocase::list_names(&root.join(dir))
-            }
+            })
         })
     }
 
@@ -65,7 +109,7 @@ impl CaseMap {
                 continue;
             }
             let list = self.listing(&actual);
-            let pick = nocase::pick(list, &comp).unwrap_or(&comp).to_string();
+            let pick = list.pick(&comp).unwrap_or(&comp).to_string();
             if !actual.is_empty() {
                 actual.push('/');
             }
@@ -136,5 +180,38 @@ mod tests {
         assert_eq!(m.map("MAPS/b.unr").unwrap(), "Maps/b.unr");
         assert!(m.map("..\\x").is_err());
         assert!(m.map("C:\\x").is_err());
+    }
+
+    #[test]
+    fn indexed_pick_is_nocase_pick() {
+        let names: Vec<String> = [
+            "Caf\u{e9}.u",
+            "SYSTEM",
+            "System",
+            "maps",
+            "\u{c9}t\u{e9}",
+            "a",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let mut sorted = names.clone();
+        sorted.sort();
+        let l = Listing::new(sorted.clone());
+        for q in [
+            "System",
+            "system",
+            "SYSTEM",
+            "sYSTEM",
+            "Maps",
+            "caf\u{e9}.U",
+            "CAF\u{c9}.u",
+            "\u{e9}t\u{c9}",
+            "A",
+            "b",
+            "Caf\u{c9}",
+        ] {
+            assert_eq!(l.pick(q), nocase::pick(&sorted, q), "{q}");
+        }
     }
 }

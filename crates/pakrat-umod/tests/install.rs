@@ -591,3 +591,80 @@ fn f8_uz_members_are_decoded_one_at_a_time() {
         );
     }
 }
+
+/// Every file and folder under `dir` with its bytes (folders: "<dir>").
+fn snapshot_all(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    let mut out = std::collections::BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            let rel = p.strip_prefix(dir).unwrap().display().to_string();
+            if p.is_dir() {
+                out.insert(rel, b"<dir>".to_vec());
+                stack.push(p);
+            } else {
+                out.insert(rel, std::fs::read(&p).unwrap());
+            }
+        }
+    }
+    out
+}
+
+/// Issue 31 item 4: uninstall puts back what install changed (the ini pair
+/// it added, the file --force replaced, the record's blank line and
+/// [RefCounts]) and keeps what was there (an empty Help/ folder).
+#[test]
+fn uninstall_after_install_leaves_the_folder_byte_for_byte() {
+    let t = tempfile::tempdir().unwrap();
+    let data = build(
+        t.path(),
+        "[Setup]\r\nProduct=Back\r\nVersion=1\r\nGroup=G\r\n\r\n[G]\r\nFile=(Src=System\\Back.u)\r\nFile=(Src=Maps\\Old.unr)\r\nFile=(Src=Music\\Deep\\Song.umx)\r\nFile=(Src=Help\\Back.txt)\r\nAddIni=System\\UnrealTournament.ini,Engine.GameEngine.ServerPackages=Back\r\n",
+        &[
+            ("System/Back.u", b"package"),
+            ("Maps/Old.unr", b"the mod's map"),
+            ("Music/Deep/Song.umx", b"music"),
+            ("Help/Back.txt", b"read me"),
+        ],
+    );
+    for manifest in [
+        "[Setup]\r\nGroup=UnrealTournament\r\n\r\n[UnrealTournament]\r\nVersion=436",
+        "[Setup]\r\nGroup=UnrealTournament\r\n\r\n[UnrealTournament]\r\nVersion=436\r\n",
+        "[Setup]\r\nGroup=UnrealTournament\r\n\r\n[UnrealTournament]\r\nVersion=436\r\n\r\n[RefCounts]\r\nFile:System\\Core.u=1\r\n",
+    ] {
+        round_trip(t.path(), &data, manifest);
+    }
+}
+
+fn round_trip(t: &Path, data: &[u8], manifest: &str) {
+    let _ = std::fs::remove_dir_all(t.join("game"));
+    let g = game(t, manifest);
+    write(
+        &g.join("System/UnrealTournament.ini"),
+        b"[Engine.GameEngine]\r\nServerPackages=Core\r\n\r\n[URL]\r\nPort=7777\r\n",
+    );
+    write(&g.join("Maps/Old.unr"), b"the user's own map");
+    std::fs::create_dir_all(g.join("Help")).unwrap();
+    let before = snapshot_all(&g);
+    let u = Umod::parse(data).unwrap();
+    let opts = InstallOptions {
+        force: true,
+        ..Default::default()
+    };
+    install(&u, &g, &opts).unwrap();
+    assert_ne!(snapshot_all(&g), before);
+    let rep = uninstall("Back", &g, false).unwrap();
+    assert_eq!(rep.restored.len(), 1, "{:?}", rep.restored);
+    assert_eq!(rep.ini_reverted.len(), 1, "{:?}", rep.ini_reverted);
+    let after = snapshot_all(&g);
+    for (k, v) in &before {
+        assert_eq!(
+            after
+                .get(k)
+                .map(|b| String::from_utf8_lossy(b).into_owned()),
+            Some(String::from_utf8_lossy(v).into_owned()),
+            "{k}"
+        );
+    }
+    assert_eq!(after, before);
+}

@@ -522,6 +522,21 @@ pub enum UmodCommand {
     Install(UmodInstallArgs),
     /// Remove an installed product, keeping files another product still uses.
     Uninstall(UmodUninstallArgs),
+    /// Roll back (or complete) an install that was interrupted (Ctrl-C,
+    /// kill, power cut), from the journal it left in the game folder.
+    /// `install` and `uninstall` do this first by themselves.
+    Recover(UmodRecoverArgs),
+}
+
+/// `pakrat umod recover`.
+#[derive(Args, Debug)]
+pub struct UmodRecoverArgs {
+    /// The game's root folder.
+    #[arg(long = "game-dir", value_name = "DIR")]
+    pub game_dir: PathBuf,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub out: JsonArg,
 }
 
 /// `pakrat umod create`.

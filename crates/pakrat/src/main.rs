@@ -195,6 +195,7 @@ fn run(command: Command) -> Result<ExitCode> {
                 cmd::umod::install(&a)
             }
             args::UmodCommand::Uninstall(a) => cmd::umod::uninstall(&a),
+            args::UmodCommand::Recover(a) => cmd::umod::recover(&a),
         },
         Command::Pak(c) => match c {
             args::PakCommand::Create(a) => cmd::pak::create(&a),

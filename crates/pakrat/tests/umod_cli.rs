@@ -476,14 +476,15 @@ fn install_uninstall_cycle() {
         ini.contains("File:Help\\HelloMod-ReadMe.txt=1\r\n"),
         "{ini}"
     );
-    // Then Sibling: everything of both mods is gone, the emptied Help folder too.
+    // Then Sibling: everything of both mods is gone; the Help folder, which
+    // was there (empty) before the installs, stays (issue 31 item 4).
     pakrat()
         .args(["umod", "uninstall", "Sibling", "--game-dir"])
         .arg(&g)
         .assert()
         .success();
     assert_eq!(files_under(&g), ["system/Manifest.ini"]);
-    assert!(!g.join("Help").exists());
+    assert!(g.join("Help").is_dir());
     let ini = std::fs::read_to_string(g.join("system/Manifest.ini")).unwrap();
     assert!(ini.contains("File:System\\Core.u=1"), "{ini}");
     assert!(!ini.contains("HelloMod"), "{ini}");
@@ -544,4 +545,50 @@ fn escape_sequences_are_printed_escaped() {
             assert!(text.contains("Evil\\x1b[1A\\x1b[2K"), "{args:?}:\n{text}");
         }
     }
+}
+
+#[test]
+fn interrupted_install_is_recovered_first() {
+    let t = tempfile::tempdir().unwrap();
+    let u = build_example(t.path());
+    let g = game(t.path(), "436");
+    pakrat()
+        .args(["umod", "recover", "--game-dir"])
+        .arg(&g)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("no interrupted install"));
+    // What a run killed while staging leaves: its journal and a staged file.
+    let journal = "pakrat-journal 1\ntoken\t0123456789abcdef\npid\t999999\nproduct\tHelloMod\nstate\tprepare\nnew\t0\t-\t-\tHelp/HelloMod-ReadMe.txt\nend\n";
+    std::fs::write(g.join(".pakrat-journal"), journal).unwrap();
+    let staged = g.join("Help/.pakrat-tmp-999999-0123456789abcdef-0");
+    std::fs::write(&staged, b"half").unwrap();
+    pakrat()
+        .args(["umod", "install", "--dry-run"])
+        .arg(&u)
+        .arg("--game-dir")
+        .arg(&g)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("pakrat umod recover"));
+    pakrat()
+        .args(["umod", "install"])
+        .arg(&u)
+        .arg("--game-dir")
+        .arg(&g)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "an interrupted install of HelloMod was found (.pakrat-journal): rolled back",
+        ));
+    assert!(!staged.exists() && !g.join(".pakrat-journal").exists());
+    // A journal that is not pakrat's: refused, kept, nothing done.
+    std::fs::write(g.join(".pakrat-journal"), b"rm -rf /\n").unwrap();
+    pakrat()
+        .args(["umod", "recover", "--game-dir"])
+        .arg(&g)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("nothing was done"));
+    assert!(g.join(".pakrat-journal").exists());
 }

@@ -9,7 +9,9 @@ use pakrat_io::fsutil::OutputDir;
 use pakrat_io::text::show;
 use pakrat_umod::create::{CreateOptions, OrderTemplate};
 use pakrat_umod::install::{FileAction, InstallOptions, UninstallAction, UninstallOptions};
-use pakrat_umod::{Container, ExtractOptions, Manifest, RecordKind, Severity, Umod, UmodFile};
+use pakrat_umod::{
+    Container, ExtractOptions, Manifest, MemberIndex, RecordKind, Severity, Umod, UmodFile,
+};
 use serde::Serialize;
 
 use crate::args::*;
@@ -29,16 +31,12 @@ fn parse<'a>(file: &'a UmodFile) -> Result<Umod<'a>> {
     Umod::parse_file(file).map_err(flat)
 }
 
-/// Where each member goes when installed.
-fn destination(m: Option<&Manifest>, name: &str) -> String {
-    let Some(m) = m else {
+/// Where each member goes when installed (one indexed lookup per member).
+fn destination(idx: Option<&MemberIndex<'_>>, name: &str) -> String {
+    let Some(idx) = idx else {
         return "(no manifest)".into();
     };
-    let want = name.replace('/', "\\").to_lowercase();
-    match m
-        .records()
-        .find(|r| r.member_name().replace('/', "\\").to_lowercase() == want)
-    {
+    match idx.get(name) {
         Some(r) if r.kind == RecordKind::Copy => "(setup file, not installed)".into(),
         Some(r) => {
             let mut d = r.install_dest().to_string();
@@ -77,6 +75,7 @@ pub fn info(a: &InfoArgs) -> Result<ExitCode> {
     let file = open(&a.file)?;
     let u = parse(&file)?;
     let m = Manifest::from_umod(&u).ok().flatten();
+    let idx = m.as_ref().map(Manifest::member_index);
     let files: Vec<InfoFile> = u
         .entries
         .iter()
@@ -85,7 +84,7 @@ pub fn info(a: &InfoArgs) -> Result<ExitCode> {
             offset: e.offset,
             size: e.size,
             flags: e.flags,
-            destination: destination(m.as_ref(), &e.name),
+            destination: destination(idx.as_ref(), &e.name),
         })
         .collect();
     if a.out.json {
@@ -378,6 +377,7 @@ pub fn install(a: &UmodInstallArgs) -> Result<ExitCode> {
         dry_run: a.dry_run,
         force: a.force,
         ignore_requirements: a.ignore_requirements,
+        handle_signals: true,
         ..Default::default()
     };
     let total = u.entries.iter().map(|e| u64::from(e.size)).sum();
@@ -391,6 +391,9 @@ pub fn install(a: &UmodInstallArgs) -> Result<ExitCode> {
         b.finish_and_clear();
     }
     let rep = rep.map_err(flat)?;
+    if let Some(r) = &rep.recovered {
+        eprintln!("pakrat: {r}");
+    }
     if a.out.json {
         print_json(&rep)?;
         return Ok(ExitCode::SUCCESS);
@@ -459,6 +462,9 @@ pub fn uninstall(a: &UmodUninstallArgs) -> Result<ExitCode> {
         remove_unrecorded: a.remove_unrecorded,
     };
     let rep = pakrat_umod::install::uninstall_with(&a.product, &a.game_dir, &opts).map_err(flat)?;
+    if let Some(r) = &rep.recovered {
+        eprintln!("pakrat: {r}");
+    }
     if a.out.json {
         print_json(&rep)?;
         return Ok(ExitCode::SUCCESS);
@@ -497,6 +503,12 @@ pub fn uninstall(a: &UmodUninstallArgs) -> Result<ExitCode> {
             }
         }
     }
+    for r in &rep.restored {
+        println!("{:>12}  {}", "restored", show(r));
+    }
+    for r in &rep.ini_reverted {
+        println!("{:>12}  {}", "ini", show(r));
+    }
     for d in &rep.removed_folders {
         println!("{:>12}  {}/", "rmdir", show(d));
     }
@@ -520,4 +532,40 @@ pub fn uninstall(a: &UmodUninstallArgs) -> Result<ExitCode> {
         }
     );
     Ok(ExitCode::SUCCESS)
+}
+
+#[derive(Serialize)]
+struct RecoverJson<'a> {
+    game_dir: String,
+    recovered: Option<&'a pakrat_umod::journal::Recovery>,
+}
+
+/// `umod recover`: exit 0 when the folder is as it should be (nothing to
+/// do, rolled back or completed), 1 when something could not be put back.
+pub fn recover(a: &UmodRecoverArgs) -> Result<ExitCode> {
+    if !a.game_dir.is_dir() {
+        bail!("{}: not a folder", a.game_dir.display());
+    }
+    let r = pakrat_umod::journal::recover(&a.game_dir).map_err(flat)?;
+    let ok = r.as_ref().is_none_or(|r| r.left.is_empty());
+    if a.out.json {
+        print_json(&RecoverJson {
+            game_dir: a.game_dir.display().to_string(),
+            recovered: r.as_ref(),
+        })?;
+    } else {
+        match &r {
+            None => println!(
+                "{}: no interrupted install (no {})",
+                a.game_dir.display(),
+                pakrat_umod::journal::JOURNAL
+            ),
+            Some(r) => println!("{r}"),
+        }
+    }
+    Ok(if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }
