@@ -19,7 +19,9 @@ pub struct Source {
 }
 
 enum Data {
-    Map(memmap2::Mmap),
+    /// The guard is declared first: it unregisters the mapping before the
+    /// mapping is unmapped.
+    Map(crate::mapguard::Guard, memmap2::Mmap),
     Owned(Vec<u8>),
 }
 
@@ -89,11 +91,14 @@ impl Source {
             std::io::Read::read_to_end(&mut &file, &mut v).map_err(|e| Error::io(path, e))?;
             Data::Owned(v)
         } else {
-            // SAFETY: the map is read-only; like every mmap-based reader we
-            // accept that another process truncating the file underneath us
-            // is outside what we can defend against.
+            // SAFETY: the map is read-only. Another process may truncate the
+            // file underneath us: a read past its new end then raises SIGBUS,
+            // which the guard's handler turns into zero pages and a flag that
+            // `check` (and every atomic output) reports (see `mapguard`).
             let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| Error::io(path, e))?;
-            Data::Map(map)
+            let guard = crate::mapguard::register(path, map.as_ptr(), map.len())?;
+            test_hook_shrink(path);
+            Data::Map(guard, map)
         };
         Ok(Source {
             path: path.to_path_buf(),
@@ -108,6 +113,17 @@ impl Source {
             path: path.into(),
             data: Data::Owned(data),
             id: None,
+        }
+    }
+
+    /// `Err` naming the file if it changed size while it was read (a read
+    /// past its new end, which saw zeros instead of the file: see
+    /// [`crate::mapguard`]). Call it after the bytes were used and before
+    /// anything made from them is kept.
+    pub fn check(&self) -> Result<()> {
+        match &self.data {
+            Data::Map(g, _) if g.truncated() => Err(g.error()),
+            _ => Ok(()),
         }
     }
 
@@ -143,7 +159,7 @@ impl Source {
     /// the page cache, so reading them again is cheap). A no-op for data in
     /// memory or out of range.
     pub fn release(&self, start: usize, len: usize) {
-        if let Data::Map(m) = &self.data {
+        if let Data::Map(_, m) = &self.data {
             let end = start.saturating_add(len).min(m.len());
             if start >= end {
                 return;
@@ -164,11 +180,30 @@ impl Source {
     }
 }
 
+/// Test hook (`PAKRAT_TEST_SHRINK_AFTER_MAP=NAME:LEN`): right after a file
+/// named NAME is mapped, cut it to LEN bytes, as another process could, so
+/// tests can make an input shrink at a known point. Read once per process.
+fn test_hook_shrink(path: &Path) {
+    static HOOK: std::sync::OnceLock<Option<(String, u64)>> = std::sync::OnceLock::new();
+    let hook = HOOK.get_or_init(|| {
+        let v = std::env::var("PAKRAT_TEST_SHRINK_AFTER_MAP").ok()?;
+        let (name, len) = v.rsplit_once(':')?;
+        Some((name.to_string(), len.parse().ok()?))
+    });
+    if let Some((name, len)) = hook {
+        if path.file_name().is_some_and(|n| n == name.as_str()) {
+            if let Ok(f) = std::fs::OpenOptions::new().write(true).open(path) {
+                let _ = f.set_len(*len);
+            }
+        }
+    }
+}
+
 impl Deref for Source {
     type Target = [u8];
     fn deref(&self) -> &[u8] {
         match &self.data {
-            Data::Map(m) => m,
+            Data::Map(_, m) => m,
             Data::Owned(v) => v,
         }
     }
