@@ -32,6 +32,6 @@ mod writer;
 pub use error::{Error, Result};
 pub use guid::Guid;
 pub use reader::Reader;
-pub use source::{open_regular, Source};
+pub use source::{caps, open_regular, read_capped, read_regular, read_text_capped, Source};
 pub use string::FString;
 pub use writer::Writer;

@@ -73,6 +73,84 @@ pub fn open_regular(path: &Path) -> Result<File> {
     Ok(file)
 }
 
+/// Size caps of the small files pakrat reads whole (a regular file only, see
+/// [`open_regular`]; larger ones are refused before any byte is read).
+pub mod caps {
+    /// A keys file (`--keys`: JSON of GUIDs and AES keys).
+    pub const KEYS_FILE: u64 = 1 << 20;
+    /// A file order list (`--order-from`): half a million paths.
+    pub const ORDER_LIST: u64 = 64 << 20;
+    /// An ini or UMOD manifest (`Manifest.ini`, `Manifest.int`).
+    pub const INI: u64 = crate::ini::MAX_INI_SIZE;
+}
+
+/// Read the whole of `path`, a regular file (see [`open_regular`]) of at most
+/// `cap` bytes; `what` names its kind in the message ("a keys file"). A
+/// larger file is refused from its size before reading, and a file that
+/// grows past `cap` while it is read (or a special file posing as a regular
+/// one, like a `/proc` file) is cut off at `cap + 1` bytes and refused: a
+/// FIFO never blocks and `/dev/zero` never fills memory.
+pub fn read_capped(path: &Path, cap: u64, what: &str) -> Result<Vec<u8>> {
+    use std::io::Read;
+    let file = open_regular(path)?;
+    let len = file.metadata().map_err(|e| Error::io(path, e))?.len();
+    let too_big = |n: &str| {
+        Error::io(
+            path,
+            std::io::Error::other(format!(
+                "{n} bytes is too large for {what} (at most {cap} bytes are read)"
+            )),
+        )
+    };
+    if len > cap {
+        return Err(too_big(&len.to_string()));
+    }
+    let mut v = Vec::with_capacity(len as usize);
+    (&file)
+        .take(cap.saturating_add(1))
+        .read_to_end(&mut v)
+        .map_err(|e| Error::io(path, e))?;
+    if v.len() as u64 > cap {
+        return Err(too_big("more than"));
+    }
+    Ok(v)
+}
+
+/// [`read_capped`] for a text file: UTF-8 (an optional BOM is dropped), or
+/// an error naming the file and the offset of the first bad byte.
+pub fn read_text_capped(path: &Path, cap: u64, what: &str) -> Result<String> {
+    let v = read_capped(path, cap, what)?;
+    let body = v.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&v);
+    match std::str::from_utf8(body) {
+        Ok(s) => Ok(s.to_string()),
+        Err(e) => Err(Error::invalid(
+            (e.valid_up_to() + v.len() - body.len()) as u64,
+            format!("{what} must be UTF-8 text"),
+        )
+        .in_file(path)),
+    }
+}
+
+/// Read the whole of `path`, a regular file (see [`open_regular`]), as long
+/// as it was when opened: a data file. Refused if it grows while read.
+pub fn read_regular(path: &Path) -> Result<Vec<u8>> {
+    use std::io::Read;
+    let file = open_regular(path)?;
+    let len = file.metadata().map_err(|e| Error::io(path, e))?.len();
+    let mut v = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
+    (&file)
+        .take(len.saturating_add(1))
+        .read_to_end(&mut v)
+        .map_err(|e| Error::io(path, e))?;
+    if v.len() as u64 > len {
+        return Err(Error::io(
+            path,
+            std::io::Error::other(format!("grew past its {len} bytes while it was read")),
+        ));
+    }
+    Ok(v)
+}
+
 impl Source {
     /// Open and map `path` (a regular file: see [`open_regular`]).
     pub fn open(path: impl AsRef<Path>) -> Result<Source> {

@@ -48,9 +48,7 @@ impl SourceFile {
     pub fn read(&self) -> Result<std::borrow::Cow<'_, [u8]>> {
         match &self.bytes {
             Some(b) => Ok(std::borrow::Cow::Borrowed(b.as_slice())),
-            None => std::fs::read(&self.path)
-                .map(std::borrow::Cow::Owned)
-                .map_err(|e| Error::io(&self.path, e)),
+            None => pakrat_io::read_regular(&self.path).map(std::borrow::Cow::Owned),
         }
     }
 

@@ -95,3 +95,84 @@ fn extract_of_a_pak_cut_short_is_an_error() {
     assert!(err.contains("whole.pak"), "{err}");
     assert!(!out.join("big.bin").exists());
 }
+
+#[cfg(unix)]
+fn fifo(path: &Path) {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes()).unwrap();
+    // SAFETY: a valid C string; mkfifo only creates the node.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+}
+
+/// A keys file or an order list that is a FIFO or `/dev/zero` ends at once
+/// with an error saying what the path is (it hung, or grew without limit).
+#[cfg(unix)]
+#[test]
+fn small_file_options_refuse_fifos_and_devices() {
+    let t = tempfile::tempdir().unwrap();
+    let src = source(t.path());
+    let f = t.path().join("fifo");
+    fifo(&f);
+    let pak = t.path().join("o.pak");
+    for (opt, special, says) in [
+        ("--keys", f.as_path(), "named pipe (FIFO)"),
+        ("--keys", Path::new("/dev/zero"), "character device"),
+        ("--order-from", f.as_path(), "named pipe (FIFO)"),
+        ("--order-from", Path::new("/dev/zero"), "character device"),
+    ] {
+        pakrat()
+            .args(["pak", "create"])
+            .arg(&src)
+            .arg("-o")
+            .arg(&pak)
+            .arg(opt)
+            .arg(special)
+            .timeout(Duration::from_secs(20))
+            .assert()
+            .failure()
+            .code(2)
+            .stderr(predicate::str::contains(says).and(predicate::str::contains(opt)));
+        assert!(!pak.exists());
+    }
+    // `list --keys` goes the same way.
+    pakrat()
+        .args(["pak", "create"])
+        .arg(&src)
+        .arg("-o")
+        .arg(&pak)
+        .assert()
+        .success();
+    pakrat()
+        .arg("list")
+        .arg(&pak)
+        .arg("--keys")
+        .arg(&f)
+        .timeout(Duration::from_secs(20))
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("named pipe (FIFO)"));
+}
+
+/// Oversized small files are refused from their size, before any read.
+#[test]
+fn small_files_have_a_size_cap() {
+    let t = tempfile::tempdir().unwrap();
+    let src = source(t.path());
+    let keys = t.path().join("keys.json");
+    let f = std::fs::File::create(&keys).unwrap();
+    f.set_len(2 << 20).unwrap(); // sparse: 2 MiB of zeros
+    pakrat()
+        .args(["pak", "create"])
+        .arg(&src)
+        .arg("-o")
+        .arg(t.path().join("o.pak"))
+        .arg("--keys")
+        .arg(&keys)
+        .timeout(Duration::from_secs(20))
+        .assert()
+        .failure()
+        .stderr(
+            predicate::str::contains("too large for a keys file")
+                .and(predicate::str::contains("keys.json")),
+        );
+}

@@ -470,8 +470,8 @@ fn order_from(path: &Path, keys: &KeyArgs) -> Result<Vec<String>> {
         e.sort_by_key(|e| e.offset);
         return Ok(e.iter().map(|e| e.path.clone()).collect());
     }
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let text = pakrat_io::read_text_capped(path, pakrat_io::caps::ORDER_LIST, "a file order list")
+        .context("--order-from")?;
     Ok(text
         .lines()
         .map(str::trim)
