@@ -176,3 +176,32 @@ fn small_files_have_a_size_cap() {
                 .and(predicate::str::contains("keys.json")),
         );
 }
+
+/// `pak create` refuses paths that differ only in case, naming both.
+#[test]
+fn pak_create_refuses_case_twins() {
+    let t = tempfile::tempdir().unwrap();
+    let src = source(t.path());
+    std::fs::write(src.join("Small.TXT"), b"twin").unwrap();
+    let pak = t.path().join("o.pak");
+    pakrat()
+        .args(["pak", "create"])
+        .arg(&src)
+        .arg("-o")
+        .arg(&pak)
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains(
+            "Small.TXT and small.txt differ only in case",
+        ));
+    assert!(!pak.exists());
+    // iostore create walks the same way.
+    pakrat()
+        .args(["iostore", "create"])
+        .arg(&src)
+        .arg("-o")
+        .arg(t.path().join("o.utoc"))
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("differ only in case"));
+}

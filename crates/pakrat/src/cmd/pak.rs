@@ -366,6 +366,9 @@ pub fn verify(a: &VerifyArgs) -> Result<ExitCode> {
     if let Some(s) = &r.signature_file {
         println!("  signature file: {} (present; its RSA signature needs the game's public key, not checked)", show(s));
     }
+    for w in &r.warnings {
+        println!("  WARN {w}");
+    }
     for x in &r.problems {
         println!(
             "  FAIL {}{}: {}",
