@@ -265,6 +265,9 @@ pub struct PendingFile {
     tmp: tempfile::NamedTempFile,
     path: PathBuf,
     force: bool,
+    /// [`crate::mapguard::faults`] at the start: the commit is refused if
+    /// an input changed size since (its content may be zeros).
+    faults: u64,
 }
 
 impl PendingFile {
@@ -278,11 +281,13 @@ impl PendingFile {
         if !force && fs::symlink_metadata(path).is_ok() {
             return Err(already_exists(path));
         }
+        let faults = crate::mapguard::faults();
         let tmp = temp_file_in(dir)?;
         Ok(PendingFile {
             tmp,
             path: path.to_path_buf(),
             force,
+            faults,
         })
     }
 
@@ -353,9 +358,17 @@ impl PendingFile {
 
     /// Rename the temporary file to its final path (without `force`, only
     /// if that path still does not exist: atomic where the file system
-    /// supports hard links). Returns the final path.
+    /// supports hard links). Returns the final path. Refused (and the
+    /// temporary file deleted) if a mapped input changed size since
+    /// [`PendingFile::begin`] ([`crate::mapguard::changed_since`]).
     pub fn commit(self) -> Result<PathBuf> {
-        let PendingFile { tmp, path, force } = self;
+        let PendingFile {
+            tmp,
+            path,
+            force,
+            faults,
+        } = self;
+        crate::mapguard::changed_since(faults)?;
         let res = if force {
             tmp.persist(&path).map(|_| ())
         } else {

@@ -11,6 +11,7 @@
 //! * Unreal `.ini` files ([`ini`]): tolerant, editable, byte-exact.
 //! * Case-insensitive name lookup in a folder ([`nocase`]).
 //! * Names and values from files printed safely on a terminal ([`text`]).
+//! * Inputs truncated while mapped: an error, not a crash ([`mapguard`]).
 #![deny(missing_docs)]
 
 pub mod compact;
@@ -19,6 +20,7 @@ mod error;
 pub mod fsutil;
 mod guid;
 pub mod ini;
+pub mod mapguard;
 pub mod nocase;
 mod reader;
 mod source;
@@ -30,6 +32,6 @@ mod writer;
 pub use error::{Error, Result};
 pub use guid::Guid;
 pub use reader::Reader;
-pub use source::{open_regular, Source};
+pub use source::{caps, open_regular, read_capped, read_regular, read_text_capped, Source};
 pub use string::FString;
 pub use writer::Writer;

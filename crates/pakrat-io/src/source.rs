@@ -19,7 +19,9 @@ pub struct Source {
 }
 
 enum Data {
-    Map(memmap2::Mmap),
+    /// The guard is declared first: it unregisters the mapping before the
+    /// mapping is unmapped.
+    Map(crate::mapguard::Guard, memmap2::Mmap),
     Owned(Vec<u8>),
 }
 
@@ -71,6 +73,84 @@ pub fn open_regular(path: &Path) -> Result<File> {
     Ok(file)
 }
 
+/// Size caps of the small files pakrat reads whole (a regular file only, see
+/// [`open_regular`]; larger ones are refused before any byte is read).
+pub mod caps {
+    /// A keys file (`--keys`: JSON of GUIDs and AES keys).
+    pub const KEYS_FILE: u64 = 1 << 20;
+    /// A file order list (`--order-from`): half a million paths.
+    pub const ORDER_LIST: u64 = 64 << 20;
+    /// An ini or UMOD manifest (`Manifest.ini`, `Manifest.int`).
+    pub const INI: u64 = crate::ini::MAX_INI_SIZE;
+}
+
+/// Read the whole of `path`, a regular file (see [`open_regular`]) of at most
+/// `cap` bytes; `what` names its kind in the message ("a keys file"). A
+/// larger file is refused from its size before reading, and a file that
+/// grows past `cap` while it is read (or a special file posing as a regular
+/// one, like a `/proc` file) is cut off at `cap + 1` bytes and refused: a
+/// FIFO never blocks and `/dev/zero` never fills memory.
+pub fn read_capped(path: &Path, cap: u64, what: &str) -> Result<Vec<u8>> {
+    use std::io::Read;
+    let file = open_regular(path)?;
+    let len = file.metadata().map_err(|e| Error::io(path, e))?.len();
+    let too_big = |n: &str| {
+        Error::io(
+            path,
+            std::io::Error::other(format!(
+                "{n} bytes is too large for {what} (at most {cap} bytes are read)"
+            )),
+        )
+    };
+    if len > cap {
+        return Err(too_big(&len.to_string()));
+    }
+    let mut v = Vec::with_capacity(len as usize);
+    (&file)
+        .take(cap.saturating_add(1))
+        .read_to_end(&mut v)
+        .map_err(|e| Error::io(path, e))?;
+    if v.len() as u64 > cap {
+        return Err(too_big("more than"));
+    }
+    Ok(v)
+}
+
+/// [`read_capped`] for a text file: UTF-8 (an optional BOM is dropped), or
+/// an error naming the file and the offset of the first bad byte.
+pub fn read_text_capped(path: &Path, cap: u64, what: &str) -> Result<String> {
+    let v = read_capped(path, cap, what)?;
+    let body = v.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&v);
+    match std::str::from_utf8(body) {
+        Ok(s) => Ok(s.to_string()),
+        Err(e) => Err(Error::invalid(
+            (e.valid_up_to() + v.len() - body.len()) as u64,
+            format!("{what} must be UTF-8 text"),
+        )
+        .in_file(path)),
+    }
+}
+
+/// Read the whole of `path`, a regular file (see [`open_regular`]), as long
+/// as it was when opened: a data file. Refused if it grows while read.
+pub fn read_regular(path: &Path) -> Result<Vec<u8>> {
+    use std::io::Read;
+    let file = open_regular(path)?;
+    let len = file.metadata().map_err(|e| Error::io(path, e))?.len();
+    let mut v = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
+    (&file)
+        .take(len.saturating_add(1))
+        .read_to_end(&mut v)
+        .map_err(|e| Error::io(path, e))?;
+    if v.len() as u64 > len {
+        return Err(Error::io(
+            path,
+            std::io::Error::other(format!("grew past its {len} bytes while it was read")),
+        ));
+    }
+    Ok(v)
+}
+
 impl Source {
     /// Open and map `path` (a regular file: see [`open_regular`]).
     pub fn open(path: impl AsRef<Path>) -> Result<Source> {
@@ -89,11 +169,14 @@ impl Source {
             std::io::Read::read_to_end(&mut &file, &mut v).map_err(|e| Error::io(path, e))?;
             Data::Owned(v)
         } else {
-            // SAFETY: the map is read-only; like every mmap-based reader we
-            // accept that another process truncating the file underneath us
-            // is outside what we can defend against.
+            // SAFETY: the map is read-only. Another process may truncate the
+            // file underneath us: a read past its new end then raises SIGBUS,
+            // which the guard's handler turns into zero pages and a flag that
+            // `check` (and every atomic output) reports (see `mapguard`).
             let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| Error::io(path, e))?;
-            Data::Map(map)
+            let guard = crate::mapguard::register(path, map.as_ptr(), map.len())?;
+            test_hook_shrink(path);
+            Data::Map(guard, map)
         };
         Ok(Source {
             path: path.to_path_buf(),
@@ -108,6 +191,17 @@ impl Source {
             path: path.into(),
             data: Data::Owned(data),
             id: None,
+        }
+    }
+
+    /// `Err` naming the file if it changed size while it was read (a read
+    /// past its new end, which saw zeros instead of the file: see
+    /// [`crate::mapguard`]). Call it after the bytes were used and before
+    /// anything made from them is kept.
+    pub fn check(&self) -> Result<()> {
+        match &self.data {
+            Data::Map(g, _) if g.truncated() => Err(g.error()),
+            _ => Ok(()),
         }
     }
 
@@ -143,7 +237,7 @@ impl Source {
     /// the page cache, so reading them again is cheap). A no-op for data in
     /// memory or out of range.
     pub fn release(&self, start: usize, len: usize) {
-        if let Data::Map(m) = &self.data {
+        if let Data::Map(_, m) = &self.data {
             let end = start.saturating_add(len).min(m.len());
             if start >= end {
                 return;
@@ -164,11 +258,30 @@ impl Source {
     }
 }
 
+/// Test hook (`PAKRAT_TEST_SHRINK_AFTER_MAP=NAME:LEN`): right after a file
+/// named NAME is mapped, cut it to LEN bytes, as another process could, so
+/// tests can make an input shrink at a known point. Read once per process.
+fn test_hook_shrink(path: &Path) {
+    static HOOK: std::sync::OnceLock<Option<(String, u64)>> = std::sync::OnceLock::new();
+    let hook = HOOK.get_or_init(|| {
+        let v = std::env::var("PAKRAT_TEST_SHRINK_AFTER_MAP").ok()?;
+        let (name, len) = v.rsplit_once(':')?;
+        Some((name.to_string(), len.parse().ok()?))
+    });
+    if let Some((name, len)) = hook {
+        if path.file_name().is_some_and(|n| n == name.as_str()) {
+            if let Ok(f) = std::fs::OpenOptions::new().write(true).open(path) {
+                let _ = f.set_len(*len);
+            }
+        }
+    }
+}
+
 impl Deref for Source {
     type Target = [u8];
     fn deref(&self) -> &[u8] {
         match &self.data {
-            Data::Map(m) => m,
+            Data::Map(_, m) => m,
             Data::Owned(v) => v,
         }
     }

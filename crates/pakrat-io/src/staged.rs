@@ -39,6 +39,8 @@ impl Staged {
 pub struct Staging<'o> {
     out: &'o OutputDir,
     created: Mutex<Vec<PathBuf>>,
+    /// [`crate::mapguard::faults`] at the start (see [`Staging::commit`]).
+    faults: u64,
 }
 
 impl<'o> Staging<'o> {
@@ -47,6 +49,7 @@ impl<'o> Staging<'o> {
         Staging {
             out,
             created: Mutex::new(Vec::new()),
+            faults: crate::mapguard::faults(),
         }
     }
 
@@ -98,8 +101,11 @@ impl<'o> Staging<'o> {
 
     /// Give every staged file its final name (refusing to replace an existing
     /// file unless the output was opened with `force`). Returns the paths.
-    /// On an error, files not yet renamed are deleted.
+    /// On an error, files not yet renamed are deleted. Nothing is renamed
+    /// if a mapped input changed size since [`Staging::new`]
+    /// ([`crate::mapguard::changed_since`]).
     pub fn commit(&self, files: Vec<Staged>) -> Result<Vec<PathBuf>> {
+        crate::mapguard::changed_since(self.faults)?;
         let mut done = Vec::with_capacity(files.len());
         for s in files {
             let res = if self.out.force() {

@@ -48,9 +48,7 @@ impl SourceFile {
     pub fn read(&self) -> Result<std::borrow::Cow<'_, [u8]>> {
         match &self.bytes {
             Some(b) => Ok(std::borrow::Cow::Borrowed(b.as_slice())),
-            None => std::fs::read(&self.path)
-                .map(std::borrow::Cow::Owned)
-                .map_err(|e| Error::io(&self.path, e)),
+            None => pakrat_io::read_regular(&self.path).map(std::borrow::Cow::Owned),
         }
     }
 
@@ -63,9 +61,43 @@ impl SourceFile {
     }
 }
 
+/// What is wrong with a set of paths packed for the engine, which looks
+/// paths up without regard to case: paths that differ only in case (one
+/// would hide the other), and names holding a control character (a line
+/// break or an escape sequence no tool shows as it is). One message each,
+/// in path order; empty when all is well.
+pub fn name_problems<'a>(paths: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    use pakrat_io::text::show;
+    let mut out = Vec::new();
+    let mut folded: Vec<(String, &str)> = Vec::new();
+    for p in paths {
+        if let Some(c) = p.chars().find(|c| c.is_control()) {
+            out.push(format!(
+                "{}: the name holds a control character (U+{:04X})",
+                show(p),
+                u32::from(c)
+            ));
+        }
+        folded.push((p.to_lowercase(), p));
+    }
+    folded.sort();
+    for w in folded.windows(2) {
+        if w[0].0 == w[1].0 && w[0].1 != w[1].1 {
+            out.push(format!(
+                "{} and {} differ only in case: the engine looks paths up without \
+                 regard to case, so one would hide the other",
+                show(w[0].1),
+                show(w[1].1)
+            ));
+        }
+    }
+    out
+}
+
 /// Every regular file below `root`, sorted by relative path. Symbolic links
 /// (which could pull in any file), special files, names that are not
-/// Unicode or hold a backslash, and paths with `..` are refused.
+/// Unicode or hold a backslash, paths with `..`, and the paths
+/// [`name_problems`] finds (case twins, control characters) are refused.
 pub fn walk(root: &Path) -> Result<Vec<SourceFile>> {
     let io = |p: &Path, e: std::io::Error| Error::io(p, e);
     let mut out = Vec::new();
@@ -118,6 +150,19 @@ pub fn walk(root: &Path) -> Result<Vec<SourceFile>> {
         }
     }
     out.sort_by(|a, b| a.rel.cmp(&b.rel));
+    let bad = name_problems(out.iter().map(|f| f.rel.as_str()));
+    if !bad.is_empty() {
+        let more = if bad.len() > 8 {
+            format!(" (and {} more)", bad.len() - 8)
+        } else {
+            String::new()
+        };
+        return Err(Error::Other(format!(
+            "{}: cannot pack these names: {}{more}",
+            root.display(),
+            bad[..bad.len().min(8)].join("; ")
+        )));
+    }
     Ok(out)
 }
 

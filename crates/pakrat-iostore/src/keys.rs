@@ -21,7 +21,10 @@ impl std::fmt::Debug for AesKey {
 }
 
 impl AesKey {
-    /// Parse hex (64 digits, optional `0x`) or base64 (44 characters).
+    /// Parse hex (exactly 64 digits, optionally prefixed `0x`) or base64
+    /// (44 characters). The forms cannot be confused: hex is 64 or 66
+    /// characters, base64 of 32 bytes is 44, so a base64 key that happens to
+    /// start with `0x` (1 in 4,096) is read as base64.
     pub fn parse(text: &str) -> Result<AesKey> {
         let t = text.trim();
         let hexpart = t
@@ -36,20 +39,20 @@ impl AesKey {
             }
             return Ok(AesKey(k));
         }
+        let b64 = decode_base64(t);
+        if let Some(b) = b64.as_deref().filter(|b| b.len() == 32) {
+            let mut k = [0u8; 32];
+            k.copy_from_slice(b);
+            return Ok(AesKey(k));
+        }
         let looks_hex = !hexpart.is_empty() && hexpart.bytes().all(|b| b.is_ascii_hexdigit());
-        if (looks_hex && hexpart.len() != 44) || hexpart.len() != t.len() {
+        if looks_hex {
             return Err(Error::Other(format!(
-                "AES key in hex must have 64 hex digits (optionally prefixed 0x); got {} characters{}",
-                hexpart.len(),
-                if looks_hex { "" } else { " that are not all hex digits" }
+                "AES key in hex must have 64 hex digits (optionally prefixed 0x); got {}",
+                hexpart.len()
             )));
         }
-        if let Some(b) = decode_base64(t) {
-            if b.len() == 32 {
-                let mut k = [0u8; 32];
-                k.copy_from_slice(&b);
-                return Ok(AesKey(k));
-            }
+        if let Some(b) = b64 {
             return Err(Error::Other(format!(
                 "AES key decodes from base64 to {} bytes; AES-256 needs 32",
                 b.len()
@@ -256,6 +259,31 @@ mod tests {
         .unwrap();
         assert_eq!(ring.candidates(Guid::default()), vec![a]);
         assert!(ring.add_json("[1]").is_err());
+    }
+
+    #[test]
+    fn base64_key_starting_with_0x_is_base64() {
+        use base64::Engine;
+        // "0x" in base64 is 0xD3 then a byte whose high nibble is 1.
+        let mut raw = [0x5Au8; 32];
+        raw[0] = 0xD3;
+        raw[1] = 0x1C;
+        let b64 = base64::engine::general_purpose::STANDARD.encode(raw);
+        assert!(b64.starts_with("0x"), "{b64}");
+        assert_eq!(AesKey::parse(&b64).unwrap().0, raw);
+        assert_eq!(AesKey::parse(&format!(" {b64}\n")).unwrap().0, raw);
+        let mut ring = KeyRing::new();
+        ring.add_json(&format!(
+            "{{\"00000000000000000000000000000000\": \"{b64}\"}}"
+        ))
+        .unwrap();
+        assert_eq!(ring.candidates(Guid::default()), vec![AesKey(raw)]);
+        // Hex still needs exactly 64 digits after 0x.
+        let e = AesKey::parse(&format!("0x{}", &HEX[..62]))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("64 hex digits"), "{e}");
+        assert!(AesKey::parse("0xZZ").is_err());
     }
 
     #[test]

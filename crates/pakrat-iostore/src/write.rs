@@ -506,7 +506,9 @@ pub fn write(
             Data::Bytes(b) => feed(b, &mut window, &mut placer),
             Data::File(p) => {
                 let src = pakrat_io::Source::open(p)?;
-                feed(&src, &mut window, &mut placer).map_err(|e| e.in_file(p))
+                let res = feed(&src, &mut window, &mut placer);
+                src.check()?;
+                res.map_err(|e| e.in_file(p))
             }
             Data::Chunk(i) => {
                 let c = from.ok_or_else(|| Error::Other("no source container".into()))?;

@@ -12,7 +12,6 @@
 //! offsets and directory offset are reused too (gaps zero-filled), so an
 //! extracted-then-rebuilt archive is byte-identical to the original.
 
-use std::fs::File;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
@@ -196,7 +195,7 @@ fn too_big(what: u64) -> Error {
 pub fn plan(src: &Path, opts: &CreateOptions) -> Result<Plan> {
     let mut warnings = Vec::new();
     let ini_path = find_source(src, MANIFEST_INI)?;
-    let ini = std::fs::read(&ini_path).map_err(|e| Error::io(&ini_path, e))?;
+    let ini = pakrat_io::read_capped(&ini_path, pakrat_io::caps::INI, "a UMOD manifest")?;
     let int_path = match find_source(src, MANIFEST_INT) {
         Ok(p) => Some(p),
         Err(_) => {
@@ -208,7 +207,11 @@ pub fn plan(src: &Path, opts: &CreateOptions) -> Result<Plan> {
         }
     };
     let int = match &int_path {
-        Some(p) => Some(std::fs::read(p).map_err(|e| Error::io(p, e))?),
+        Some(p) => Some(pakrat_io::read_capped(
+            p,
+            pakrat_io::caps::INI,
+            "a UMOD manifest",
+        )?),
         None => None,
     };
     let manifest = Manifest::parse(&ini, int.as_deref());
@@ -399,8 +402,7 @@ pub fn write_with(
                 )));
             }
             zeros(w, &mut crc, off - pos)?;
-            let mut f = File::open(&m.path)
-                .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", m.path.display())))?;
+            let mut f = pakrat_io::open_regular(&m.path).map_err(std::io::Error::other)?;
             let mut left = u64::from(m.size);
             while left > 0 {
                 let k = left.min(buf.len() as u64) as usize;

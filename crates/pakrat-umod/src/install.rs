@@ -495,7 +495,7 @@ fn owned_records(sec: &pakrat_io::ini::Section) -> HashMap<String, Owned> {
 
 /// Size and CRC-32/BZIP2 of a file, read in 1 MiB pieces.
 fn file_crc(path: &Path) -> Result<(u64, u32)> {
-    let mut f = File::open(path).map_err(|e| Error::io(path, e))?;
+    let mut f = pakrat_io::open_regular(path)?;
     let mut buf = vec![0u8; 1 << 20];
     let mut d = MEM_CRC.digest();
     let mut n = 0u64;
@@ -548,7 +548,7 @@ fn same_file(path: &Path, data: &[u8]) -> Result<bool> {
     if !meta.is_file() || meta.len() != data.len() as u64 {
         return Ok(false);
     }
-    let mut f = File::open(path).map_err(|e| Error::io(path, e))?;
+    let mut f = pakrat_io::open_regular(path)?;
     let mut buf = vec![0u8; 1 << 20];
     let mut at = 0;
     loop {

@@ -415,11 +415,17 @@ async fn index() -> Response {
         .into_response()
 }
 
-/// Run `f` on a blocking thread; a panic there is a 500 answer.
+/// Run `f` on a blocking thread; a panic there is a 500 answer, and a
+/// file that shrank while `f` read it (a SIGBUS caught by
+/// `pakrat_io::mapguard`) a 409 naming the file, whatever `f` made of it.
 async fn blocking<T: Send + 'static>(
     f: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
 ) -> Result<T, ApiError> {
-    match tokio::task::spawn_blocking(f).await {
+    let watched = move || {
+        pakrat_io::mapguard::watch(f)
+            .unwrap_or_else(|e| Err(ApiError(StatusCode::CONFLICT, e.to_string())))
+    };
+    match tokio::task::spawn_blocking(watched).await {
         Ok(r) => r,
         Err(e) => Err(ApiError(
             StatusCode::INTERNAL_SERVER_ERROR,
@@ -1513,4 +1519,68 @@ fn utoc_chunk(file: &Path, name: &str) -> Result<(pakrat_iostore::Container, usi
         )));
     }
     Ok((c, i))
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod shrink_tests {
+    use super::*;
+
+    /// A file cut short while a request reads it: that request gets a 409
+    /// naming the file, and the next request is served as usual. Run in a
+    /// child process (this test binary again), so that a SIGBUS fails the
+    /// test instead of killing the harness.
+    #[test]
+    fn request_on_a_shrinking_file_is_a_409_and_the_server_goes_on() {
+        const CHILD: &str = "PAKRAT_VIEW_SHRINK_CHILD";
+        if std::env::var_os(CHILD).is_none() {
+            let out = std::process::Command::new(std::env::current_exe().unwrap())
+                .args([
+                    "--exact",
+                    "shrink_tests::request_on_a_shrinking_file_is_a_409_and_the_server_goes_on",
+                    "--nocapture",
+                ])
+                .env(CHILD, "1")
+                .output()
+                .unwrap();
+            let text = String::from_utf8_lossy(&out.stdout);
+            assert!(out.status.success(), "{:?}: {text}", out.status);
+            assert!(text.contains("child done"), "{text}");
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("shrinks.bin");
+        std::fs::write(&p, vec![3u8; 1 << 20]).unwrap();
+        let sum_of = |p: PathBuf, cut: Option<u64>| {
+            move || -> Result<u64, ApiError> {
+                let src = pakrat_io::Source::open(&p).map_err(damaged)?;
+                if let Some(n) = cut {
+                    std::fs::OpenOptions::new()
+                        .write(true)
+                        .open(&p)
+                        .unwrap()
+                        .set_len(n)
+                        .unwrap();
+                }
+                Ok(src
+                    .iter()
+                    .map(|b| u64::from(unsafe { std::ptr::read_volatile(b) }))
+                    .sum())
+            }
+        };
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .build()
+            .unwrap();
+        let e = rt
+            .block_on(blocking(sum_of(p.clone(), Some(4096))))
+            .unwrap_err();
+        assert_eq!(e.0, StatusCode::CONFLICT);
+        assert!(e.1.contains("shrinks.bin"), "{}", e.1);
+        assert!(e.1.contains("changed size while it was read"), "{}", e.1);
+        // Serving goes on.
+        std::fs::write(&p, vec![3u8; 8192]).unwrap();
+        let ok = rt.block_on(blocking(sum_of(p.clone(), None))).unwrap();
+        assert_eq!(ok, 3 * 8192);
+        println!("child done");
+    }
 }

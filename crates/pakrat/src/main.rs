@@ -25,6 +25,13 @@ fn main() -> ExitCode {
     }
     cmd::set_quiet(cli.quiet);
     let res = run(cli.command);
+    // An input cut short while it was read (see pakrat_io::mapguard) was
+    // read as zeros past its new end: whatever the command made of it is
+    // not to be trusted, so that is the error, whatever the outcome.
+    let res = match pakrat_io::mapguard::check_inputs() {
+        Ok(()) => res,
+        Err(e) => Err(anyhow::Error::new(e)),
+    };
     let swept = pakrat_io::fsutil::leftovers_removed();
     if swept > 0 {
         eprintln!(

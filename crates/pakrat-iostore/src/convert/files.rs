@@ -212,8 +212,9 @@ fn read_head(f: &SourceFile) -> Result<Vec<u8>> {
         return Ok(b.get(..8).unwrap_or(b).to_vec());
     }
     let mut head = Vec::with_capacity(8);
-    std::fs::File::open(&f.path)
-        .and_then(|h| h.take(8).read_to_end(&mut head))
+    pakrat_io::open_regular(&f.path)?
+        .take(8)
+        .read_to_end(&mut head)
         .map_err(|e| Error::io(&f.path, e))?;
     Ok(head)
 }

@@ -34,6 +34,11 @@ pub struct Report {
     pub skipped: Vec<String>,
     /// Problems, sorted by offset.
     pub problems: Vec<Problem>,
+    /// Paths the engine would not find as they are written (case twins,
+    /// control characters: see [`crate::build::name_problems`]); the pak
+    /// itself is sound.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
     /// The `.sig` file beside the pak, when there is one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub signature_file: Option<String>,
@@ -223,6 +228,13 @@ pub fn verify_with(p: &Pak, on_progress: &(dyn Fn(u64) + Sync)) -> Report {
             });
         }
     }
+    r.warnings = crate::build::name_problems(
+        p.index
+            .entries
+            .iter()
+            .filter(|e| !e.deleted())
+            .map(|e| e.path.as_str()),
+    );
     let sig = p.path().with_extension("sig");
     if sig.is_file() {
         r.signature_file = Some(sig.display().to_string());

@@ -401,7 +401,7 @@ pub fn write_with(
     let mut offset = 0u64;
     for inp in inputs {
         let src = pakrat_io::Source::open(&inp.source)?;
-        let e = write_entry(
+        let res = write_entry(
             out,
             o,
             l,
@@ -409,8 +409,11 @@ pub fn write_with(
             &inp.path,
             &src,
             &mut written.stored_uncompressed,
-        )
-        .map_err(|e| e.in_file(&inp.source))?;
+        );
+        // A file cut short while it was read is the real cause of whatever
+        // went wrong (zeros, or EFAULT from a write of its bytes).
+        src.check()?;
+        let e = res.map_err(|e| e.in_file(&inp.source))?;
         written.input_bytes += src.len() as u64;
         on_progress(src.len() as u64);
         offset = e.data_start(l) + e.stored_extent();

@@ -22,8 +22,8 @@ pub fn keyring(k: &KeyArgs) -> Result<KeyRing> {
         ring.add(AesKey::parse(s).context("--aes-key")?);
     }
     if let Some(f) = &k.keys_file {
-        let text = std::fs::read_to_string(f)
-            .with_context(|| format!("reading keys file {}", f.display()))?;
+        let text = pakrat_io::read_text_capped(f, pakrat_io::caps::KEYS_FILE, "a keys file")
+            .context("--keys")?;
         ring.add_json(&text)
             .with_context(|| format!("keys file {}", f.display()))?;
     }

@@ -491,10 +491,10 @@ pub fn patch(a: &IostorePatchArgs) -> Result<ExitCode> {
             return true;
         }
         let same = match &c.data {
-            write::Data::File(p) => match (std::fs::read(p), base.read_chunk(j)) {
+            write::Data::File(p) => match (pakrat_io::read_regular(p), base.read_chunk(j)) {
                 (Ok(new), Ok(old)) => new == old,
                 (Err(e), _) => {
-                    err.get_or_insert_with(|| format!("{}: {e}", p.display()));
+                    err.get_or_insert_with(|| e.to_string());
                     false
                 }
                 (_, Err(e)) => {
@@ -527,7 +527,7 @@ pub fn patch(a: &IostorePatchArgs) -> Result<ExitCode> {
                 .iter()
                 .find(|e| !e.deleted() && e.path == inner)
             {
-                Some(e) => match (p.read(e), std::fs::read(&f.path)) {
+                Some(e) => match (p.read(e), pakrat_io::read_regular(&f.path)) {
                     (Ok(old), Ok(new)) => old != new,
                     _ => true,
                 },

@@ -366,6 +366,9 @@ pub fn verify(a: &VerifyArgs) -> Result<ExitCode> {
     if let Some(s) = &r.signature_file {
         println!("  signature file: {} (present; its RSA signature needs the game's public key, not checked)", show(s));
     }
+    for w in &r.warnings {
+        println!("  WARN {w}");
+    }
     for x in &r.problems {
         println!(
             "  FAIL {}{}: {}",
@@ -470,8 +473,8 @@ fn order_from(path: &Path, keys: &KeyArgs) -> Result<Vec<String>> {
         e.sort_by_key(|e| e.offset);
         return Ok(e.iter().map(|e| e.path.clone()).collect());
     }
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let text = pakrat_io::read_text_capped(path, pakrat_io::caps::ORDER_LIST, "a file order list")
+        .context("--order-from")?;
     Ok(text
         .lines()
         .map(str::trim)

@@ -71,7 +71,7 @@ fn commit(
     let perms = std::fs::metadata(&real)?.permissions();
     let bak = if backup {
         let b = backup_path(&real);
-        let original = std::fs::read(&real)?;
+        let original = pakrat_io::read_regular(&real)?;
         pakrat_io::fsutil::write_atomic(&b, force, |w| w.write_all(&original))?;
         Some(b)
     } else {

@@ -298,7 +298,7 @@ pub fn from_legacy(a: &ZenFromLegacyArgs) -> Result<ExitCode> {
     }
     for f in &folder.others {
         let copied = out.write_file_with(&f.rel, |dst| {
-            let mut s = std::fs::File::open(&f.path)?;
+            let mut s = pakrat_io::open_regular(&f.path).map_err(std::io::Error::other)?;
             std::io::copy(&mut s, &mut &*dst).map(|_| ())
         });
         match copied {
