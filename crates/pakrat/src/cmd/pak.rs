@@ -326,7 +326,7 @@ pub fn verify(a: &VerifyArgs) -> Result<ExitCode> {
     if let Some(b) = bar {
         b.finish_and_clear();
     }
-    let code = if r.ok() && r.skipped.is_empty() {
+    let code = if r.ok() && r.complete() {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
@@ -336,7 +336,7 @@ pub fn verify(a: &VerifyArgs) -> Result<ExitCode> {
         if let Some(m) = v.as_object_mut() {
             m.insert("file".into(), a.file.display().to_string().into());
             m.insert("version".into(), p.footer.version.into());
-            m.insert("ok".into(), (r.ok() && r.skipped.is_empty()).into());
+            m.insert("ok".into(), (r.ok() && r.complete()).into());
         }
         print_json(&v)?;
         return Ok(code);
@@ -363,6 +363,9 @@ pub fn verify(a: &VerifyArgs) -> Result<ExitCode> {
             r.skipped.len()
         );
     }
+    if r.key_check != pak::KeyCheck::NotNeeded {
+        println!("  AES key: {}", r.key_check.describe());
+    }
     if let Some(s) = &r.signature_file {
         println!("  signature file: {} (present; its RSA signature needs the game's public key, not checked)", show(s));
     }
@@ -378,7 +381,7 @@ pub fn verify(a: &VerifyArgs) -> Result<ExitCode> {
             show(&x.message)
         );
     }
-    if r.ok() && r.skipped.is_empty() {
+    if r.ok() && r.complete() {
         println!("OK");
     } else if r.ok() {
         println!("INCOMPLETE");
@@ -425,6 +428,10 @@ pub fn extract(a: &ExtractArgs) -> Result<ExitCode> {
         pb.finish_and_clear();
     }
     let secs = start.elapsed().as_secs_f64();
+    // Encrypted files under a key nothing could verify were checked as
+    // ciphertext only: no claim about what was written.
+    let key_doubt =
+        p.key().is_some() && !p.key_check.verified() && sel.iter().any(|e| e.encrypted());
     if a.out.json {
         print_json(&json!({
             "file": a.file.display().to_string(),
@@ -435,13 +442,18 @@ pub fn extract(a: &ExtractArgs) -> Result<ExitCode> {
             "bytes": s.bytes,
             "seconds": secs,
             "errors": s.errors,
-            "hashes_checked": !a.no_verify,
+            "hashes_checked": !a.no_verify && !key_doubt,
+            "key_check": p.key_check,
         }))?;
     } else {
         for e in &s.errors {
             eprintln!("pakrat: error: {}", show(e));
         }
-        if !crate::cmd::quiet() {
+        if key_doubt {
+            eprintln!("pakrat: warning: AES key {}", show(&p.key_check.describe()));
+        }
+        // The result line prints under -q too (its help says so).
+        {
             println!(
                 "extracted {} of {} files ({}) to {} in {secs:.2}s (mount point {})",
                 s.files,
