@@ -488,7 +488,8 @@ pub fn extract(a: &ExtractArgs) -> Result<ExitCode> {
                 summary.unhashed
             );
         }
-        if !crate::cmd::quiet() {
+        // The result line prints under -q too (its help says so).
+        {
             println!(
                 "extracted {done} of {} files ({}) to {} in {secs:.2}s",
                 jobs.len(),

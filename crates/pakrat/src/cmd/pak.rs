@@ -198,6 +198,14 @@ pub fn list(a: &ListArgs) -> Result<ExitCode> {
         .iter()
         .filter(|e| g.as_ref().is_none_or(|g| g.is_match(&e.path)))
         .collect();
+    if sel.is_empty() && !a.globs.is_empty() {
+        // As for `extract`: a selection that matched nothing is an error.
+        bail!(
+            "{}: no file matches {}",
+            a.file.display(),
+            a.globs.join(" ")
+        );
+    }
     if a.out.json {
         print_json(&json!({
             "file": a.file.display().to_string(),
@@ -273,6 +281,13 @@ pub fn list_dir(a: &ListArgs) -> Result<ExitCode> {
         .values()
         .filter(|(f, _, _)| g.as_ref().is_none_or(|g| g.is_match(f)))
         .collect();
+    if sel.is_empty() && !a.globs.is_empty() && errors.is_empty() {
+        bail!(
+            "{}: no file matches {}",
+            a.file.display(),
+            a.globs.join(" ")
+        );
+    }
     if a.out.json {
         print_json(&json!({
             "folder": a.file.display().to_string(),
