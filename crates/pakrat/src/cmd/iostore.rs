@@ -489,14 +489,12 @@ pub fn extract(a: &ExtractArgs) -> Result<ExitCode> {
             );
         }
         // The result line prints under -q too (its help says so).
-        {
-            println!(
-                "extracted {done} of {} files ({}) to {} in {secs:.2}s",
-                jobs.len(),
-                human_size(total),
-                out.root().display()
-            );
-        }
+        println!(
+            "extracted {done} of {} files ({}) to {} in {secs:.2}s",
+            jobs.len(),
+            human_size(total),
+            out.root().display()
+        );
     }
     Ok(if errors.is_empty() {
         ExitCode::SUCCESS

@@ -468,16 +468,14 @@ pub fn extract(a: &ExtractArgs) -> Result<ExitCode> {
             eprintln!("pakrat: warning: AES key {}", show(&p.key_check.describe()));
         }
         // The result line prints under -q too (its help says so).
-        {
-            println!(
-                "extracted {} of {} files ({}) to {} in {secs:.2}s (mount point {})",
-                s.files,
-                sel.len(),
-                human_size(s.bytes),
-                out.root().display(),
-                show(&p.index.mount_point)
-            );
-        }
+        println!(
+            "extracted {} of {} files ({}) to {} in {secs:.2}s (mount point {})",
+            s.files,
+            sel.len(),
+            human_size(s.bytes),
+            out.root().display(),
+            show(&p.index.mount_point)
+        );
     }
     Ok(if s.errors.is_empty() {
         ExitCode::SUCCESS

@@ -177,15 +177,13 @@ pub fn to_legacy(a: &ZenToLegacyArgs) -> Result<ExitCode> {
         }
         crate::cmd::print_errors(&errors);
         // The result line prints under -q too (its help says so).
-        {
-            println!(
-                "converted {} of {} packages to legacy ({files} files, {}) in {} in {secs:.2}s",
-                done.len(),
-                selected.len(),
-                human_size(bytes),
-                out.root().display()
-            );
-        }
+        println!(
+            "converted {} of {} packages to legacy ({files} files, {}) in {} in {secs:.2}s",
+            done.len(),
+            selected.len(),
+            human_size(bytes),
+            out.root().display()
+        );
     }
     Ok(if errors.is_empty() {
         ExitCode::SUCCESS
