@@ -101,6 +101,35 @@ fn wrong_key_on_stored_encrypted_files_is_caught() {
 }
 
 #[test]
+fn a_misnamed_file_does_not_make_the_right_key_wrong() {
+    let t = tempfile::tempdir().unwrap();
+    let src = t.path().join("src");
+    game_files(&src);
+    // Binary data under a text name, smaller than the package: probed first.
+    std::fs::write(src.join("Game/Content/a.txt"), [0u8; 200]).unwrap();
+    let pak = t.path().join("m.pak");
+    encrypted_stored_pak(&src, &pak, FIXTURE_KEY);
+    let p = pak.to_str().unwrap();
+    let (code, out, err) = run(&["verify", p, "--aes-key", FIXTURE_KEY]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("AES key: verified"), "{out}");
+    let dest = t.path().join("out");
+    let (code, out, err) = run(&[
+        "extract",
+        p,
+        "--aes-key",
+        FIXTURE_KEY,
+        "-o",
+        dest.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(
+        std::fs::read(dest.join("Game/Content/a.txt")).unwrap(),
+        [0u8; 200]
+    );
+}
+
+#[test]
 fn a_key_nothing_can_check_is_said_so() {
     let t = tempfile::tempdir().unwrap();
     let src = t.path().join("src");

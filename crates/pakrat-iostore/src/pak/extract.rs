@@ -92,12 +92,15 @@ fn one(p: &Pak, e: &PakEntry, out: &OutputDir, opts: &Options) -> Result<u64> {
         f.preallocate(e.uncompressed_size)?;
     }
     let mut n = 0u64;
+    // One key serves a whole pak: once it is verified, a file that does
+    // not look like its name (a `.txt` holding binary) is not the key's fault.
+    let sniffing = e.encrypted() && !p.key_check.verified();
     let mut sniff = super::plain::Sniffer::new();
     {
         let mut w = std::io::BufWriter::with_capacity(1 << 16, &mut f);
         p.read_to(e, &mut |b| {
             n += b.len() as u64;
-            if e.encrypted() {
+            if sniffing {
                 sniff.feed(b);
             }
             w.write_all(b).map_err(|err| Error::Other(err.to_string()))

@@ -214,17 +214,19 @@ impl Pak {
     }
 
     /// The index is plain but files are encrypted: no index hash tells the
-    /// keys apart, so try each on the smallest encrypted file that can tell
-    /// (a compressed file, which a wrong key does not decompress, or a file
-    /// of a format [`plain`] checks). When no file can tell, the footer
-    /// GUID's key, else the first, is used and the key is
-    /// [`KeyCheck::Unverified`].
+    /// keys apart, so try each on the three smallest encrypted files that
+    /// can tell (a compressed file, which a wrong key does not decompress, or
+    /// a file of a format [`plain`] checks; at most 1 MiB decoded of each).
+    /// When no file can tell, the footer GUID's key, else the first, is used
+    /// and the key is [`KeyCheck::Unverified`].
     fn choose_data_key(&mut self, keys: &KeyRing) {
         let cands = keys.candidates(self.footer.encryption_key_guid);
         if cands.is_empty() {
             return;
         }
-        let probe = self
+        // The three smallest files that can tell: one misnamed file (a
+        // `.txt` holding binary data) does not make the right key "wrong".
+        let mut probes: Vec<PakEntry> = self
             .index
             .entries
             .iter()
@@ -234,31 +236,38 @@ impl Pak {
                     && self.method(e).supported()
                     && (e.compressed() || plain::checkable(&e.path, e.uncompressed_size))
             })
-            .min_by_key(|e| e.size)
-            .cloned();
-        let Some(e) = probe else {
+            .cloned()
+            .collect();
+        probes.sort_by_key(|e| e.size);
+        probes.truncate(3);
+        if probes.is_empty() {
             self.key = cands.first().copied();
             self.key_check = KeyCheck::Unverified;
             return;
-        };
+        }
         let mut why = String::new();
         for k in &cands {
             self.key = Some(*k);
-            match self.probe(&e) {
-                Ok(()) => {
-                    self.key_check = KeyCheck::File(e.path.clone());
-                    return;
+            for e in &probes {
+                match self.probe(e) {
+                    Ok(()) => {
+                        self.key_check = KeyCheck::File(e.path.clone());
+                        return;
+                    }
+                    Err(m) if why.is_empty() => {
+                        why = format!("{} {m}", pakrat_io::text::show(&e.path))
+                    }
+                    Err(_) => {}
                 }
-                Err(m) => why = m,
             }
         }
         let m = format!(
-            "{} decrypted with {} {why} (wrong AES key?)",
-            pakrat_io::text::show(&e.path),
+            "{} file(s) decrypted with {}, none looks like its format; the first: {why} (wrong AES key?)",
+            probes.len(),
             if cands.len() == 1 {
-                "the key given:".to_string()
+                "the key given".to_string()
             } else {
-                format!("each of the {} keys given (the last):", cands.len())
+                format!("each of the {} keys given", cands.len())
             }
         );
         self.notes.push(m.clone());

@@ -133,11 +133,14 @@ fn check_entry(p: &Pak, e: &PakEntry) -> (bool, u64, Vec<Problem>) {
     }
     let mut n = 0u64;
     // Decrypted bytes must look like their format (the SHA-1 covers the
-    // ciphertext only).
+    // ciphertext only) while the key is not verified. One key serves a whole
+    // pak: once it is, a file that does not look like its name (a `.txt`
+    // holding binary) is not the key's fault.
+    let sniffing = e.encrypted() && !p.key_check.verified();
     let mut sniff = super::plain::Sniffer::new();
     match p.read_to(e, &mut |b| {
         n += b.len() as u64;
-        if e.encrypted() {
+        if sniffing {
             sniff.feed(b);
         }
         Ok(())
