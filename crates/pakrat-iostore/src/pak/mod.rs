@@ -75,7 +75,7 @@ impl KeyCheck {
             KeyCheck::NotNeeded => "not needed".into(),
             KeyCheck::Index => "verified (the encrypted index matches its SHA-1)".into(),
             KeyCheck::File(p) => format!(
-                "verified ({} decrypts to its format)",
+                "verified ({} decrypts to valid data)",
                 pakrat_io::text::show(p)
             ),
             KeyCheck::Wrong(m) => format!("WRONG: {m}"),
@@ -255,7 +255,7 @@ impl Pak {
                         return;
                     }
                     Err(m) if why.is_empty() => {
-                        why = format!("{} {m}", pakrat_io::text::show(&e.path))
+                        why = format!("{}: {m}", pakrat_io::text::show(&e.path))
                     }
                     Err(_) => {}
                 }
