@@ -271,8 +271,9 @@ pub struct PendingFile {
 }
 
 impl PendingFile {
-    /// Open a temporary file for `path` (whose folder must exist). Without
-    /// `force` an existing `path` is refused now, and again at the commit.
+    /// Open a temporary file for `path`, creating its folder (and the
+    /// folders above it) when missing, as extraction does. Without `force`
+    /// an existing `path` is refused now, and again at the commit.
     pub fn begin(path: &Path, force: bool) -> Result<PendingFile> {
         let dir = match path.parent() {
             Some(p) if !p.as_os_str().is_empty() => p,
@@ -282,6 +283,9 @@ impl PendingFile {
             return Err(already_exists(path));
         }
         let faults = crate::mapguard::faults();
+        if !dir.is_dir() {
+            fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+        }
         let tmp = temp_file_in(dir)?;
         Ok(PendingFile {
             tmp,
@@ -508,7 +512,15 @@ pub(crate) fn temp_file_in(dir: &Path) -> Result<tempfile::NamedTempFile> {
         use std::os::unix::fs::PermissionsExt;
         builder.permissions(fs::Permissions::from_mode(0o666));
     }
-    builder.tempfile_in(dir).map_err(|e| Error::io(dir, e))
+    // The error names the folder, not the temporary name (tempfile's
+    // message adds `at path ".pakrat-tmp-..."`, which means nothing to a user).
+    builder.tempfile_in(dir).map_err(|e| {
+        let plain = match e.raw_os_error() {
+            Some(code) => io::Error::from_raw_os_error(code),
+            None => io::Error::new(e.kind(), "cannot create a temporary file"),
+        };
+        Error::io(dir, plain)
+    })
 }
 
 /// "PATH already exists (use --force to replace it)".

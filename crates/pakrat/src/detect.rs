@@ -139,7 +139,7 @@ pub fn commands_for(f: Option<Format>) -> &'static str {
             "`pakrat info`/`list`/`verify`/`extract`/`packages` read it"
         }
         Some(Format::Pak) => "`pakrat info`/`list`/`verify`/`extract` read it",
-        Some(Format::Uz) => "`pakrat decompress` restores the file inside",
+        Some(Format::Uz) => "`pakrat info` describes it, `pakrat decompress` restores the file inside",
         None => "pakrat reads UMOD installers, Unreal packages (UE1–UE5), .uz/.uz2/.uz3, .pak files and IoStore containers",
     }
 }

@@ -54,6 +54,15 @@ fn main() -> ExitCode {
     }
 }
 
+/// What `list`/`verify`/`extract` say about a `.uz`: it holds one file,
+/// which `info` describes and `decompress` restores.
+fn uz_hint(file: &Path, command: &str) -> String {
+    format!(
+        "{}: is a redirect-compressed package (.uz/.uz2/.uz3), one file with nothing to {command} inside; `pakrat info` describes it, `pakrat decompress` restores the package (then `pakrat {command}` that)",
+        file.display()
+    )
+}
+
 /// `--json` among the arguments (before a `--`).
 fn wants_json() -> bool {
     std::env::args_os()
@@ -79,12 +88,28 @@ pub fn sniff(path: &Path) -> Result<(Format, pakrat_io::Source)> {
     match detect::detect(path, &src) {
         Some(f) => Ok((f, src)),
         None if src.is_empty() => bail!("{}: is empty (0 bytes)", path.display()),
+        // Named as a format that ends with its magic: most likely cut short.
+        None if has_ext(path, "umod") => bail!(
+            "{}: looks truncated: no trailer at the end (a .umod ends with a 20-byte trailer, magic A3 C5 E3 9F), or it is not a file pakrat reads ({})",
+            path.display(),
+            detect::commands_for(None)
+        ),
+        None if has_ext(path, "pak") => bail!(
+            "{}: looks truncated: no footer at the end (a .pak ends with its footer, magic E1 12 6F 5A), or it is not a file pakrat reads ({})",
+            path.display(),
+            detect::commands_for(None)
+        ),
         None => bail!(
             "{}: not a file pakrat reads: no known magic at the start or end ({})",
             path.display(),
             detect::commands_for(None)
         ),
     }
+}
+
+fn has_ext(path: &Path, ext: &str) -> bool {
+    path.extension()
+        .is_some_and(|x| x.eq_ignore_ascii_case(ext))
 }
 
 /// [`detect::describe`] of a file on disk.
@@ -142,7 +167,7 @@ fn run(command: Command) -> Result<ExitCode> {
             Format::Package => cmd::package::list(&a),
             Format::LegacyPackage => cmd::legacy::list(&a),
             Format::IoStoreToc | Format::IoStoreCas => cmd::iostore::list(&a),
-            f => bail!("{}: cannot list a {f:?} file", a.file.display()),
+            Format::Uz => bail!("{}", uz_hint(&a.file, "list")),
         },
         Command::Verify(mut a) => match sniff_arg(&mut a.file)? {
             Format::Pak => cmd::pak::verify(&a),
@@ -150,7 +175,7 @@ fn run(command: Command) -> Result<ExitCode> {
             Format::Package => cmd::package::verify(&a),
             Format::LegacyPackage => cmd::legacy::verify(&a),
             Format::IoStoreToc | Format::IoStoreCas => cmd::iostore::verify(&a),
-            f => bail!("{}: cannot verify a {f:?} file", a.file.display()),
+            Format::Uz => bail!("{}", uz_hint(&a.file, "verify")),
         },
         Command::Extract(mut a) => match sniff_arg(&mut a.file)? {
             Format::Pak => cmd::pak::extract(&a),
@@ -164,7 +189,7 @@ fn run(command: Command) -> Result<ExitCode> {
                 "{}: is a UE4/UE5 package (its export data is in the .uexp beside it); nothing to extract. `pakrat list` shows its tables, `pakrat zen from-legacy` turns it into a zen package",
                 a.file.display()
             ),
-            f => bail!("{}: cannot extract a {f:?} file", a.file.display()),
+            Format::Uz => bail!("{}", uz_hint(&a.file, "extract")),
         },
         Command::Props(a) => {
             detect::require(&a.package, &[Format::Package], "a UE1/UE2 package")?;
@@ -213,7 +238,14 @@ fn run(command: Command) -> Result<ExitCode> {
             args::IostoreCommand::Patch(a) => cmd::iostore_write::patch(&a),
         },
         Command::Zen(c) => match c {
-            args::ZenCommand::ToLegacy(a) => cmd::zen::to_legacy(&a),
+            args::ZenCommand::ToLegacy(a) => {
+                detect::require(
+                    &a.file,
+                    &[Format::IoStoreToc, Format::IoStoreCas],
+                    "an IoStore container",
+                )?;
+                cmd::zen::to_legacy(&a)
+            }
             args::ZenCommand::FromLegacy(a) => cmd::zen::from_legacy(&a),
         },
         Command::Completions(a) => {

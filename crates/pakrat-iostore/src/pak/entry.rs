@@ -416,6 +416,64 @@ impl PakEntry {
             && (self.blocks.is_empty() || self.block_size == other.block_size)
             && (self.encoded || other.encoded || self.hash == other.hash)
     }
+
+    /// The fields [`PakEntry::same_record`] finds different, each as
+    /// `field X here, Y there` (`self` first).
+    pub fn record_differences(&self, other: &PakEntry) -> Vec<String> {
+        let mut d = Vec::new();
+        let mut diff = |field: &str, a: String, b: String| {
+            if a != b {
+                d.push(format!("{field} {a} vs {b}"));
+            }
+        };
+        diff("stored size", self.size.to_string(), other.size.to_string());
+        diff(
+            "uncompressed size",
+            self.uncompressed_size.to_string(),
+            other.uncompressed_size.to_string(),
+        );
+        diff(
+            "compression method",
+            self.method.to_string(),
+            other.method.to_string(),
+        );
+        diff(
+            "encrypted flag",
+            self.encrypted().to_string(),
+            other.encrypted().to_string(),
+        );
+        if self.blocks.len() != other.blocks.len() {
+            diff(
+                "compression block count",
+                self.blocks.len().to_string(),
+                other.blocks.len().to_string(),
+            );
+        } else if let Some((i, (a, b))) = self
+            .blocks
+            .iter()
+            .zip(&other.blocks)
+            .enumerate()
+            .find(|(_, (a, b))| a != b)
+        {
+            diff(
+                &format!("compression block {i}"),
+                format!("{:#x}..{:#x}", a.start, a.end),
+                format!("{:#x}..{:#x}", b.start, b.end),
+            );
+        }
+        if !self.blocks.is_empty() {
+            diff(
+                "compression block size",
+                self.block_size.to_string(),
+                other.block_size.to_string(),
+            );
+        }
+        if !(self.encoded || other.encoded) {
+            let hex = |h: &[u8; 20]| h.iter().map(|b| format!("{b:02x}")).collect::<String>();
+            diff("SHA-1", hex(&self.hash), hex(&other.hash));
+        }
+        d
+    }
 }
 
 /// Round up to the AES block size.

@@ -92,13 +92,28 @@ fn one(p: &Pak, e: &PakEntry, out: &OutputDir, opts: &Options) -> Result<u64> {
         f.preallocate(e.uncompressed_size)?;
     }
     let mut n = 0u64;
+    // One key serves a whole pak: once it is verified, a file that does
+    // not look like its name (a `.txt` holding binary) is not the key's fault.
+    let sniffing = e.encrypted() && !p.key_check.verified();
+    let mut sniff = super::plain::Sniffer::new();
     {
         let mut w = std::io::BufWriter::with_capacity(1 << 16, &mut f);
         p.read_to(e, &mut |b| {
             n += b.len() as u64;
+            if sniffing {
+                sniff.feed(b);
+            }
             w.write_all(b).map_err(|err| Error::Other(err.to_string()))
         })?;
         w.flush().map_err(|err| Error::Other(err.to_string()))?;
+    }
+    // The SHA-1 covers the ciphertext: decrypted bytes must also look like
+    // their format, or the file (garbage under a wrong key) is not written.
+    if let super::plain::Verdict::Mismatch(m) = sniff.verdict(&e.path, true) {
+        return Err(Error::invalid(
+            e.data_start(p.layout),
+            format!("decrypted: {m} (wrong AES key?); not written"),
+        ));
     }
     f.commit()?;
     Ok(n)

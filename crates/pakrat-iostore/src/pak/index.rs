@@ -98,8 +98,11 @@ pub fn read_string(r: &mut Reader<'_>, what: &str, utf8: bool) -> Result<String>
     })
 }
 
-/// Write a pak `FString`: Latin-1 with a NUL when every character fits,
-/// UTF-16 otherwise; `utf8_no_nul`: UTF-8 without the NUL (v12+ file names).
+/// Write a pak `FString` as the engine does: 8-bit with a NUL when every
+/// character is ASCII, UTF-16 otherwise (also for Latin-1 text, which an
+/// 8-bit string would leave to the reader's code page: UnrealPak and repak
+/// write `é` as UTF-16); `utf8_no_nul`: UTF-8 without the NUL (v12+ file
+/// names).
 pub fn write_string(w: &mut Writer, s: &str, utf8_no_nul: bool) {
     if s.is_empty() {
         w.i32(0);
@@ -109,11 +112,11 @@ pub fn write_string(w: &mut Writer, s: &str, utf8_no_nul: bool) {
         w.i32(s.len() as i32).bytes(s.as_bytes());
         return;
     }
-    match pakrat_io::FString::to_latin1(s) {
-        Some(b) => {
-            w.i32(b.len() as i32 + 1).bytes(&b).u8(0);
+    match s.is_ascii() {
+        true => {
+            w.i32(s.len() as i32 + 1).bytes(s.as_bytes()).u8(0);
         }
-        None => {
+        false => {
             let units: Vec<u16> = s.encode_utf16().collect();
             w.i32(-(units.len() as i32 + 1));
             for u in units {
@@ -593,6 +596,10 @@ mod tests {
             let b = w.into_inner();
             assert_eq!(read_string(&mut Reader::new(&b), "s", utf8).unwrap(), s);
         }
+        // Latin-1 is written as UTF-16, as by UnrealPak (issue 31).
+        let mut w = Writer::new();
+        write_string(&mut w, "Café", false);
+        assert_eq!(w.as_slice()[..4], (-5i32).to_le_bytes());
         let mut w = Writer::new();
         w.i32(i32::MIN);
         assert!(read_string(&mut Reader::new(w.as_slice()), "s", false).is_err());

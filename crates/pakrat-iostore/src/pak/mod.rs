@@ -11,6 +11,7 @@ pub mod entry;
 pub mod extract;
 pub mod footer;
 pub mod index;
+pub mod plain;
 pub mod verify;
 pub mod write;
 
@@ -40,6 +41,53 @@ pub enum Cipher {
     Ctr,
 }
 
+/// How the AES key in use was checked. The SHA-1 a pak keeps for an
+/// encrypted file covers its ciphertext, so only the encrypted index's hash,
+/// a compressed file that decodes, or a file that decrypts to its own format
+/// ([`plain`]) can tell a right key from a wrong one.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(tag = "status", content = "by", rename_all = "snake_case")]
+pub enum KeyCheck {
+    /// Nothing is encrypted, or no key was given (encrypted files are then
+    /// reported as not checked).
+    #[default]
+    NotNeeded,
+    /// The encrypted index matched its SHA-1 in the footer.
+    Index,
+    /// This encrypted file decoded as its format.
+    File(String),
+    /// No key given decodes this file as its format (the text says why).
+    Wrong(String),
+    /// Nothing in the pak can tell a wrong key from the right one: every
+    /// encrypted file is stored, of no format pakrat can check.
+    Unverified,
+}
+
+impl KeyCheck {
+    /// The key was checked and found right.
+    pub fn verified(&self) -> bool {
+        matches!(self, KeyCheck::Index | KeyCheck::File(_))
+    }
+
+    /// A line for people: what is known about the key.
+    pub fn describe(&self) -> String {
+        match self {
+            KeyCheck::NotNeeded => "not needed".into(),
+            KeyCheck::Index => "verified (the encrypted index matches its SHA-1)".into(),
+            KeyCheck::File(p) => format!(
+                "verified ({} decrypts to valid data)",
+                pakrat_io::text::show(p)
+            ),
+            KeyCheck::Wrong(m) => format!("WRONG: {m}"),
+            KeyCheck::Unverified => {
+                "NOT verified: every encrypted file is stored and of no format pakrat can check \
+                 (the SHA-1 covers the ciphertext); a wrong key would give garbage unnoticed"
+                    .into()
+            }
+        }
+    }
+}
+
 /// An opened pak.
 pub struct Pak {
     path: PathBuf,
@@ -53,6 +101,8 @@ pub struct Pak {
     /// Cipher of encrypted parts.
     pub cipher: Cipher,
     key: Option<AesKey>,
+    /// How the key in use was checked.
+    pub key_check: KeyCheck,
     methods: Vec<Method>,
     /// Notes on what was read (a pruned directory index, deleted files...).
     pub notes: Vec<String>,
@@ -137,6 +187,7 @@ impl Pak {
             layout,
             cipher,
             key: None,
+            key_check: KeyCheck::NotNeeded,
             methods,
             notes: Vec::new(),
             index: Index {
@@ -152,6 +203,9 @@ impl Pak {
             footer,
         };
         let index_bytes = pak.index_bytes(keys)?;
+        if pak.key.is_some() {
+            pak.key_check = KeyCheck::Index;
+        }
         pak.index = pak.parse_index(&index_bytes)?;
         if pak.key.is_none() && pak.index.entries.iter().any(PakEntry::encrypted) {
             pak.choose_data_key(keys);
@@ -160,35 +214,93 @@ impl Pak {
     }
 
     /// The index is plain but files are encrypted: no index hash tells the
-    /// keys apart, so try each on the smallest encrypted compressed file (a
-    /// wrong key does not decompress). Stored files carry no such check (the
-    /// pak hashes their ciphertext): with several keys and only stored
-    /// encrypted files, the footer GUID's key, else the first, is used.
+    /// keys apart, so try each on the three smallest encrypted files that
+    /// can tell (a compressed file, which a wrong key does not decompress, or
+    /// a file of a format [`plain`] checks; at most 1 MiB decoded of each).
+    /// When no file can tell, the footer GUID's key, else the first, is used
+    /// and the key is [`KeyCheck::Unverified`].
     fn choose_data_key(&mut self, keys: &KeyRing) {
         let cands = keys.candidates(self.footer.encryption_key_guid);
-        let probe = self
+        if cands.is_empty() {
+            return;
+        }
+        // The three smallest files that can tell: one misnamed file (a
+        // `.txt` holding binary data) does not make the right key "wrong".
+        let mut probes: Vec<PakEntry> = self
             .index
             .entries
             .iter()
             .filter(|e| {
-                e.encrypted() && e.compressed() && !e.deleted() && self.method(e).supported()
+                e.encrypted()
+                    && !e.deleted()
+                    && self.method(e).supported()
+                    && (e.compressed() || plain::checkable(&e.path, e.uncompressed_size))
             })
-            .min_by_key(|e| e.size)
-            .cloned();
-        if let (Some(e), true) = (&probe, cands.len() > 1) {
-            for k in &cands {
-                self.key = Some(*k);
-                if self.read_to(e, &mut |_| Ok(())).is_ok() {
-                    return;
+            .cloned()
+            .collect();
+        probes.sort_by_key(|e| e.size);
+        probes.truncate(3);
+        if probes.is_empty() {
+            self.key = cands.first().copied();
+            self.key_check = KeyCheck::Unverified;
+            return;
+        }
+        let mut why = String::new();
+        for k in &cands {
+            self.key = Some(*k);
+            for e in &probes {
+                match self.probe(e) {
+                    Ok(()) => {
+                        self.key_check = KeyCheck::File(e.path.clone());
+                        return;
+                    }
+                    Err(m) if why.is_empty() => {
+                        why = format!("{}: {m}", pakrat_io::text::show(&e.path))
+                    }
+                    Err(_) => {}
                 }
             }
-            self.notes.push(format!(
-                "none of the {} keys given decodes {} (wrong AES key?)",
-                cands.len(),
-                pakrat_io::text::show(&e.path)
-            ));
         }
+        let m = format!(
+            "{} file(s) decrypted with {}, none looks like its format; the first: {why} (wrong AES key?)",
+            probes.len(),
+            if cands.len() == 1 {
+                "the key given".to_string()
+            } else {
+                format!("each of the {} keys given", cands.len())
+            }
+        );
+        self.notes.push(m.clone());
+        self.key_check = KeyCheck::Wrong(m);
         self.key = cands.first().copied();
+    }
+
+    /// Decode the start of `e` (all of it up to 1 MiB) with the key in use
+    /// and check it against its format; `Err` says what is wrong.
+    fn probe(&self, e: &PakEntry) -> std::result::Result<(), String> {
+        const ENOUGH: u64 = plain::PROBE_BYTES;
+        let mut s = plain::Sniffer::new();
+        let r = self.read_to(e, &mut |b| {
+            s.feed(b);
+            if s.len() >= ENOUGH.min(e.uncompressed_size) && s.len() < e.uncompressed_size {
+                // Enough to tell: stop decoding.
+                return Err(Error::Other(String::new()));
+            }
+            Ok(())
+        });
+        let complete = s.len() == e.uncompressed_size;
+        if let Err(err) = r {
+            if complete || s.len() < ENOUGH.min(e.uncompressed_size) {
+                return Err(format!("does not decode: {err}"));
+            }
+        }
+        match s.verdict(&e.path, complete) {
+            plain::Verdict::Mismatch(m) => Err(m),
+            // A compressed file that decodes proves the key by itself.
+            _ if e.compressed() => Ok(()),
+            plain::Verdict::Match => Ok(()),
+            plain::Verdict::Unknown => Err("cannot be checked".into()),
+        }
     }
 
     /// Path of the pak.

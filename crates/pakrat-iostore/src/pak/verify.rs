@@ -39,6 +39,10 @@ pub struct Report {
     /// itself is sound.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// How the AES key was checked (`not_needed` without encrypted files
+    /// or without a key). Unless it is verified, an encrypted stored file of
+    /// no checkable format was only checked as ciphertext.
+    pub key_check: super::KeyCheck,
     /// The `.sig` file beside the pak, when there is one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub signature_file: Option<String>,
@@ -48,6 +52,16 @@ impl Report {
     /// No problem was found.
     pub fn ok(&self) -> bool {
         self.problems.is_empty()
+    }
+
+    /// Every entry was checked: none skipped for want of a key, and the key
+    /// (when one was needed) verified.
+    pub fn complete(&self) -> bool {
+        self.skipped.is_empty()
+            && matches!(
+                self.key_check,
+                super::KeyCheck::NotNeeded | super::KeyCheck::Index | super::KeyCheck::File(_)
+            )
     }
 }
 
@@ -88,7 +102,10 @@ fn check_entry(p: &Pak, e: &PakEntry) -> (bool, u64, Vec<Problem>) {
         out.push(problem(
             e,
             e.offset,
-            "data header disagrees with the index (sizes, method, blocks or flags)".into(),
+            format!(
+                "data header disagrees with the index: {} (header vs index; the engine checks these too)",
+                header.record_differences(e).join(", ")
+            ),
         ));
     }
     let start = e.data_start(l);
@@ -120,11 +137,28 @@ fn check_entry(p: &Pak, e: &PakEntry) -> (bool, u64, Vec<Problem>) {
         return (hashed, 0, out);
     }
     let mut n = 0u64;
+    // Decrypted bytes must look like their format (the SHA-1 covers the
+    // ciphertext only) while the key is not verified. One key serves a whole
+    // pak: once it is, a file that does not look like its name (a `.txt`
+    // holding binary) is not the key's fault.
+    let sniffing = e.encrypted() && !p.key_check.verified();
+    let mut sniff = super::plain::Sniffer::new();
     match p.read_to(e, &mut |b| {
         n += b.len() as u64;
+        if sniffing {
+            sniff.feed(b);
+        }
         Ok(())
     }) {
-        Ok(()) if n == e.uncompressed_size => {}
+        Ok(()) if n == e.uncompressed_size => {
+            if let super::plain::Verdict::Mismatch(m) = sniff.verdict(&e.path, true) {
+                out.push(problem(
+                    e,
+                    start,
+                    format!("decrypted: {m} (wrong AES key?)"),
+                ));
+            }
+        }
         Ok(()) => out.push(problem(
             e,
             start,
@@ -149,6 +183,7 @@ pub fn verify(p: &Pak) -> Report {
 pub fn verify_with(p: &Pak, on_progress: &(dyn Fn(u64) + Sync)) -> Report {
     let mut r = Report {
         entries: p.index.entries.len() as u64,
+        key_check: p.key_check.clone(),
         ..Report::default()
     };
     let f = &p.footer;

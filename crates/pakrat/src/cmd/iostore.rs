@@ -488,14 +488,13 @@ pub fn extract(a: &ExtractArgs) -> Result<ExitCode> {
                 summary.unhashed
             );
         }
-        if !crate::cmd::quiet() {
-            println!(
-                "extracted {done} of {} files ({}) to {} in {secs:.2}s",
-                jobs.len(),
-                human_size(total),
-                out.root().display()
-            );
-        }
+        // The result line prints under -q too (its help says so).
+        println!(
+            "extracted {done} of {} files ({}) to {} in {secs:.2}s",
+            jobs.len(),
+            human_size(total),
+            out.root().display()
+        );
     }
     Ok(if errors.is_empty() {
         ExitCode::SUCCESS

@@ -356,7 +356,28 @@ fn companion_pak(
 
 /// `iostore create`.
 pub fn create(a: &IostoreCreateArgs) -> Result<ExitCode> {
-    create_from(a, pakrat_iostore::build::walk(&a.src)?)
+    let files = pakrat_iostore::build::walk(&a.src)?;
+    // Legacy packages (the tag, then a negative legacy file version) are
+    // not zen packages: say which command takes them.
+    let legacy = files.iter().find(|f| {
+        let ext = f.rel.rsplit('.').next().unwrap_or("").to_ascii_lowercase();
+        let mut head = [0u8; 8];
+        matches!(ext.as_str(), "uasset" | "umap")
+            && std::fs::File::open(&f.path)
+                .and_then(|mut h| std::io::Read::read_exact(&mut h, &mut head))
+                .is_ok()
+            && pakrat_iostore::legacy::is_legacy_package(&head)
+    });
+    if let Some(f) = legacy {
+        bail!(
+            "{}: holds legacy UE4/UE5 packages ({} is one), and `iostore create` packs zen packages; `pakrat zen from-legacy {} --into {}` converts the folder and packs it in one step",
+            a.src.display(),
+            f.rel,
+            a.src.display(),
+            a.output.display()
+        );
+    }
+    create_from(a, files)
 }
 
 /// `iostore create` over a listing of `a.src` (which may hold files made

@@ -253,3 +253,40 @@ pub fn imports_from<T: std::fmt::Display>(imports: &[(T, usize)]) -> String {
         }
     )
 }
+
+/// Print per-file errors (`PATH: MESSAGE`), one line for each message
+/// shared by several files ("7 files (a, b, c, ...): MESSAGE") instead of
+/// the same line again and again.
+pub fn print_errors<S: AsRef<str>>(errors: &[S]) {
+    for line in group_errors(errors) {
+        eprintln!("pakrat: error: {}", pakrat_io::text::show(&line));
+    }
+}
+
+/// The lines of [`print_errors`], in the order of each message's first file.
+pub fn group_errors<S: AsRef<str>>(errors: &[S]) -> Vec<String> {
+    let mut groups: Vec<(&str, Vec<&str>)> = Vec::new();
+    for e in errors {
+        let e = e.as_ref();
+        let (file, msg) = e.split_once(": ").unwrap_or(("", e));
+        match groups.iter_mut().find(|g| g.0 == msg) {
+            Some(g) => g.1.push(file),
+            None => groups.push((msg, vec![file])),
+        }
+    }
+    groups
+        .into_iter()
+        .flat_map(|(msg, files)| match files.len() {
+            1 => vec![if files[0].is_empty() {
+                msg.to_string()
+            } else {
+                format!("{}: {msg}", files[0])
+            }],
+            n => vec![format!(
+                "{n} files ({}{}): {msg}",
+                files[..n.min(3)].join(", "),
+                if n > 3 { ", ..." } else { "" }
+            )],
+        })
+        .collect()
+}

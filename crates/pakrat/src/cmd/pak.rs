@@ -198,6 +198,14 @@ pub fn list(a: &ListArgs) -> Result<ExitCode> {
         .iter()
         .filter(|e| g.as_ref().is_none_or(|g| g.is_match(&e.path)))
         .collect();
+    if sel.is_empty() && !a.globs.is_empty() {
+        // As for `extract`: a selection that matched nothing is an error.
+        bail!(
+            "{}: no file matches {}",
+            a.file.display(),
+            a.globs.join(" ")
+        );
+    }
     if a.out.json {
         print_json(&json!({
             "file": a.file.display().to_string(),
@@ -273,6 +281,13 @@ pub fn list_dir(a: &ListArgs) -> Result<ExitCode> {
         .values()
         .filter(|(f, _, _)| g.as_ref().is_none_or(|g| g.is_match(f)))
         .collect();
+    if sel.is_empty() && !a.globs.is_empty() && errors.is_empty() {
+        bail!(
+            "{}: no file matches {}",
+            a.file.display(),
+            a.globs.join(" ")
+        );
+    }
     if a.out.json {
         print_json(&json!({
             "folder": a.file.display().to_string(),
@@ -326,7 +341,7 @@ pub fn verify(a: &VerifyArgs) -> Result<ExitCode> {
     if let Some(b) = bar {
         b.finish_and_clear();
     }
-    let code = if r.ok() && r.skipped.is_empty() {
+    let code = if r.ok() && r.complete() {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
@@ -336,7 +351,7 @@ pub fn verify(a: &VerifyArgs) -> Result<ExitCode> {
         if let Some(m) = v.as_object_mut() {
             m.insert("file".into(), a.file.display().to_string().into());
             m.insert("version".into(), p.footer.version.into());
-            m.insert("ok".into(), (r.ok() && r.skipped.is_empty()).into());
+            m.insert("ok".into(), (r.ok() && r.complete()).into());
         }
         print_json(&v)?;
         return Ok(code);
@@ -363,6 +378,9 @@ pub fn verify(a: &VerifyArgs) -> Result<ExitCode> {
             r.skipped.len()
         );
     }
+    if r.key_check != pak::KeyCheck::NotNeeded {
+        println!("  AES key: {}", r.key_check.describe());
+    }
     if let Some(s) = &r.signature_file {
         println!("  signature file: {} (present; its RSA signature needs the game's public key, not checked)", show(s));
     }
@@ -381,7 +399,7 @@ pub fn verify(a: &VerifyArgs) -> Result<ExitCode> {
             show(&x.message)
         );
     }
-    if r.ok() && r.skipped.is_empty() {
+    if r.ok() && r.complete() {
         println!("OK");
     } else if r.ok() {
         println!("INCOMPLETE");
@@ -428,6 +446,10 @@ pub fn extract(a: &ExtractArgs) -> Result<ExitCode> {
         pb.finish_and_clear();
     }
     let secs = start.elapsed().as_secs_f64();
+    // Encrypted files under a key nothing could verify were checked as
+    // ciphertext only: no claim about what was written.
+    let key_doubt =
+        p.key().is_some() && !p.key_check.verified() && sel.iter().any(|e| e.encrypted());
     if a.out.json {
         print_json(&json!({
             "file": a.file.display().to_string(),
@@ -438,22 +460,25 @@ pub fn extract(a: &ExtractArgs) -> Result<ExitCode> {
             "bytes": s.bytes,
             "seconds": secs,
             "errors": s.errors,
-            "hashes_checked": !a.no_verify,
+            "hashes_checked": !a.no_verify && !key_doubt,
+            "key_check": p.key_check,
         }))?;
     } else {
         for e in &s.errors {
             eprintln!("pakrat: error: {}", show(e));
         }
-        if !crate::cmd::quiet() {
-            println!(
-                "extracted {} of {} files ({}) to {} in {secs:.2}s (mount point {})",
-                s.files,
-                sel.len(),
-                human_size(s.bytes),
-                out.root().display(),
-                show(&p.index.mount_point)
-            );
+        if key_doubt {
+            eprintln!("pakrat: warning: AES key {}", show(&p.key_check.describe()));
         }
+        // The result line prints under -q too (its help says so).
+        println!(
+            "extracted {} of {} files ({}) to {} in {secs:.2}s (mount point {})",
+            s.files,
+            sel.len(),
+            human_size(s.bytes),
+            out.root().display(),
+            show(&p.index.mount_point)
+        );
     }
     Ok(if s.errors.is_empty() {
         ExitCode::SUCCESS

@@ -311,9 +311,12 @@ pub fn extract(a: &ExtractArgs) -> Result<ExitCode> {
     }
     if a.out.json {
         print_json(&rep)?;
-    } else if !crate::cmd::quiet() {
-        for f in &rep.files {
-            println!("{:>10}  {}", f.size, show(&f.path.display().to_string()));
+    } else {
+        // -q drops the per-file lines, never the result line.
+        if !crate::cmd::quiet() {
+            for f in &rep.files {
+                println!("{:>10}  {}", f.size, show(&f.path.display().to_string()));
+            }
         }
         let total: u64 = rep.files.iter().map(|f| f.size).sum();
         println!(

@@ -282,11 +282,25 @@ fn clashes<'a>(keys: impl Iterator<Item = (PathBuf, &'a Path)>) -> HashMap<PathB
     seen
 }
 
-fn finish<T: Serialize>(results: &[T], failed: usize, json: bool) -> Result<ExitCode> {
+/// The exit code of a batch: 2 when an input could not be read at all (as
+/// every command that cannot open its input), 1 when some file failed.
+fn finish<T: Serialize>(
+    results: &[T],
+    inputs: &[PathBuf],
+    failed: usize,
+    json: bool,
+) -> Result<ExitCode> {
     if json {
         print_json(results)?;
     }
-    Ok(if failed > 0 {
+    let unreadable = inputs
+        .iter()
+        .filter(|p| std::fs::File::open(p).is_err() || !p.is_file())
+        .count();
+    Ok(if unreadable > 0 {
+        eprintln!("pakrat: {failed} file(s) failed ({unreadable} could not be read)");
+        ExitCode::from(2)
+    } else if failed > 0 {
         eprintln!("pakrat: {failed} file(s) failed");
         ExitCode::from(1)
     } else {
@@ -383,7 +397,7 @@ pub fn compress(a: &CompressArgs) -> Result<ExitCode> {
             );
         }
     }
-    finish(&results, failed, a.out.json)
+    finish(&results, &a.files, failed, a.out.json)
 }
 
 #[derive(Serialize, Default)]
@@ -606,5 +620,5 @@ pub fn decompress(a: &DecompressArgs) -> Result<ExitCode> {
             );
         }
     }
-    finish(&results, failed, a.out.json)
+    finish(&results, &a.files, failed, a.out.json)
 }

@@ -175,18 +175,15 @@ pub fn to_legacy(a: &ZenToLegacyArgs) -> Result<ExitCode> {
         for n in &notes {
             eprintln!("pakrat: note: {}", show(n));
         }
-        for e in &errors {
-            eprintln!("pakrat: error: {}", show(e));
-        }
-        if !crate::cmd::quiet() {
-            println!(
-                "converted {} of {} packages to legacy ({files} files, {}) in {} in {secs:.2}s",
-                done.len(),
-                selected.len(),
-                human_size(bytes),
-                out.root().display()
-            );
-        }
+        crate::cmd::print_errors(&errors);
+        // The result line prints under -q too (its help says so).
+        println!(
+            "converted {} of {} packages to legacy ({files} files, {}) in {} in {secs:.2}s",
+            done.len(),
+            selected.len(),
+            human_size(bytes),
+            out.root().display()
+        );
     }
     Ok(if errors.is_empty() {
         ExitCode::SUCCESS
@@ -234,9 +231,7 @@ pub fn from_legacy(a: &ZenFromLegacyArgs) -> Result<ExitCode> {
     let converted: Vec<&ZenFile> = results.iter().filter_map(|r| r.as_ref().ok()).collect();
     let report_errors = |json: bool| {
         if !json {
-            for e in &errors {
-                eprintln!("pakrat: error: {}", show(e));
-            }
+            crate::cmd::print_errors(&errors);
         }
     };
     if let Some(utoc) = &a.into {
