@@ -1569,6 +1569,7 @@ mod shrink_tests {
         };
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
+            .enable_all()
             .build()
             .unwrap();
         let e = rt
@@ -1581,6 +1582,29 @@ mod shrink_tests {
         std::fs::write(&p, vec![3u8; 8192]).unwrap();
         let ok = rt.block_on(blocking(sum_of(p.clone(), None))).unwrap();
         assert_eq!(ok, 3 * 8192);
+        // A streamed download: the bytes decoded after the cut (zeros) are
+        // never sent; the answer is the 409 instead of a body of zeros.
+        let p2 = p.clone();
+        let e = rt
+            .block_on(crate::stream::stream(move |s| {
+                let src = pakrat_io::Source::open(&p2).map_err(damaged)?;
+                std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(&p2)
+                    .unwrap()
+                    .set_len(0)
+                    .unwrap();
+                let copy: Vec<u8> = src
+                    .iter()
+                    .map(|b| unsafe { std::ptr::read_volatile(b) })
+                    .collect();
+                s.head(copy.len() as u64, "application/octet-stream", "x");
+                let _ = s.data(&copy);
+                Ok(())
+            }))
+            .unwrap_err();
+        assert_eq!(e.0, StatusCode::CONFLICT);
+        assert!(e.1.contains("changed size while it was read"), "{}", e.1);
         println!("child done");
     }
 }

@@ -59,6 +59,11 @@ pub struct Sender {
     tx: mpsc::Sender<Msg>,
     rt: tokio::runtime::Handle,
     head: Option<Msg>,
+    /// `pakrat_io::mapguard::faults()` when the stream began.
+    faults: u64,
+    /// Set when an input shrank under the decoder (a caught SIGBUS): the
+    /// bytes decoded since may be zeros, so none of them is sent.
+    changed: Option<String>,
 }
 
 impl Sender {
@@ -91,6 +96,13 @@ impl Sender {
 
     /// Hand `bytes` on, in pieces; waits while the queue is full.
     pub fn data(&mut self, bytes: &[u8]) -> Result<(), Gone> {
+        // A file that shrank while mapped reads as zeros past its new end
+        // (pakrat_io::mapguard); never hand those on. Process-wide, so a
+        // fault under another request stops this one too: it fails safe.
+        if let Err(e) = pakrat_io::mapguard::changed_since(self.faults) {
+            self.changed = Some(e.to_string());
+            return Err(Gone);
+        }
         self.flush_head()?;
         for piece in bytes.chunks(PIECE) {
             self.send(Msg::Data(Bytes::copy_from_slice(piece)))?;
@@ -143,9 +155,18 @@ pub async fn stream(
         tx,
         rt: tokio::runtime::Handle::current(),
         head: None,
+        faults: pakrat_io::mapguard::faults(),
+        changed: None,
     };
     let task = tokio::task::spawn_blocking(move || {
-        let r = job(&mut s);
+        let r = match pakrat_io::mapguard::watch(|| job(&mut s)) {
+            Err(e) => Err(ApiError(StatusCode::CONFLICT, e.to_string())),
+            Ok(_) if s.changed.is_some() => Err(ApiError(
+                StatusCode::CONFLICT,
+                s.changed.take().unwrap_or_default(),
+            )),
+            Ok(r) => r,
+        };
         match r {
             Ok(()) => {
                 let _ = s.finish();
