@@ -198,5 +198,10 @@ fn abutting_entries_and_blocks_are_read() {
     for e in &p.index.entries {
         assert!(p.block_problem(e).is_none());
         assert_eq!(p.read(e).unwrap(), data);
+        // A copy of an entry is that entry, not another over its bytes.
+        assert!(p.entry_overlap(&e.clone()).is_none());
+        let mut twin = e.clone();
+        twin.path = "twin.bin".into();
+        assert!(p.entry_overlap(&twin).is_some());
     }
 }

@@ -472,23 +472,19 @@ impl Pak {
         let s = self.spans();
         let (a, z) = self.span(e);
         let k = s.sorted.partition_point(|x| (x.0, x.1) < (a, z));
-        let found = s.sorted.get(k).is_some_and(|x| (x.0, x.1) == (a, z));
-        let next = s.sorted.get(k + usize::from(found));
-        let other = match k.checked_sub(1).map(|j| s.reach[j]) {
-            Some((end, i)) if a < end => Some(i),
-            _ => next.filter(|n| n.0 < z).map(|n| {
-                // Of two equal spans, name the one that is not `e`.
-                let mine = self
-                    .index
-                    .entries
-                    .get(n.2)
-                    .is_some_and(|x| std::ptr::eq(x, e));
-                if mine && found {
-                    s.sorted[k].2
-                } else {
-                    n.2
+        let same = s.sorted.get(k).filter(|x| (x.0, x.1) == (a, z));
+        // `e` itself, or a copy of it (callers may hold clones).
+        let is_e = |i: usize| self.index.entries.get(i).is_some_and(|y| y == e);
+        let other = match same {
+            // Another entry with the very same span.
+            Some(x) if !is_e(x.2) => Some(x.2),
+            _ => {
+                let next = s.sorted.get(k + usize::from(same.is_some()));
+                match k.checked_sub(1).map(|j| s.reach[j]) {
+                    Some((end, i)) if a < end => Some(i),
+                    _ => next.filter(|n| n.0 < z).map(|n| n.2),
                 }
-            }),
+            }
         }?;
         let o = self.index.entries.get(other)?;
         let (oa, oz) = self.span(o);
