@@ -1,6 +1,8 @@
 //! A whole .pak (issue 10): footer, index, path-hash and directory indexes
 //! (nested and flat), entries, then `verify` (data headers, SHA-1, block
-//! bounds, decoding) with the corpus keys.
+//! bounds, decoding) with the corpus keys; the overlap shapes of issue 32
+//! (an entry over another's bytes, one entry's blocks all over its first)
+//! must be found.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use pakrat_fuzz::ok;
@@ -17,7 +19,28 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     let src = pakrat_io::Source::from_vec("fuzz.pak", data.to_vec());
-    if let Some(p) = ok(Pak::from_source(std::path::Path::new("fuzz.pak"), src, &keys)) {
+    if let Some(p) = ok(Pak::from_source(
+        std::path::Path::new("fuzz.pak"),
+        src,
+        &keys,
+    )) {
+        let all: Vec<&pak::PakEntry> = p.index.entries.iter().collect();
+        let _ = p.overlapping_entries();
+        let _ = p.check_layout(&all);
+        if let Some(e) = p.index.entries.iter().find(|e| !e.deleted()) {
+            let mut twin = e.clone();
+            twin.path.push_str(".twin");
+            assert!(
+                p.entry_overlap(&twin).is_some(),
+                "an entry over another's bytes not found"
+            );
+            if e.blocks.len() >= 2 {
+                let mut r = e.clone();
+                let b0 = r.blocks[0];
+                r.blocks.iter_mut().for_each(|b| *b = b0);
+                assert!(p.block_problem(&r).is_some(), "repeated blocks not found");
+            }
+        }
         let r = pak::verify::verify(&p);
         for x in &r.problems {
             pakrat_fuzz::clear(&x.message);

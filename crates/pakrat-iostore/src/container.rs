@@ -19,7 +19,7 @@ use crate::compress::{self, Method};
 use crate::dirindex::{DirectoryIndex, IndexedFile};
 use crate::keys::{AesKey, KeyRing};
 use crate::perfect_hash;
-use crate::toc::{flags, ChunkId, ChunkType, CompressedBlock, EncryptionMethod, Toc};
+use crate::toc::{flags, ChunkId, ChunkType, CompressedBlock, EncryptionMethod, ReadHazards, Toc};
 
 /// Blocks decoded together (in parallel) while streaming a chunk.
 pub const WINDOW_BLOCKS: usize = 32;
@@ -78,6 +78,7 @@ pub struct Container {
     path_of: Vec<Option<u32>>,
     fallback: OnceLock<HashMap<ChunkId, usize>>,
     overflow: HashMap<ChunkId, usize>,
+    hazards: OnceLock<ReadHazards>,
 }
 
 impl std::fmt::Debug for Container {
@@ -173,6 +174,7 @@ impl Container {
             directory_error: None,
             fallback: OnceLock::new(),
             overflow: HashMap::new(),
+            hazards: OnceLock::new(),
         };
         // Index the overflow list once (the engine searches it linearly).
         for &o in &c.toc.chunks_without_perfect_hash {
@@ -422,6 +424,29 @@ impl Container {
         }
     }
 
+    /// The layout facts that would let a reader decode more than the
+    /// `.ucas` honestly holds (shared blocks, overlapping block bytes,
+    /// blocks over the block size): computed on first use, then kept.
+    pub fn read_hazards(&self) -> &ReadHazards {
+        self.hazards.get_or_init(|| self.toc.read_hazards())
+    }
+
+    /// `Err` when the container has a [`Container::read_hazards`] fact:
+    /// every reader of chunk data (and so `extract`, `verify`, `packages`,
+    /// `zen to-legacy`, the container header) refuses such a container, so
+    /// that a few kilobytes cannot decode to gigabytes.
+    pub fn check_readable(&self) -> Result<()> {
+        let h = self.read_hazards();
+        if h.is_empty() {
+            return Ok(());
+        }
+        Err(Error::Other(format!(
+            "{}: refusing to read chunk data: {}",
+            self.path.display(),
+            h.messages().collect::<Vec<_>>().join("; ")
+        )))
+    }
+
     /// The on-disk bytes of block `i`: `CompressedSize` bytes, or the
     /// 16-aligned size when `aligned` (needed for decryption).
     pub fn block_bytes(&self, i: usize, b: &CompressedBlock, aligned: bool) -> Result<&[u8]> {
@@ -464,6 +489,7 @@ impl Container {
 
     /// Decrypt and decompress block `i` into `out` (exactly its uncompressed size).
     pub fn read_block(&self, i: usize, out: &mut [u8]) -> Result<()> {
+        self.check_readable()?;
         if let Some(e) = self.encryption_error("data") {
             return Err(e);
         }
@@ -584,6 +610,7 @@ impl Container {
         mut sink: impl FnMut(Piece<'a>) -> Result<()>,
     ) -> Result<()> {
         let window_blocks = window_blocks.clamp(1, WINDOW_BLOCKS);
+        self.check_readable()?;
         if let Some(e) = self.encryption_error("data") {
             return Err(e);
         }
@@ -706,6 +733,7 @@ impl Container {
     /// to file in the kernel. `None` otherwise (or when the blocks do not
     /// cover the entry; [`Container::stream_chunk`] reports that).
     pub fn stored_extent(&self, index: usize) -> Option<(usize, u64, u64)> {
+        self.check_readable().ok()?;
         let range = self.toc.block_range(index).ok()?;
         let ol = *self.toc.offsets.get(index)?;
         let bs = u64::from(self.toc.header.block_size);
@@ -775,6 +803,7 @@ impl Container {
                 ))
             })?
             .length;
+        self.check_readable()?;
         // Bound the allocation by what the chunk's blocks can hold.
         let range = self
             .toc

@@ -79,7 +79,9 @@ impl Sink {
 /// The layout rules that make extraction safe and bounded: block methods,
 /// sizes and partitions, chunk block ranges, no block shared between
 /// chunks (a 10 KB TOC whose chunks all point at the same blocks once made
-/// `extract` write 8 GiB). Returns true when chunks share blocks.
+/// `extract` write 8 GiB), no two blocks over the same `.ucas` bytes.
+/// Returns true when chunks share blocks or blocks share bytes (the data is
+/// then not read).
 fn check_layout(c: &Container, sink: &Sink) -> bool {
     let toc = c.toc();
     let h = &toc.header;
@@ -156,23 +158,19 @@ fn check_layout(c: &Container, sink: &Sink) -> bool {
     }
 
     // Chunks: block ranges, full middle blocks, sizes. UE's writer starts
-    // every chunk on a block boundary, so no two chunks share a block; a TOC
-    // whose chunks do is reported and not walked chunk by chunk (a hostile
-    // one could make that quadratic).
-    let refs: u64 = (0..toc.len())
-        .filter_map(|i| toc.block_range(i).ok())
-        .map(|r| r.len() as u64)
-        .sum();
-    let shared = refs > toc.blocks.len() as u64;
-    if shared {
-        sink.fail(
-            "toc",
-            format!(
-                "chunks share blocks ({refs} block references for {} blocks): chunk data not checked",
-                toc.blocks.len()
-            ),
-        );
+    // every chunk on a block boundary and gives every block its own bytes,
+    // so no two chunks share a block and no two blocks share bytes; a TOC
+    // that breaks either would decode the same bytes many times (a 2 KB
+    // TOC wrote 1 GiB), so it is reported, not walked chunk by chunk (a
+    // hostile one could make that quadratic), and its data is not read.
+    let hz = c.read_hazards();
+    if let Some(m) = &hz.shared_blocks {
+        sink.fail("toc", format!("{m}: chunk data not checked"));
     }
+    if let Some(m) = &hz.overlapping_blocks {
+        sink.fail("block", format!("{m}: chunk data not checked"));
+    }
+    let shared = hz.shared_blocks.is_some();
     let mut covered = vec![false; toc.blocks.len()];
     for i in (0..toc.len()).filter(|_| !shared) {
         let r = match toc.block_range(i) {
@@ -211,7 +209,7 @@ fn check_layout(c: &Container, sink: &Sink) -> bool {
         sink.warn("block", format!("{uncovered} blocks belong to no chunk"));
     }
 
-    shared
+    shared || hz.overlapping_blocks.is_some()
 }
 
 /// The failures of the layout rules [`verify`] checks before any data

@@ -114,6 +114,48 @@ pub fn mutations(input: &[u8], seed: u64, count: usize) -> Vec<Mutation> {
     out
 }
 
+/// The overlap shapes (issue 32): records of a table that should each own
+/// their bytes are pointed at the same ones. `fields` are the positions of
+/// one field of each record (a block's offset, a whole block entry, an
+/// entry's data offset...), `len` its size. Gives: the second record's
+/// field copied from the first (a shared range), the last copied from the
+/// first, and every record's copied from the first (N records over one
+/// range: repeated blocks). Fields that do not fit in `input` are skipped.
+pub fn overlap_mutations(input: &[u8], fields: &[usize], len: usize, what: &str) -> Vec<Mutation> {
+    let fields: Vec<usize> = fields
+        .iter()
+        .copied()
+        .filter(|&f| f.checked_add(len).is_some_and(|e| e <= input.len()))
+        .collect();
+    let (Some(&first), true) = (fields.first(), fields.len() >= 2) else {
+        return Vec::new();
+    };
+    let src = input[first..first + len].to_vec();
+    let with = |targets: &[usize], name: String| {
+        let mut data = input.to_vec();
+        for &t in targets {
+            data[t..t + len].copy_from_slice(&src);
+        }
+        Mutation { name, data }
+    };
+    let last = fields[fields.len() - 1];
+    let mut out = vec![with(
+        &[fields[1]],
+        format!("{what} 1 shares {what} 0's range"),
+    )];
+    if fields.len() > 2 {
+        out.push(with(
+            &[last],
+            format!("{what} {} shares {what} 0's range", fields.len() - 1),
+        ));
+    }
+    out.push(with(
+        &fields[1..],
+        format!("all {} {what}s share {what} 0's range", fields.len()),
+    ));
+    out
+}
+
 /// What the test is doing now, printed when [`CountingAlloc`] refuses a
 /// request (the process aborts right after, so this is the only trace).
 static LABEL: std::sync::Mutex<String> = std::sync::Mutex::new(String::new());

@@ -301,3 +301,72 @@ fn extract_globs_chunks_and_no_clobber() {
     assert_eq!(header.len(), 1);
     assert!(header[0].starts_with("_chunks/"));
 }
+
+/// Issue 32, item 1: a 3 KB `.utoc` whose 128 blocks all point at the same
+/// 80 `.ucas` bytes (a zlib stream of 64 KiB of zeros), with the right chunk
+/// hashes: a container header chunk over 64 of them and 64 one-block
+/// chunks. `verify` called it OK and `extract` wrote 4 MiB (1 GiB with
+/// bigger numbers); every command refuses it now, and writes nothing.
+#[test]
+fn blocks_over_the_same_bytes_are_refused_by_every_command() {
+    use pakrat_iostore::compress::{compress, Method};
+    use pakrat_testkit::utoc::{chunk_id, Block, TocV8};
+    const BS: u64 = 65536;
+    let t = tempfile::tempdir().unwrap();
+    let z = compress(&Method::Zlib, None, &vec![0u8; BS as usize]).unwrap();
+    let mut ucas = z.clone();
+    ucas.resize(z.len().div_ceil(16) * 16, 0);
+    std::fs::write(t.path().join("A.ucas"), &ucas).unwrap();
+    let mut entries = vec![(chunk_id(1, 0, 6), 0, 64 * BS)];
+    entries.extend((0..64).map(|i| (chunk_id(i + 2, 0, 2), (64 + i) * BS, BS)));
+    let toc = TocV8 {
+        container_id: 7,
+        block_size: BS as u32,
+        method: Some("Zlib".into()),
+        entries,
+        blocks: vec![
+            Block {
+                offset: 0,
+                compressed: z.len() as u32,
+                uncompressed: BS as u32,
+                method: 1,
+            };
+            128
+        ],
+    };
+    let hash = |n: u64| {
+        let mut h = [0u8; 20];
+        h.copy_from_slice(&blake3::hash(&vec![0u8; n as usize]).as_bytes()[..20]);
+        h
+    };
+    let mut hashes = vec![hash(64 * BS)];
+    hashes.extend((0..64).map(|_| hash(BS)));
+    let utoc = t.path().join("A.utoc");
+    std::fs::write(&utoc, toc.bytes_with_hashes(&hashes)).unwrap();
+    let f = utoc.to_str().unwrap();
+    let out = t.path().join("out");
+    let o = out.to_str().unwrap();
+    for args in [
+        vec!["verify", f],
+        vec!["extract", f, "--chunks", "-o", o],
+        vec!["packages", f],
+        vec!["zen", "to-legacy", f, "-o", o],
+    ] {
+        let r = pakrat().args(&args).output().unwrap();
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&r.stdout),
+            String::from_utf8_lossy(&r.stderr)
+        );
+        assert!(!r.status.success(), "{args:?}: {text}");
+        assert!(
+            text.contains("blocks overlap in the .ucas"),
+            "{args:?}: {text}"
+        );
+        assert!(
+            !out.exists() || tree(&out).is_empty(),
+            "{args:?} wrote {:?}",
+            tree(&out).keys().collect::<Vec<_>>()
+        );
+    }
+}

@@ -21,7 +21,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use pakrat_testkit::mutate::{mutations, run_case, set_label, CountingAlloc, Failure, Mutation};
+use pakrat_testkit::mutate::{
+    mutations, overlap_mutations, run_case, set_label, CountingAlloc, Failure, Mutation,
+};
 
 #[global_allocator]
 static ALLOC: CountingAlloc = CountingAlloc::new();
@@ -264,6 +266,77 @@ fn pak_case(data: &[u8]) -> Result<(), String> {
     }
 }
 
+/// The overlap shapes of issue 32 for a `.utoc`: block entries given
+/// another's offset (distinct entries over the same `.ucas` bytes) or
+/// copied whole (repeated blocks), for two blocks and for every block.
+fn utoc_overlaps(data: &[u8]) -> Vec<Mutation> {
+    use pakrat_iostore::toc::TocVersion;
+    let Ok(t) = pakrat_iostore::Toc::parse(data) else {
+        return Vec::new();
+    };
+    let v = t.header.version;
+    let n = t.len();
+    let mut at = data.get(20..24).map_or(0, |b| {
+        u32::from_le_bytes(b.try_into().unwrap_or_default()) as usize
+    }) + 22 * n;
+    if v >= TocVersion::PerfectHash as u8 {
+        at += 4 * t.perfect_hash_seeds.len();
+    }
+    if v >= TocVersion::PerfectHashWithOverflow as u8 {
+        at += 4 * t.chunks_without_perfect_hash.len();
+    }
+    let fields: Vec<usize> = (0..t.blocks.len()).map(|i| at + 12 * i).collect();
+    let mut out = overlap_mutations(data, &fields, 5, "block offset");
+    out.extend(overlap_mutations(data, &fields, 12, "block entry"));
+    out
+}
+
+/// The overlap shapes of issue 32 for a `.pak` whose index holds full
+/// entries (before v10, unencrypted index): entries given another's data
+/// offset, and the blocks of the first multi-block entry all given its
+/// first block's range. (The encoded entries of v10+ lay blocks back to
+/// back and are not patched here.)
+fn pak_overlaps(data: &[u8]) -> Vec<Mutation> {
+    use pakrat_iostore::pak::Pak;
+    let src = pakrat_io::Source::from_vec("case.pak", data.to_vec());
+    let Ok(p) = Pak::from_source(Path::new("case.pak"), src, &pakrat_iostore::KeyRing::new())
+    else {
+        return Vec::new();
+    };
+    let f = &p.footer;
+    if f.version >= 10 || f.encrypted_index {
+        return Vec::new();
+    }
+    let (a, z) = (
+        f.index_offset as usize,
+        (f.index_offset + f.index_size) as usize,
+    );
+    let Some(index) = data.get(a..z) else {
+        return Vec::new();
+    };
+    // Each entry: FString path (with its NUL), then the record's Offset.
+    let mut offsets = Vec::new();
+    let mut blocks = Vec::new();
+    for e in &p.index.entries {
+        let mut key = e.path.as_bytes().to_vec();
+        key.push(0);
+        key.extend_from_slice(&e.offset.to_le_bytes());
+        let Some(k) = index.windows(key.len()).position(|w| w == key.as_slice()) else {
+            continue;
+        };
+        let rec = a + k + key.len() - 8;
+        offsets.push(rec);
+        if blocks.is_empty() && e.blocks.len() >= 2 && f.version >= 3 {
+            let method = if p.layout.method_byte { 1 } else { 4 };
+            let table = rec + 24 + method + 20 + 4;
+            blocks = (0..e.blocks.len()).map(|i| table + 16 * i).collect();
+        }
+    }
+    let mut out = overlap_mutations(data, &offsets, 8, "entry offset");
+    out.extend(overlap_mutations(data, &blocks, 16, "compression block"));
+    out
+}
+
 fn walk_all(d: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     if let Ok(rd) = std::fs::read_dir(d) {
@@ -340,6 +413,7 @@ fn run(part: Part) {
     let mut tally: BTreeMap<&'static str, Tally> = BTreeMap::new();
     let mut failures: Vec<String> = Vec::new();
     let work = tempfile::tempdir().expect("temp dir");
+    let mut overlap_cases: BTreeMap<&'static str, usize> = BTreeMap::new();
 
     for (fi, e) in rows.iter().enumerate() {
         let lower = e.local_path.to_ascii_lowercase();
@@ -353,7 +427,14 @@ fn run(part: Part) {
             _ => continue,
         };
         let original = std::fs::read(&e.path).expect("read corpus file");
-        let muts = mutations(&original, SEED ^ fi as u64, count_for(e.size));
+        let mut muts = mutations(&original, SEED ^ fi as u64, count_for(e.size));
+        let shapes = match kind {
+            "utoc" => utoc_overlaps(&original),
+            "pak" => pak_overlaps(&original),
+            _ => Vec::new(),
+        };
+        *overlap_cases.entry(kind).or_insert(0) += shapes.len();
+        muts.extend(shapes);
         // IoStore cases need files: a folder per corpus file holding the
         // mutated file next to links to its (unmutated) companions.
         let case_dir = work.path().join(format!("f{fi}"));
@@ -488,6 +569,14 @@ fn run(part: Part) {
     );
     for f in &failures {
         println!("FAILURE {f}");
+    }
+    overlap_cases.retain(|_, n| *n > 0);
+    println!("mutation overlap shapes (issue 32): {overlap_cases:?}");
+    if part == Part::AllButOodleData {
+        assert!(
+            overlap_cases.contains_key("utoc") && overlap_cases.contains_key("pak"),
+            "no overlap shapes were made: {overlap_cases:?}"
+        );
     }
     let min_cases = if part == Part::OodleData { 50 } else { 500 };
     assert!(cases > min_cases, "only {cases} cases ran");

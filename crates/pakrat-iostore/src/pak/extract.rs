@@ -119,7 +119,10 @@ fn one(p: &Pak, e: &PakEntry, out: &OutputDir, opts: &Options) -> Result<u64> {
     Ok(n)
 }
 
-/// Extract `entries` (after [`check_outputs`]).
+/// Extract `entries`, after [`Pak::check_layout`] (no entry shares bytes
+/// with another, no block with another block of its entry: each stored
+/// byte is decoded at most once) and [`check_outputs`]; either refusal
+/// writes nothing.
 pub fn extract(
     p: &Pak,
     entries: &[&PakEntry],
@@ -127,7 +130,10 @@ pub fn extract(
     on_progress: &(dyn Fn(u64) + Sync),
     opts: &Options,
 ) -> Summary {
-    if let Err(e) = check_outputs(entries, out) {
+    if let Err(e) = p
+        .check_layout(entries)
+        .and_then(|()| check_outputs(entries, out))
+    {
         return Summary {
             errors: vec![e.to_string()],
             ..Summary::default()

@@ -16,6 +16,7 @@ pub mod verify;
 pub mod write;
 
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use pakrat_io::{Error, Result, Source};
 use serde::Serialize;
@@ -106,6 +107,19 @@ pub struct Pak {
     methods: Vec<Method>,
     /// Notes on what was read (a pruned directory index, deleted files...).
     pub notes: Vec<String>,
+    /// The entries' spans, sorted once on first use ([`Pak::entry_overlap`]).
+    spans: OnceLock<Spans>,
+}
+
+/// Every live entry's span (data header and data: `offset` to the end of
+/// its stored bytes), sorted, with the furthest end reached so far.
+struct Spans {
+    /// (start, end, entry index), sorted.
+    sorted: Vec<(u64, u64, usize)>,
+    /// `reach[k]`: the largest end among `sorted[..=k]` and its entry.
+    reach: Vec<(u64, usize)>,
+    /// Entries that overlap another.
+    overlapping: usize,
 }
 
 impl std::fmt::Debug for Pak {
@@ -190,6 +204,7 @@ impl Pak {
             key_check: KeyCheck::NotNeeded,
             methods,
             notes: Vec::new(),
+            spans: OnceLock::new(),
             index: Index {
                 mount_point: String::new(),
                 entries: Vec::new(),
@@ -512,6 +527,170 @@ impl Pak {
         Ok(())
     }
 
+    /// The span of an entry: its data header and its stored bytes.
+    pub fn span(&self, e: &PakEntry) -> (u64, u64) {
+        (
+            e.offset,
+            e.data_start(self.layout).saturating_add(e.stored_extent()),
+        )
+    }
+
+    fn spans(&self) -> &Spans {
+        self.spans.get_or_init(|| {
+            let mut sorted: Vec<(u64, u64, usize)> = self
+                .index
+                .entries
+                .iter()
+                .enumerate()
+                .filter(|(_, e)| !e.deleted())
+                .map(|(i, e)| {
+                    let (a, z) = self.span(e);
+                    (a, z, i)
+                })
+                .collect();
+            sorted.sort_unstable();
+            let mut reach: Vec<(u64, usize)> = Vec::with_capacity(sorted.len());
+            let mut overlapping = 0;
+            for (k, &(a, z, i)) in sorted.iter().enumerate() {
+                let before = k.checked_sub(1).map(|j| reach[j]);
+                let after = sorted.get(k + 1).map(|n| n.0);
+                if before.is_some_and(|(end, _)| a < end) || after.is_some_and(|b| b < z) {
+                    overlapping += 1;
+                }
+                reach.push(match before {
+                    Some(r) if r.0 >= z => r,
+                    _ => (z, i),
+                });
+            }
+            Spans {
+                sorted,
+                reach,
+                overlapping,
+            }
+        })
+    }
+
+    /// How many live entries share bytes (data header or data) with
+    /// another; UnrealPak gives every entry its own. Sorted once, O(n log n).
+    pub fn overlapping_entries(&self) -> usize {
+        self.spans().overlapping
+    }
+
+    /// Why entry `e` may not be read because its bytes (data header or
+    /// data) are also another entry's: N entries over the same compressed
+    /// data would decode it N times (a 66 KB pak extracted to 1 GiB).
+    /// `None` when its span is its own. O(log n) once the spans are sorted.
+    pub fn entry_overlap(&self, e: &PakEntry) -> Option<String> {
+        let s = self.spans();
+        let (a, z) = self.span(e);
+        let k = s.sorted.partition_point(|x| (x.0, x.1) < (a, z));
+        let same = s.sorted.get(k).filter(|x| (x.0, x.1) == (a, z));
+        // `e` itself, or a copy of it (callers may hold clones).
+        let is_e = |i: usize| self.index.entries.get(i).is_some_and(|y| y == e);
+        let other = match same {
+            // Another entry with the very same span.
+            Some(x) if !is_e(x.2) => Some(x.2),
+            _ => {
+                let next = s.sorted.get(k + usize::from(same.is_some()));
+                match k.checked_sub(1).map(|j| s.reach[j]) {
+                    Some((end, i)) if a < end => Some(i),
+                    _ => next.filter(|n| n.0 < z).map(|n| n.2),
+                }
+            }
+        }?;
+        let o = self.index.entries.get(other)?;
+        let (oa, oz) = self.span(o);
+        Some(format!(
+            "{} ({a:#x}..{z:#x}) overlaps {} ({oa:#x}..{oz:#x}): entries must not share bytes ({} entries of this pak overlap another)",
+            pakrat_io::text::show(&e.path),
+            pakrat_io::text::show(&o.path),
+            s.overlapping
+        ))
+    }
+
+    /// Why the compression blocks of `e` cannot be read each once: a block
+    /// outside the entry's stored bytes, or blocks that are not in order
+    /// and apart (one entry whose N blocks all point at one zlib stream
+    /// would decode it N times). A block counts as at least one byte.
+    pub fn block_problem(&self, e: &PakEntry) -> Option<(u64, String)> {
+        let start = e.data_start(self.layout);
+        let end = start.saturating_add(e.stored_extent());
+        let mut prev: Option<(usize, u64)> = None;
+        for (i, b) in e.blocks.iter().enumerate() {
+            if b.start < start || b.end > end {
+                return Some((
+                    b.start,
+                    format!(
+                        "compression block {i} ({:#x}..{:#x}) lies outside the entry's data ({start:#x}..{end:#x})",
+                        b.start, b.end
+                    ),
+                ));
+            }
+            if let Some((j, pend)) = prev {
+                if b.start < pend {
+                    return Some((
+                        b.start,
+                        format!(
+                            "compression block {i} starts at {:#x}, inside block {j} (which ends at {pend:#x}): blocks must follow each other without sharing bytes",
+                            b.start
+                        ),
+                    ));
+                }
+            }
+            prev = Some((i, b.end.max(b.start.saturating_add(1))));
+        }
+        None
+    }
+
+    /// The layout problems that make [`extract::extract`] refuse a pak before
+    /// writing anything: entries that share bytes (any, in the whole pak),
+    /// and blocks of the chosen `entries` that do not each have their own.
+    pub fn check_layout(&self, entries: &[&PakEntry]) -> Result<()> {
+        let mut bad: Vec<String> = Vec::new();
+        let n = self.overlapping_entries();
+        if n > 0 {
+            let first = self
+                .index
+                .entries
+                .iter()
+                .filter(|e| !e.deleted())
+                .find_map(|e| self.entry_overlap(e))
+                .unwrap_or_default();
+            bad.push(first);
+        }
+        for e in entries.iter().filter(|e| !e.deleted()) {
+            if let Some((_, m)) = self.block_problem(e) {
+                bad.push(format!("{}: {m}", pakrat_io::text::show(&e.path)));
+            }
+        }
+        if bad.is_empty() {
+            return Ok(());
+        }
+        let k = bad.len();
+        bad.truncate(5);
+        Err(Error::Other(format!(
+            "refusing to extract: the pak's layout is broken ({k} problem(s), as `verify` reports: {}{}); nothing was written",
+            bad.join("; "),
+            if k > 5 { "; ..." } else { "" }
+        )))
+    }
+
+    /// `Err` when reading `e` would decode bytes more than once
+    /// ([`Pak::entry_overlap`], [`Pak::block_problem`]); every reader
+    /// ([`Pak::read_to`], [`Pak::read`]) checks this first.
+    pub fn check_readable(&self, e: &PakEntry) -> Result<()> {
+        if let Some(m) = self.entry_overlap(e) {
+            return Err(Error::invalid(e.offset, format!("refusing to read: {m}")));
+        }
+        if let Some((at, m)) = self.block_problem(e) {
+            return Err(Error::invalid(
+                at,
+                format!("{}: {m}", pakrat_io::text::show(&e.path)),
+            ));
+        }
+        Ok(())
+    }
+
     /// The compression method of an entry.
     pub fn method(&self, e: &PakEntry) -> Method {
         if e.method == 0 {
@@ -603,6 +782,7 @@ impl Pak {
                 pakrat_io::text::show(&e.path)
             )));
         }
+        self.check_readable(e)?;
         let method = self.method(e);
         if !method.supported() {
             return Err(Error::unsupported(
@@ -703,6 +883,8 @@ impl Pak {
 
     /// Decode an entry into memory.
     pub fn read(&self, e: &PakEntry) -> Result<Vec<u8>> {
+        // Before reserving what the entry claims.
+        self.check_readable(e)?;
         let mut v = Vec::with_capacity(e.uncompressed_size.min(1 << 26) as usize);
         self.read_to(e, &mut |b| {
             v.extend_from_slice(b);

@@ -119,6 +119,11 @@ fn check_entry(p: &Pak, e: &PakEntry) -> (bool, u64, Vec<Problem>) {
             ));
         }
     }
+    if let Some((at, m)) = p.block_problem(e) {
+        if !m.contains("lies outside") {
+            out.push(problem(e, at, m));
+        }
+    }
     let recorded = if e.encoded { header.hash } else { e.hash };
     let mut hashed = false;
     match p.stored_hash(e) {
@@ -133,7 +138,8 @@ fn check_entry(p: &Pak, e: &PakEntry) -> (bool, u64, Vec<Problem>) {
         )),
         Err(err) => out.push(problem(e, start, err.to_string())),
     }
-    if !out.is_empty() {
+    // An entry over another's bytes is reported once, with the overlaps.
+    if !out.is_empty() || p.entry_overlap(e).is_some() {
         return (hashed, 0, out);
     }
     let mut n = 0u64;
