@@ -1543,7 +1543,11 @@ fn run_steps(
             Content::Payload(Payload::Bytes(b)) => std::io::Write::write_all(&mut w, b),
             Content::Bytes(b) => std::io::Write::write_all(&mut w, b),
             Content::CopyOf(src) => {
-                File::open(src).and_then(|mut r| std::io::copy(&mut r, &mut w).map(|_| ()))
+                // Through the regular-file check: a FIFO or device planted
+                // in the game folder must not hang or flood the install.
+                pakrat_io::open_regular(src)
+                    .map_err(std::io::Error::other)
+                    .and_then(|mut r| std::io::copy(&mut r, &mut w).map(|_| ()))
             }
         };
         filled.map_err(|e| Error::io(&target, e))?;
