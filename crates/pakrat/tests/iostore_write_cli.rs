@@ -578,6 +578,27 @@ fn create_writes_each_engines_container_format() {
         .success()
         .stderr(predicate::str::contains("the base's layout is written"));
     assert_eq!(written_format(&utoc), (8, Some(HeaderForm::Ue5(5)), 12));
+    // A container header chunk in the folder keeps its form, with a warning
+    // when the release writes another.
+    let tree = tmp.path().join("tree");
+    extract(&base, &tree);
+    let utoc = tmp.path().join("tree_out/Mod_P.utoc");
+    pakrat()
+        .args([
+            "iostore",
+            "create",
+            s(&tree),
+            "-o",
+            s(&utoc),
+            "--ue-version",
+            "5.4",
+        ])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "container header chunk has header v5 (SoftPackageReferencesOffset), not UE 5.4's v3",
+        ));
+    assert_eq!(written_format(&utoc), (6, Some(HeaderForm::Ue5(5)), 11));
 }
 
 #[test]

@@ -544,6 +544,18 @@ pub fn create_from(
             plan.pak_files.len()
         );
     }
+    // A `_chunks/….ContainerHeader` in the folder is the reference when
+    // there is no base: its form wins over the release's.
+    if let (None, Some(f), Some(h)) = (&base, engine, &plan.header) {
+        if h.form != f.header {
+            eprintln!(
+                "pakrat: warning: the folder's container header chunk has header {}, not UE {}'s {}; its form is written",
+                h.form.describe(),
+                f.engine,
+                f.header.describe()
+            );
+        }
+    }
     let pak_files = plan.pak_files.len();
     let pak = companion_pak(
         &name,
