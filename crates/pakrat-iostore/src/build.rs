@@ -186,8 +186,12 @@ pub struct PlanOptions {
     pub mount: String,
     /// The new container's id.
     pub container_id: u64,
-    /// TOC version being written (decides the header form without a reference).
+    /// TOC version being written (decides the header form when neither
+    /// `reference` nor `form` does).
     pub toc_version: u8,
+    /// Header form to write when there is no reference (the engine
+    /// release's, [`crate::engine::format_for`]).
+    pub form: Option<HeaderForm>,
     /// Container header to take the form and package-store details from.
     pub reference: Option<ContainerHeader>,
     /// Layout order of a reference container: chunk ids in the order to
@@ -304,9 +308,10 @@ pub fn plan(files: &[SourceFile], o: &PlanOptions) -> Result<Plan> {
             }
         }
     }
-    let form = reference
-        .as_ref()
-        .map_or_else(|| default_form(o.toc_version), |r| r.form);
+    let form = reference.as_ref().map_or_else(
+        || o.form.unwrap_or_else(|| default_form(o.toc_version)),
+        |r| r.form,
+    );
     let numbering = match form {
         HeaderForm::Ue4 | HeaderForm::Ue4PreInitial => Numbering::Ue4,
         HeaderForm::Ue5(_) => Numbering::Ue5,

@@ -15,6 +15,7 @@ pub mod container;
 pub mod container_header;
 pub mod convert;
 pub mod dirindex;
+pub mod engine;
 pub mod extract;
 pub mod keys;
 pub mod legacy;

@@ -704,7 +704,8 @@ pub struct IostoreEncodeArgs {
     #[arg(long, value_name = "N")]
     pub level: Option<i32>,
     /// TOC version 3–10 (4.27 → 3, 5.0–5.3 → 5, 5.4 → 6, 5.5–5.8 → 8, 6.0 → 10).
-    /// Default: the reference container's, else 8.
+    /// Default: the source's (repack), the base's, the --ue-version
+    /// release's, else 8. One that contradicts --ue-version is refused.
     #[arg(long, value_name = "N")]
     pub version: Option<u8>,
     /// Split the .ucas into partitions of at most N bytes (`_s1.ucas`...).
@@ -764,7 +765,12 @@ pub struct IostoreCreateArgs {
     /// Mount point the folder's paths hang from.
     #[arg(long = "mount", value_name = "PATH", default_value = "../../../")]
     pub mount: String,
-    /// Companion .pak version (default: 11, or 15 with TOC v10).
+    /// The engine release to write for (e.g. 5.4): decides the TOC,
+    /// container header and companion .pak versions (4.27 to 6.0).
+    #[arg(long, value_name = "X.Y")]
+    pub ue_version: Option<String>,
+    /// Companion .pak version (default: the base's, the --ue-version
+    /// release's, else 11, or 15 with TOC v10).
     #[arg(long, value_name = "N")]
     pub pak_version: Option<u32>,
     #[command(flatten)]
@@ -874,7 +880,9 @@ pub struct ZenFromLegacyArgs {
     /// ScriptObjects (a missing class is then an error, not a broken mod).
     #[arg(long, value_name = "GLOBAL.utoc")]
     pub global: Option<PathBuf>,
-    /// Unversioned packages: the engine release that cooked them (e.g. 5.4).
+    /// The engine release that cooked the packages (e.g. 5.4): the layout
+    /// of unversioned ones, and with --into the TOC, container header and
+    /// companion .pak versions.
     #[arg(long, value_name = "X.Y")]
     pub ue_version: Option<String>,
     /// With --into: a game container to take the version and package store
@@ -884,7 +892,8 @@ pub struct ZenFromLegacyArgs {
     /// With --into: mount point the folder's paths hang from.
     #[arg(long = "mount", value_name = "PATH", default_value = "../../../")]
     pub mount: String,
-    /// With --into: companion .pak version (default: 11, or 15 with TOC v10).
+    /// With --into: companion .pak version (default: the base's, the
+    /// --ue-version release's, else 11, or 15 with TOC v10).
     #[arg(long, value_name = "N", requires = "into")]
     pub pak_version: Option<u32>,
     #[command(flatten)]

@@ -379,3 +379,252 @@ fn patch_from_a_new_tree_rebuilds_the_engines_patch_container() {
             .stderr(predicate::str::contains("no delete record"));
     }
 }
+
+/// TOC version, container header form (if any) and companion pak version
+/// of a written container, read with the library.
+fn written_format(
+    utoc: &Path,
+) -> (
+    u8,
+    Option<pakrat_iostore::container_header::HeaderForm>,
+    u32,
+) {
+    let keys = pakrat_iostore::KeyRing::default();
+    let c = pakrat_iostore::Container::open(utoc, &keys).unwrap();
+    let header = c
+        .find_by_type(pakrat_iostore::ChunkType::ContainerHeader)
+        .map(|i| {
+            pakrat_iostore::container_header::parse(&c.read_chunk(i).unwrap())
+                .unwrap()
+                .form
+        });
+    let pak = pakrat_iostore::pak::Pak::open(utoc.with_extension("pak"), &keys).unwrap();
+    (c.toc().header.version, header, pak.footer.version)
+}
+
+/// The independent reader (`../shared/tools/utocref.py`) reads the
+/// container and names its version.
+fn utocref_reads(utoc: &Path, version: u8) {
+    let tool = pakrat_testkit::corpus_dir()
+        .unwrap()
+        .join("../tools/utocref.py");
+    let out = std::process::Command::new("python3")
+        .arg(&tool)
+        .arg(utoc)
+        .output()
+        .expect("python3 runs utocref.py");
+    assert!(
+        out.status.success(),
+        "{}: {}",
+        utoc.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.starts_with(&format!("utoc v{version} ")),
+        "{}: {text}",
+        utoc.display()
+    );
+}
+
+#[test]
+fn create_writes_each_engines_container_format() {
+    // Zen packages cooked by UE 5.4 (Randy) and UE 5.6 (SM_Cube), from
+    // retoc's tests: the 5.3-5.5 and the 5.6+ zen layouts.
+    let Some(c) = pakrat_testkit::corpus_dir() else {
+        return;
+    };
+    let z = c.join("zenpair/retoc");
+    let tmp = tempfile::tempdir().unwrap();
+    let z54 = tmp.path().join("z54");
+    std::fs::create_dir_all(&z54).unwrap();
+    std::fs::copy(z.join("UE5.4/Randy.uzenasset"), z54.join("Randy.uasset")).unwrap();
+    let z56 = tmp.path().join("z56");
+    std::fs::create_dir_all(&z56).unwrap();
+    std::fs::copy(
+        z.join("UE5.6/SM_Cube.uzenasset"),
+        z56.join("SM_Cube.uasset"),
+    )
+    .unwrap();
+    std::fs::copy(z.join("UE5.6/SM_Cube.ubulk"), z56.join("SM_Cube.ubulk")).unwrap();
+    // Chunks without packages (no container header): what 4.27 and 5.0-5.2
+    // take without a base container that holds their store entries.
+    let chunks = tmp.path().join("chunks");
+    std::fs::create_dir_all(chunks.join("_chunks")).unwrap();
+    std::fs::write(
+        chunks.join("_chunks/010203040506070800000003.BulkData"),
+        vec![7u8; 1000],
+    )
+    .unwrap();
+    use pakrat_iostore::container_header::HeaderForm;
+    let cases: [(&str, &Path, u8, Option<HeaderForm>, u32); 11] = [
+        ("4.27", &chunks, 3, None, 11),
+        ("5.0", &chunks, 5, None, 11),
+        ("5.1", &chunks, 5, None, 11),
+        ("5.2", &chunks, 5, None, 11),
+        ("5.3", &z54, 5, Some(HeaderForm::Ue5(3)), 11),
+        ("5.4", &z54, 6, Some(HeaderForm::Ue5(3)), 11),
+        ("5.5", &z54, 8, Some(HeaderForm::Ue5(4)), 11),
+        ("5.6", &z56, 8, Some(HeaderForm::Ue5(5)), 11),
+        ("5.7", &z56, 8, Some(HeaderForm::Ue5(5)), 12),
+        ("5.8", &z56, 8, Some(HeaderForm::Ue5(5)), 12),
+        ("6.0", &z56, 10, Some(HeaderForm::Ue5(5)), 15),
+    ];
+    assert_eq!(cases.len(), pakrat_iostore::engine::FORMATS.len());
+    for (engine, src, toc, header, pak) in cases {
+        let f = pakrat_iostore::engine::format_for(engine).unwrap();
+        assert_eq!((f.toc_version, f.pak_version), (toc, pak), "{engine}");
+        if let Some(h) = header {
+            assert_eq!(f.header, h, "{engine}");
+        }
+        let utoc = tmp.path().join(format!("out{engine}/Mod_P.utoc"));
+        pakrat()
+            .args([
+                "iostore",
+                "create",
+                s(src),
+                "-o",
+                s(&utoc),
+                "--ue-version",
+                engine,
+            ])
+            .assert()
+            .success();
+        assert_eq!(written_format(&utoc), (toc, header, pak), "{engine}");
+        utocref_reads(&utoc, toc);
+        if header.is_some() {
+            let p = json_ok(&["packages", s(&utoc), "--json"]);
+            assert_eq!(p["packages"].as_array().unwrap().len(), 1, "{engine}: {p}");
+        }
+    }
+    // A --version that contradicts --ue-version is refused; one that agrees
+    // is taken.
+    let utoc = tmp.path().join("bad/Mod_P.utoc");
+    pakrat()
+        .args([
+            "iostore",
+            "create",
+            s(&z54),
+            "-o",
+            s(&utoc),
+            "--ue-version",
+            "5.4",
+            "--version",
+            "8",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "--version 8 contradicts --ue-version 5.4: UE 5.4 writes TOC v6",
+        ));
+    assert!(!utoc.exists());
+    let utoc = tmp.path().join("ok/Mod_P.utoc");
+    pakrat()
+        .args([
+            "iostore",
+            "create",
+            s(&z54),
+            "-o",
+            s(&utoc),
+            "--ue-version",
+            "5.5",
+            "--version",
+            "8",
+        ])
+        .assert()
+        .success();
+    assert_eq!(written_format(&utoc), (8, Some(HeaderForm::Ue5(4)), 11));
+    pakrat()
+        .args([
+            "iostore",
+            "create",
+            s(&z54),
+            "-o",
+            s(&tmp.path().join("x/M.utoc")),
+            "--ue-version",
+            "4.26",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("4.27, 5.0"));
+    // --base: the base's layout and its companion pak's version (v12, UE
+    // 5.8; the fixture keeps the pak in another folder: put it beside), with
+    // a warning when --ue-version says otherwise.
+    let patch = c.join("iostore/cue4parse/UE5_8/Patch");
+    let game = tmp.path().join("game");
+    std::fs::create_dir_all(&game).unwrap();
+    for (from, name) in [
+        ("IoStore", "CUE4ParseFixtures-PatchBase.utoc"),
+        ("IoStore", "CUE4ParseFixtures-PatchBase.ucas"),
+        ("Pak", "CUE4ParseFixtures-PatchBase.pak"),
+    ] {
+        std::fs::copy(patch.join(from).join(name), game.join(name)).unwrap();
+    }
+    let base = game.join("CUE4ParseFixtures-PatchBase.utoc");
+    let utoc = tmp.path().join("based/Mod_P.utoc");
+    pakrat()
+        .args([
+            "iostore",
+            "create",
+            s(&z56),
+            "-o",
+            s(&utoc),
+            "--base",
+            s(&base),
+            "--ue-version",
+            "5.4",
+        ])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("the base's layout is written"));
+    assert_eq!(written_format(&utoc), (8, Some(HeaderForm::Ue5(5)), 12));
+    // A container header chunk in the folder keeps its form, with a warning
+    // when the release writes another.
+    let tree = tmp.path().join("tree");
+    extract(&base, &tree);
+    let utoc = tmp.path().join("tree_out/Mod_P.utoc");
+    pakrat()
+        .args([
+            "iostore",
+            "create",
+            s(&tree),
+            "-o",
+            s(&utoc),
+            "--ue-version",
+            "5.4",
+        ])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(
+            "container header chunk has header v5 (SoftPackageReferencesOffset), not UE 5.4's v3",
+        ));
+    assert_eq!(written_format(&utoc), (6, Some(HeaderForm::Ue5(5)), 11));
+}
+
+#[test]
+fn repack_across_the_ue4_ue5_line_is_refused() {
+    let Some(list) = fixtures() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let src = &list[0]; // UE5_8 Tagged Uncompressed
+    for v in ["3", "4"] {
+        let out = tmp.path().join(format!("v{v}/Mod_P.utoc"));
+        pakrat()
+            .args(["iostore", "repack", s(src), "-o", s(&out), "--version", v])
+            .assert()
+            .code(2)
+            .stderr(
+                predicate::str::contains("holds UE5 content").and(predicate::str::contains(
+                    "readers take its chunk types by UE4 numbers",
+                )),
+            );
+        assert!(!out.exists(), "nothing is written on a refusal");
+    }
+    // Within UE5 a version change is taken, and the packages stay visible.
+    let out = tmp.path().join("v5/Mod_P.utoc");
+    pakrat()
+        .args(["iostore", "repack", s(src), "-o", s(&out), "--version", "5"])
+        .assert()
+        .success();
+    let p = json_ok(&["packages", s(&out), "--json"]);
+    assert_eq!(p["packages"].as_array().unwrap().len(), 97, "{p}");
+}

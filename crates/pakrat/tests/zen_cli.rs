@@ -535,3 +535,66 @@ fn from_legacy_of_the_patch_fixtures_gives_their_zen_cook() {
     }
     assert_eq!(same, 6);
 }
+
+#[test]
+fn from_legacy_into_writes_the_engines_container_format() {
+    // --ue-version decides the TOC, container header and companion pak
+    // versions (pakrat_iostore::engine): UE 5.4 with a real 5.4 cook (from
+    // retoc's tests), 5.8 and 6.0 with the CUE4Parse cooks.
+    use pakrat_iostore::container_header::HeaderForm;
+    let Some(fx) = fixtures() else { return };
+    let c = pakrat_testkit::corpus_dir().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let l54 = tmp.path().join("l54");
+    std::fs::create_dir_all(&l54).unwrap();
+    for n in ["Randy.uasset", "Randy.uexp"] {
+        std::fs::copy(c.join("zenpair/retoc/UE5.4").join(n), l54.join(n)).unwrap();
+    }
+    let mut cases = vec![("5.4", l54, 6u8, HeaderForm::Ue5(3), 11u32)];
+    for (n, f) in fx
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| f.label.ends_with("Unversioned"))
+    {
+        let cook = tmp.path().join(format!("cook{n}"));
+        extract(&f.legacy_pak, &cook);
+        let (toc, pak) = if f.engine == "6.0" { (10, 15) } else { (8, 12) };
+        cases.push((f.engine, cook, toc, HeaderForm::Ue5(5), pak));
+    }
+    let keys = pakrat_iostore::KeyRing::default();
+    for (engine, src, toc, header, pak) in cases {
+        let utoc = tmp.path().join(format!("mod{engine}/Mod_P.utoc"));
+        pakrat()
+            .args([
+                "zen",
+                "from-legacy",
+                s(&src),
+                "--into",
+                s(&utoc),
+                "--ue-version",
+                engine,
+            ])
+            .assert()
+            .success();
+        let con = pakrat_iostore::Container::open(&utoc, &keys).unwrap();
+        assert_eq!(con.toc().header.version, toc, "{engine}");
+        let i = con
+            .find_by_type(pakrat_iostore::ChunkType::ContainerHeader)
+            .unwrap();
+        let h = pakrat_iostore::container_header::parse(&con.read_chunk(i).unwrap()).unwrap();
+        assert_eq!(h.form, header, "{engine}");
+        let p = pakrat_iostore::pak::Pak::open(utoc.with_extension("pak"), &keys).unwrap();
+        assert_eq!(p.footer.version, pak, "{engine}");
+        // The independent reader reads it.
+        let out = std::process::Command::new("python3")
+            .arg(c.join("../tools/utocref.py"))
+            .arg(&utoc)
+            .output()
+            .expect("python3 runs utocref.py");
+        assert!(out.status.success(), "{engine}");
+        assert!(
+            String::from_utf8_lossy(&out.stdout).starts_with(&format!("utoc v{toc} ")),
+            "{engine}"
+        );
+    }
+}

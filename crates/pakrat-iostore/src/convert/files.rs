@@ -18,16 +18,22 @@ use crate::zen::{ContainerPackages, PackageEntry, ScriptObjects, ZenPackage};
 use crate::Container;
 
 /// The engine release a container was cooked with, when its TOC version and
-/// container header form tell it alone (retoc `version.rs` lists both per
-/// release). `None` when several releases share them: UE 5.6, 5.7 and 5.8
-/// all write TOC v8 with header v5.
+/// container header form tell it alone (the table of
+/// [`crate::engine::FORMATS`]). `None` when several releases share them (UE
+/// 5.6, 5.7 and 5.8 all write TOC v8 with header v5; 5.1 and 5.2 TOC v5 with
+/// header v2), and for the UE4 forms (4.25–4.27, not all in the table).
 pub fn engine_of_container(toc_version: u8, form: HeaderForm) -> Option<&'static str> {
-    match (toc_version, form.ue5_version()?) {
-        (5, 3) => Some("5.3"),
-        (6, 3) => Some("5.4"),
-        (7 | 8, 4) => Some("5.5"),
-        (10, _) => Some("6.0"),
-        _ => None,
+    form.ue5_version()?;
+    match crate::engine::releases_of(toc_version, form).as_slice() {
+        [one] => Some(one.engine),
+        _ => match (toc_version, form) {
+            // TOC v7 (RemovedOnDemandMetaData) was short-lived, between 5.4
+            // and 5.5; with header v4 it is 5.5 content.
+            (7, HeaderForm::Ue5(4)) => Some("5.5"),
+            // TOC v10 is UE 6.0's whatever the header says.
+            (10, _) => Some("6.0"),
+            _ => None,
+        },
     }
 }
 
@@ -288,6 +294,9 @@ mod tests {
         assert_eq!(engine_of_container(8, HeaderForm::Ue5(5)), None);
         assert_eq!(engine_of_container(10, HeaderForm::Ue5(5)), Some("6.0"));
         assert_eq!(engine_of_container(3, HeaderForm::Ue4), None);
+        assert_eq!(engine_of_container(5, HeaderForm::Ue5(1)), Some("5.0"));
+        assert_eq!(engine_of_container(5, HeaderForm::Ue5(2)), None);
+        assert_eq!(engine_of_container(7, HeaderForm::Ue5(4)), Some("5.5"));
     }
 
     #[test]

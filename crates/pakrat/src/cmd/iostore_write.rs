@@ -9,10 +9,13 @@ use pakrat_io::fsutil::OutputDir;
 use pakrat_io::staged::Staging;
 use pakrat_iostore::compress::Method;
 use pakrat_iostore::container::partition_path;
+use pakrat_iostore::engine::{self, ContainerFormat};
 use pakrat_iostore::pak::Cipher;
 use pakrat_iostore::write::{self, ChunkSpec, Options, Written};
 use pakrat_iostore::{Container, KeyRing};
 use serde_json::json;
+
+use pakrat_io::text::show;
 
 use crate::args::*;
 use crate::cmd::iostore::{keyring, open};
@@ -259,6 +262,28 @@ pub fn repack(a: &IostoreRepackArgs) -> Result<ExitCode> {
     // header chunk carries the same id.
     let mut o = write::options_of(&c);
     apply(&a.enc, &ring, &mut o)?;
+    // Readers take chunk types by UE4 numbers below TOC v5 and by UE5
+    // numbers from v5 on (retoc; the engine and CUE4Parse by release):
+    // repacked across that line, every package chunk reads as another type
+    // and the container as one with no packages.
+    let from = c.toc().header.version;
+    if from != o.version {
+        let ue5 = is_ue5(&c)?;
+        if ue5 && o.version < 5 {
+            bail!(
+                "--version {}: {} holds UE5 content (TOC v{from}); below TOC v5 readers take its chunk types by UE4 numbers and find no packages. Keep --version 5 or more (5.0-5.3: 5, 5.4: 6, 5.5-5.8: 8, 6.0: 10)",
+                o.version,
+                a.input.display()
+            );
+        }
+        if !ue5 && o.version >= 5 {
+            bail!(
+                "--version {}: {} holds UE4 content (TOC v{from}); from TOC v5 on readers take its chunk types by UE5 numbers and find no packages. Keep --version 3 or 4",
+                o.version,
+                a.input.display()
+            );
+        }
+    }
     let specs = write::chunks_of(&c);
     let start = std::time::Instant::now();
     let (w, paths) = write_out(
@@ -299,6 +324,51 @@ fn mount_dir(m: &str) -> String {
     } else {
         format!("{m}/")
     }
+}
+
+/// `--ue-version X.Y` as a container format; a release not in the table is
+/// an error.
+fn engine_format(v: Option<&str>) -> Result<Option<&'static ContainerFormat>> {
+    match v {
+        None => Ok(None),
+        Some(s) => match engine::format_for(s) {
+            Some(f) => Ok(Some(f)),
+            None => bail!(
+                "--ue-version {s:?}: no IoStore container format known for it (pakrat writes those of {})",
+                engine::known()
+            ),
+        },
+    }
+}
+
+/// The companion pak version of a base container: its own `.pak`'s, else
+/// the release its TOC and header versions name, if only one does.
+fn base_pak_version(
+    b: &Container,
+    header: Option<&pakrat_iostore::container_header::ContainerHeader>,
+    keys: &KeyArgs,
+) -> Option<u32> {
+    let pak = b.path().with_extension("pak");
+    if pak.is_file() {
+        if let Ok(p) = crate::cmd::pak::open(&pak, keys) {
+            return Some(p.footer.version);
+        }
+    }
+    let rel = engine::releases_of(b.toc().header.version, header?.form);
+    let first = rel.first()?;
+    rel.iter()
+        .all(|x| x.pak_version == first.pak_version)
+        .then_some(first.pak_version)
+}
+
+/// A container is UE5 content when its container header has the UE5 form
+/// (else, without one, when its TOC version is 5 or more): its chunk types
+/// use UE5 numbers.
+fn is_ue5(c: &Container) -> Result<bool> {
+    Ok(match header_of(c)? {
+        Some(h) => matches!(h.form, pakrat_iostore::container_header::HeaderForm::Ue5(_)),
+        None => c.toc().header.version >= 5,
+    })
 }
 
 /// The companion pak version for a TOC version (UE 6.0 → 15, else 11).
@@ -397,11 +467,7 @@ pub fn create_from(
         container_id: pakrat_iostore::names::container_id(&name),
         ..Options::default()
     };
-    if let Some(b) = &base {
-        o.version = b.toc().header.version;
-    }
-    apply(&a.enc, &ring, &mut o)?;
-    let mount = mount_dir(&a.mount);
+    let engine = engine_format(a.ue_version.as_deref())?;
     let (reference, order) = match &base {
         Some(b) => (
             header_of(b)?,
@@ -409,6 +475,50 @@ pub fn create_from(
         ),
         None => (None, Vec::new()),
     };
+    // The container's format: the base's layout, else the release's, else
+    // the defaults (TOC v8, header v5, pak v11).
+    let mut pak_version = None;
+    if let Some(b) = &base {
+        o.version = b.toc().header.version;
+        pak_version = base_pak_version(b, reference.as_ref(), &a.keys);
+        if let Some(f) = engine {
+            let form = reference.as_ref().map(|r| r.form);
+            if o.version != f.toc_version || form.is_some_and(|h| h != f.header) {
+                eprintln!(
+                    "pakrat: warning: --base {} has TOC v{}{}, not UE {}'s TOC v{} / header {}; the base's layout is written",
+                    show(&b.path().display().to_string()),
+                    o.version,
+                    form.map(|h| format!(" / header {}", h.describe())).unwrap_or_default(),
+                    f.engine,
+                    f.toc_version,
+                    f.header.describe()
+                );
+            }
+        }
+    } else if let Some(f) = engine {
+        if let Some(v) = a.enc.version.filter(|v| *v != f.toc_version) {
+            bail!(
+                "--version {v} contradicts --ue-version {}: UE {} writes TOC v{} (container header {}, pak v{}); give one of them",
+                f.engine,
+                f.engine,
+                f.toc_version,
+                f.header.describe(),
+                f.pak_version
+            );
+        }
+        o.version = f.toc_version;
+        pak_version = Some(f.pak_version);
+    }
+    if let (Some(f), Some(p)) = (engine, a.pak_version) {
+        if p != f.pak_version {
+            eprintln!(
+                "pakrat: warning: --pak-version {p}: UE {} writes pak v{}; the companion pak is written as v{p}",
+                f.engine, f.pak_version
+            );
+        }
+    }
+    apply(&a.enc, &ring, &mut o)?;
+    let mount = mount_dir(&a.mount);
     if files.is_empty() {
         bail!("{}: no files; nothing was written", a.src.display());
     }
@@ -418,6 +528,11 @@ pub fn create_from(
             mount,
             container_id: o.container_id,
             toc_version: o.version,
+            form: if base.is_none() {
+                engine.map(|f| f.header)
+            } else {
+                None
+            },
             reference,
             order,
         },
@@ -429,11 +544,25 @@ pub fn create_from(
             plan.pak_files.len()
         );
     }
+    // A `_chunks/….ContainerHeader` in the folder is the reference when
+    // there is no base: its form wins over the release's.
+    if let (None, Some(f), Some(h)) = (&base, engine, &plan.header) {
+        if h.form != f.header {
+            eprintln!(
+                "pakrat: warning: the folder's container header chunk has header {}, not UE {}'s {}; its form is written",
+                h.form.describe(),
+                f.engine,
+                f.header.describe()
+            );
+        }
+    }
     let pak_files = plan.pak_files.len();
     let pak = companion_pak(
         &name,
         plan.pak_files,
-        a.pak_version.unwrap_or_else(|| pak_version_for(o.version)),
+        a.pak_version
+            .or(pak_version)
+            .unwrap_or_else(|| pak_version_for(o.version)),
         o.key,
         o.key_guid,
     )?;
@@ -497,6 +626,7 @@ pub fn patch(a: &IostorePatchArgs) -> Result<ExitCode> {
             mount,
             container_id: o.container_id,
             toc_version: o.version,
+            form: None,
             reference,
             order: Vec::new(),
         },

@@ -265,6 +265,7 @@ pub fn from_legacy(a: &ZenFromLegacyArgs) -> Result<ExitCode> {
             output: utoc.clone(),
             base: a.base.clone(),
             mount: a.mount.clone(),
+            ue_version: a.ue_version.clone(),
             pak_version: a.pak_version,
             enc: a.enc.clone(),
             keys: a.keys.clone(),
