@@ -31,10 +31,52 @@ pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
     })
 }
 
-/// Pretty JSON and a line end on `w`.
+/// The format the running command works on (`"umod"`, `"package"`,
+/// `"legacy"`, `"pak"`, `"iostore"`, `"uz"`), set once by the dispatch in
+/// `main`; every JSON object a command prints carries it as `kind`
+/// (docs/json.md).
+static KIND: std::sync::OnceLock<&'static str> = std::sync::OnceLock::new();
+
+/// Record the format of the command's input (first call wins).
+pub fn set_kind(kind: &'static str) {
+    let _ = KIND.set(kind);
+}
+
+/// The format recorded by [`set_kind`], if any.
+pub fn kind() -> Option<&'static str> {
+    KIND.get().copied()
+}
+
+/// `v` with `"kind"` first, for a value that serializes as a map.
+#[derive(Serialize)]
+struct Kinded<'a, T: ?Sized> {
+    kind: &'static str,
+    #[serde(flatten)]
+    rest: &'a T,
+}
+
+/// Pretty JSON text of `v`: an object gets the `kind` of [`set_kind`] as
+/// its first key (unless it has one); anything else prints as it is.
+pub fn json_text<T: Serialize + ?Sized>(v: &T) -> Result<String> {
+    if let Some(kind) = kind() {
+        // Flattening fails for a value that is not a map: print it plain.
+        if let Ok(s) = serde_json::to_string_pretty(&Kinded { kind, rest: v }) {
+            if !has_two_kinds(&s) {
+                return Ok(s);
+            }
+        }
+    }
+    Ok(serde_json::to_string_pretty(v)?)
+}
+
+/// A flattened map that had a `kind` of its own would print the key twice.
+fn has_two_kinds(s: &str) -> bool {
+    s.matches("\n  \"kind\": ").count() > 1
+}
+
+/// Pretty JSON and a line end on `w` (objects carry `kind`, [`json_text`]).
 pub fn write_json<T: Serialize + ?Sized>(w: &mut dyn Write, v: &T) -> Result<()> {
-    serde_json::to_writer_pretty(&mut *w, v)?;
-    writeln!(w)?;
+    writeln!(w, "{}", json_text(v)?)?;
     Ok(())
 }
 
@@ -86,6 +128,7 @@ pub fn error_json(e: &anyhow::Error, text: &str, exit_code: u8) -> serde_json::V
         _ => None,
     });
     serde_json::json!({
+        "kind": kind(),
         "error": text,
         "file": file,
         "offset": io.and_then(|x| x.offset()),

@@ -105,7 +105,8 @@ fn list_tables_json_counts() {
         j["imports"].as_array().unwrap().len() as u64,
         detail_u64(&e, "imports")
     );
-    let exports = j["exports"].as_array().unwrap();
+    // The exports are the package's entries.
+    let exports = j["entries"].as_array().unwrap();
     assert_eq!(exports.len() as u64, detail_u64(&e, "exports"));
     // Script text of a class resolves to Class.ScriptText with class TextBuffer.
     assert!(exports.iter().any(
