@@ -74,7 +74,7 @@ fn written_umod_and_pak_have_the_shapes() {
     ]);
     assert_eq!(code, 0, "{v}");
     assert_eq!(v["kind"], "umod", "{v}");
-    assert_eq!(v["file"], umod.to_str().unwrap(), "{v}");
+    assert_eq!(v["output"], umod.to_str().unwrap(), "{v}");
     let len = std::fs::metadata(&umod).unwrap().len();
     assert_eq!(v["size"].as_u64(), Some(len), "{v}");
     // Its four files (README); the folder's .gitattributes is not packed.

@@ -240,7 +240,8 @@ fn props_text_and_json() {
         .output()
         .unwrap();
     let j: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let props = j[0]["properties"].as_array().unwrap();
+    assert_eq!(j["kind"], "package", "{j}");
+    let props = j["objects"][0]["properties"].as_array().unwrap();
     let usize_ = props.iter().find(|p| p["name"] == "USize").unwrap();
     assert_eq!(usize_["value"], 64);
     assert_eq!(usize_["type"], "Int");

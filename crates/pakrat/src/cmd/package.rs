@@ -459,7 +459,10 @@ pub fn props(a: &PropsArgs) -> Result<ExitCode> {
         );
     }
     if a.out.json {
-        print_json(&json_out)?;
+        print_json(&json!({
+            "file": a.package.display().to_string(),
+            "objects": json_out,
+        }))?;
     }
     emit(&o)?;
     Ok(ExitCode::SUCCESS)

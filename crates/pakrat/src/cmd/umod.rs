@@ -374,7 +374,7 @@ pub fn create(a: &UmodCreateArgs) -> Result<ExitCode> {
     let rep = rep.map_err(flat)?;
     if a.out.json {
         print_json(&serde_json::json!({
-            "file": rep.path.display().to_string(),
+            "output": rep.path.display().to_string(),
             "source": a.src.display().to_string(),
             "members": rep.members,
             "size": rep.size,
