@@ -123,6 +123,7 @@ fn describe_file(path: &Path) -> String {
 /// Sniff `file`; for a `.ucas` (or `_sN.ucas` partition) point `file` at the
 /// `.utoc` that describes it, since the data file has no header of its own.
 fn sniff_arg(file: &mut std::path::PathBuf) -> Result<Format> {
+    output::set_input(file);
     let (format, _) = sniff(file)?;
     output::set_kind(format.kind());
     if format == Format::IoStoreCas {

@@ -47,6 +47,15 @@ pub fn kind() -> Option<&'static str> {
     KIND.get().copied()
 }
 
+/// The input file of the command, set with its kind (see [`set_input`]).
+static INPUT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
+/// Record the file the command reads (first call wins): an error object
+/// names it when the error itself names no file.
+pub fn set_input(path: &std::path::Path) {
+    let _ = INPUT.set(path.display().to_string());
+}
+
 /// `v` with `"kind"` first, for a value that serializes as a map.
 #[derive(Serialize)]
 struct Kinded<'a, T: ?Sized> {
@@ -118,7 +127,8 @@ pub fn error_text(e: &anyhow::Error) -> String {
 }
 
 /// The JSON object a failing command prints with `--json`: the message,
-/// the file and byte offset when the error names them, and the exit code.
+/// the file (the one the error names, else the command's input) and the
+/// byte offset when the error names one, and the exit code.
 pub fn error_json(e: &anyhow::Error, text: &str, exit_code: u8) -> serde_json::Value {
     let io = e.chain().find_map(|c| c.downcast_ref::<pakrat_io::Error>());
     let file = io.and_then(|x| match x {
@@ -127,6 +137,7 @@ pub fn error_json(e: &anyhow::Error, text: &str, exit_code: u8) -> serde_json::V
         }
         _ => None,
     });
+    let file = file.or_else(|| INPUT.get().cloned());
     serde_json::json!({
         "kind": kind(),
         "error": text,

@@ -144,5 +144,6 @@ fn every_format_has_the_shapes() {
         assert_eq!(code, 2, "{v}");
         assert_eq!(v["kind"], "uz", "{v}");
         assert!(v["error"].is_string() && v["exit_code"] == 2, "{v}");
+        assert_eq!(v["file"], uz.to_str().unwrap(), "{v}");
     }
 }
