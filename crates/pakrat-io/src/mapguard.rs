@@ -177,7 +177,7 @@ pub(crate) fn register(path: &Path, start: *const u8, len: usize) -> Result<Guar
         }
         let s = &TABLE[i];
         let seq = s.seq.load(Ordering::Acquire);
-        if seq % 2 == 0
+        if seq.is_multiple_of(2)
             && s.start.load(Ordering::Acquire) == 0
             && s.seq
                 .compare_exchange(seq, seq + 1, Ordering::AcqRel, Ordering::Acquire)

@@ -65,7 +65,7 @@ impl AesKey {
 
     /// Decrypt whole 16-byte blocks in place with AES-256-ECB.
     pub fn decrypt_ecb(&self, data: &mut [u8]) -> Result<()> {
-        if data.len() % 16 != 0 {
+        if !data.len().is_multiple_of(16) {
             return Err(Error::Other(format!(
                 "encrypted data of {} bytes is not a multiple of 16",
                 data.len()
@@ -99,7 +99,7 @@ impl AesKey {
     /// Encrypt whole 16-byte blocks in place with AES-256-ECB (pak writing, tests).
     pub fn encrypt_ecb(&self, data: &mut [u8]) -> Result<()> {
         use aes::cipher::BlockCipherEncrypt;
-        if data.len() % 16 != 0 {
+        if !data.len().is_multiple_of(16) {
             return Err(Error::Other("data is not a multiple of 16 bytes".into()));
         }
         let cipher = aes::Aes256::new(&Array::from(self.0));

@@ -86,7 +86,11 @@ fn primes() -> Vec<u32> {
     let mut out: Vec<u32> = Vec::with_capacity(SEED_PRIMES);
     let mut k = 2u32;
     while out.len() < SEED_PRIMES {
-        if out.iter().take_while(|&&p| p * p <= k).all(|&p| k % p != 0) {
+        if out
+            .iter()
+            .take_while(|&&p| p * p <= k)
+            .all(|&p| !k.is_multiple_of(p))
+        {
             out.push(k);
         }
         k += 1;

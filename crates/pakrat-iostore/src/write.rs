@@ -291,7 +291,7 @@ impl Placer<'_> {
             let start = self.chunk_start.unwrap_or(self.pos);
             let same = self.split(start).0 == self.split(self.pos).0;
             let so_far = self.pos - start;
-            if same && start % self.part != 0 && so_far + len <= self.part {
+            if same && !start.is_multiple_of(self.part) && so_far + len <= self.part {
                 self.relocate_chunk(start)?;
             } else {
                 self.pos = self.next_partition(self.pos);

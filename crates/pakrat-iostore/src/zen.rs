@@ -301,7 +301,10 @@ fn parse_bulk(all: &Reader<'_>, from: usize, to: usize) -> Option<BulkSection> {
             None
         };
         let size = r.i64("BulkDataMapSize").ok()?;
-        if size < 0 || size as usize % BULK_DATA_ENTRY_SIZE != 0 || size as usize != r.remaining() {
+        if size < 0
+            || !(size as usize).is_multiple_of(BULK_DATA_ENTRY_SIZE)
+            || size as usize != r.remaining()
+        {
             return None;
         }
         let n = size as usize / BULK_DATA_ENTRY_SIZE;
@@ -482,7 +485,7 @@ fn offset(v: i32, lo: usize, end: usize, what: &str, at: u64) -> Result<usize> {
 
 /// Number of `size`-byte records in `[from, to)`, which must divide exactly.
 fn records(from: usize, to: usize, size: usize, what: &str, at: u64) -> Result<usize> {
-    if to < from || (to - from) % size != 0 {
+    if to < from || !(to - from).is_multiple_of(size) {
         return Err(Error::invalid(
             at,
             format!(

@@ -60,7 +60,7 @@ fn build(dir: &Path) -> (PathBuf, Vec<Vec<u8>>) {
             // Pad cyclically to 16 (UE writer rule), then encrypt.
             let mut disk = comp.clone();
             let mut k = 0;
-            while disk.len() % 16 != 0 {
+            while !disk.len().is_multiple_of(16) {
                 disk.push(comp[k % comp.len()]);
                 k += 1;
             }

@@ -81,8 +81,22 @@ pub enum Command {
     View(ViewArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
     Completions(CompletionsArgs),
-    /// Print the manual page (roff; `pakrat man > pakrat.1`).
-    Man,
+    /// Print the manual page (roff; `pakrat man > pakrat.1`), or write
+    /// one page per subcommand into a folder (`pakrat man -o DIR`).
+    Man(ManArgs),
+}
+
+/// `pakrat man`.
+#[derive(Args, Debug)]
+pub struct ManArgs {
+    /// Write `pakrat.1` and one page per subcommand (`pakrat-list.1`,
+    /// `pakrat-umod-create.1`, ...) into this folder (made if missing)
+    /// instead of printing `pakrat.1`.
+    #[arg(short = 'o', long = "output", value_name = "DIR")]
+    pub output: Option<PathBuf>,
+    /// Replace pages that exist in the folder.
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// `pakrat view`.
@@ -97,6 +111,11 @@ pub struct ViewArgs {
     /// Print the URL but do not open a browser.
     #[arg(long)]
     pub no_open: bool,
+    /// Print one JSON line when the server is ready: the URL and the
+    /// launcher page (a file that forwards to the URL; written even with
+    /// --no-open), instead of the bare URL.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `pakrat completions`.
@@ -560,6 +579,9 @@ pub struct UmodCreateArgs {
     /// Replace the output if it exists.
     #[arg(long)]
     pub force: bool,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub out: JsonArg,
 }
 
 /// `pakrat umod install`.

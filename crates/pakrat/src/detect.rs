@@ -22,6 +22,20 @@ pub enum Format {
     Uz,
 }
 
+impl Format {
+    /// The `kind` field of `--json` output for this format (docs/json.md).
+    pub fn kind(self) -> &'static str {
+        match self {
+            Format::Umod => "umod",
+            Format::Package => "package",
+            Format::LegacyPackage => "legacy",
+            Format::IoStoreToc | Format::IoStoreCas => "iostore",
+            Format::Pak => "pak",
+            Format::Uz => "uz",
+        }
+    }
+}
+
 /// IoStore TOC magic.
 pub const TOC_MAGIC: &[u8; 16] = b"-==--==--==--==-";
 /// .pak footer magic.

@@ -123,7 +123,9 @@ fn describe_file(path: &Path) -> String {
 /// Sniff `file`; for a `.ucas` (or `_sN.ucas` partition) point `file` at the
 /// `.utoc` that describes it, since the data file has no header of its own.
 fn sniff_arg(file: &mut std::path::PathBuf) -> Result<Format> {
+    output::set_input(file);
     let (format, _) = sniff(file)?;
+    output::set_kind(format.kind());
     if format == Format::IoStoreCas {
         if let Some(toc) = detect::utoc_for_ucas(file) {
             *file = toc;
@@ -132,7 +134,73 @@ fn sniff_arg(file: &mut std::path::PathBuf) -> Result<Format> {
     Ok(format)
 }
 
+/// The `kind` of a command's JSON when the command itself says what it
+/// works on (writers, and commands that take one format only); `None`
+/// when the input's detected format decides ([`sniff_arg`]).
+fn command_kind(command: &Command) -> Option<&'static str> {
+    use args::{IostoreCommand as I, ZenCommand as Z};
+    Some(match command {
+        Command::Info(_) | Command::Verify(_) | Command::Extract(_) => return None,
+        Command::List(a) if a.file.is_dir() => "pak",
+        Command::List(_) => return None,
+        Command::Props(_)
+        | Command::Export(_)
+        | Command::Deps(_)
+        | Command::Flags(_)
+        | Command::Package(_) => "package",
+        Command::Packages(_) | Command::Zen(Z::ToLegacy(_)) => "iostore",
+        Command::Zen(Z::FromLegacy(_)) => "legacy",
+        Command::Iostore(I::Repack(_) | I::Create(_) | I::Patch(_)) => "iostore",
+        Command::Compress(_) | Command::Decompress(_) => "uz",
+        Command::Umod(_) => "umod",
+        Command::Pak(_) => "pak",
+        Command::Scan(_) | Command::View(_) => "folder",
+        Command::Cache(_) => "cache",
+        Command::Completions(_) | Command::Man(_) => return None,
+    })
+}
+
+/// Write the page of `cmd` (`NAME.1`) and, recursively, one page per
+/// subcommand, named as its parent's page refers to it:
+/// `pakrat-umod-create.1`. Returns the number of pages written.
+fn man_pages(out: &pakrat_io::fsutil::OutputDir, mut cmd: clap::Command) -> Result<usize> {
+    // Built as the page renders it.
+    cmd.build();
+    let name = cmd
+        .get_display_name()
+        .unwrap_or_else(|| cmd.get_name())
+        .to_string();
+    let man = clap_mangen::Man::new(cmd.clone());
+    let mut page = Vec::new();
+    man.render(&mut page)?;
+    out.write(&man.get_filename(), &page)?;
+    let mut n = 1;
+    for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
+        let sub = sub
+            .clone()
+            .display_name(format!("{name}-{}", sub.get_name()));
+        n += man_pages(out, sub)?;
+    }
+    Ok(n)
+}
+
+/// `cmd` without clap's `help` subcommands (at every level): the pages
+/// are the manual; `pakrat help X` would add a page per page.
+fn without_help(mut cmd: clap::Command) -> clap::Command {
+    let names: Vec<String> = cmd
+        .get_subcommands()
+        .map(|s| s.get_name().to_string())
+        .collect();
+    for n in names {
+        cmd = cmd.mut_subcommand(n, without_help);
+    }
+    cmd.disable_help_subcommand(true)
+}
+
 fn run(command: Command) -> Result<ExitCode> {
+    if let Some(kind) = command_kind(&command) {
+        output::set_kind(kind);
+    }
     match command {
         Command::Info(mut a) => match sniff_arg(&mut a.file)? {
             Format::Umod => cmd::umod::info(&a),
@@ -254,9 +322,19 @@ fn run(command: Command) -> Result<ExitCode> {
             clap_complete::generate(a.shell, &mut cmd, "pakrat", &mut std::io::stdout());
             Ok(ExitCode::SUCCESS)
         }
-        Command::Man => {
+        Command::Man(a) => {
             use clap::CommandFactory;
-            clap_mangen::Man::new(Cli::command()).render(&mut std::io::stdout())?;
+            match &a.output {
+                None => {
+                    clap_mangen::Man::new(without_help(Cli::command()))
+                        .render(&mut std::io::stdout())?;
+                }
+                Some(dir) => {
+                    let out = pakrat_io::fsutil::OutputDir::create(dir, a.force)?;
+                    let n = man_pages(&out, without_help(Cli::command()))?;
+                    println!("wrote {n} manual pages into {}", out.root().display());
+                }
+            }
             Ok(ExitCode::SUCCESS)
         }
         Command::Package(c) => {

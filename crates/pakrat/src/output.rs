@@ -31,10 +31,61 @@ pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
     })
 }
 
-/// Pretty JSON and a line end on `w`.
+/// The format the running command works on (`"umod"`, `"package"`,
+/// `"legacy"`, `"pak"`, `"iostore"`, `"uz"`), set once by the dispatch in
+/// `main`; every JSON object a command prints carries it as `kind`
+/// (docs/json.md).
+static KIND: std::sync::OnceLock<&'static str> = std::sync::OnceLock::new();
+
+/// Record the format of the command's input (first call wins).
+pub fn set_kind(kind: &'static str) {
+    let _ = KIND.set(kind);
+}
+
+/// The format recorded by [`set_kind`], if any.
+pub fn kind() -> Option<&'static str> {
+    KIND.get().copied()
+}
+
+/// The input file of the command, set with its kind (see [`set_input`]).
+static INPUT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
+/// Record the file the command reads (first call wins): an error object
+/// names it when the error itself names no file.
+pub fn set_input(path: &std::path::Path) {
+    let _ = INPUT.set(path.display().to_string());
+}
+
+/// `v` with `"kind"` first, for a value that serializes as a map.
+#[derive(Serialize)]
+struct Kinded<'a, T: ?Sized> {
+    kind: &'static str,
+    #[serde(flatten)]
+    rest: &'a T,
+}
+
+/// Pretty JSON text of `v`: an object gets the `kind` of [`set_kind`] as
+/// its first key (unless it has one); anything else prints as it is.
+pub fn json_text<T: Serialize + ?Sized>(v: &T) -> Result<String> {
+    if let Some(kind) = kind() {
+        // Flattening fails for a value that is not a map: print it plain.
+        if let Ok(s) = serde_json::to_string_pretty(&Kinded { kind, rest: v }) {
+            if !has_two_kinds(&s) {
+                return Ok(s);
+            }
+        }
+    }
+    Ok(serde_json::to_string_pretty(v)?)
+}
+
+/// A flattened map that had a `kind` of its own would print the key twice.
+fn has_two_kinds(s: &str) -> bool {
+    s.matches("\n  \"kind\": ").count() > 1
+}
+
+/// Pretty JSON and a line end on `w` (objects carry `kind`, [`json_text`]).
 pub fn write_json<T: Serialize + ?Sized>(w: &mut dyn Write, v: &T) -> Result<()> {
-    serde_json::to_writer_pretty(&mut *w, v)?;
-    writeln!(w)?;
+    writeln!(w, "{}", json_text(v)?)?;
     Ok(())
 }
 
@@ -76,7 +127,8 @@ pub fn error_text(e: &anyhow::Error) -> String {
 }
 
 /// The JSON object a failing command prints with `--json`: the message,
-/// the file and byte offset when the error names them, and the exit code.
+/// the file (the one the error names, else the command's input) and the
+/// byte offset when the error names one, and the exit code.
 pub fn error_json(e: &anyhow::Error, text: &str, exit_code: u8) -> serde_json::Value {
     let io = e.chain().find_map(|c| c.downcast_ref::<pakrat_io::Error>());
     let file = io.and_then(|x| match x {
@@ -85,7 +137,9 @@ pub fn error_json(e: &anyhow::Error, text: &str, exit_code: u8) -> serde_json::V
         }
         _ => None,
     });
+    let file = file.or_else(|| INPUT.get().cloned());
     serde_json::json!({
+        "kind": kind(),
         "error": text,
         "file": file,
         "offset": io.and_then(|x| x.offset()),

@@ -294,6 +294,45 @@ fn completions_man_page_and_version() {
         "{man}"
     );
     assert!(man.contains("IoStore"), "the description names the formats");
+    // `man -o DIR` writes every page that a page refers to.
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("man");
+    pakrat()
+        .args(["man", "-o", dir.to_str().unwrap()])
+        .assert()
+        .success();
+    let pages = common::file_names(&dir);
+    for p in [
+        "pakrat.1",
+        "pakrat-list.1",
+        "pakrat-umod-create.1",
+        "pakrat-zen-to-legacy.1",
+    ] {
+        assert!(pages.iter().any(|x| x == p), "no {p} in {pages:?}");
+    }
+    for p in &pages {
+        let text = std::fs::read_to_string(dir.join(p)).unwrap();
+        assert!(text.contains(".TH"), "{p}");
+        // roff escapes the dash: `pakrat\-umod\-create(1)`.
+        for r in text.split("pakrat\\-").skip(1) {
+            let Some((name, _)) = r.split_once("(1)") else {
+                continue;
+            };
+            if !name
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c == '\\' || c == '-')
+            {
+                continue;
+            }
+            let file = format!("pakrat-{}.1", name.replace("\\-", "-"));
+            assert!(pages.contains(&file), "{p} refers to {file}, not written");
+        }
+    }
+    // Written again: refused without --force.
+    pakrat()
+        .args(["man", "-o", dir.to_str().unwrap()])
+        .assert()
+        .failure();
     // --version names the commit when built from a checkout.
     let out = pakrat().arg("--version").output().unwrap();
     let v = String::from_utf8(out.stdout).unwrap();
@@ -342,7 +381,7 @@ fn packages_counts_header_ids_without_a_chunk_and_lists_them_on_request() {
     // byte): the container header still names the package, no package
     // chunk has its id.
     let v = common::json_ok(&["list", s(&src), "--chunks", "--json"]);
-    let id = v
+    let id = v["entries"]
         .as_array()
         .unwrap()
         .iter()

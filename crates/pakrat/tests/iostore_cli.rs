@@ -42,10 +42,14 @@ fn info_and_list() {
         .success()
         .stdout(contains("ReplaceIoChunkHashWithIoHash"));
     let l = json(&["list", f, "--json"]);
-    assert_eq!(l.as_array().unwrap().len(), 111);
-    assert!(l.as_array().unwrap().iter().all(|x| x["path"].is_string()));
+    assert_eq!(l["entries"].as_array().unwrap().len(), 111);
+    assert!(l["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|x| x["path"].is_string()));
     let l = json(&["list", f, "--chunks", "--json"]);
-    assert_eq!(l.as_array().unwrap().len(), 112);
+    assert_eq!(l["entries"].as_array().unwrap().len(), 112);
     pakrat()
         .args(["list", f])
         .assert()
@@ -82,7 +86,7 @@ fn toc_only_lists_with_manifest_counts() {
         );
         let l = json(&["list", p, "--chunks", "--json"]);
         assert_eq!(
-            l.as_array().unwrap().len().to_string(),
+            l["entries"].as_array().unwrap().len().to_string(),
             e.detail_value("entries").unwrap()
         );
         // The data is not here: verify says so and fails.

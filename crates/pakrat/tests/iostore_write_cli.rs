@@ -73,7 +73,7 @@ fn extract_then_create_gives_the_same_container() {
         ]);
         let b = json_ok(&["list", s(&made), "--chunks", "--json"]);
         let ids = |v: &serde_json::Value| {
-            let mut x: Vec<(String, String, u64)> = v
+            let mut x: Vec<(String, String, u64)> = v["entries"]
                 .as_array()
                 .unwrap()
                 .iter()

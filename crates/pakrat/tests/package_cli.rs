@@ -105,7 +105,8 @@ fn list_tables_json_counts() {
         j["imports"].as_array().unwrap().len() as u64,
         detail_u64(&e, "imports")
     );
-    let exports = j["exports"].as_array().unwrap();
+    // The exports are the package's entries.
+    let exports = j["entries"].as_array().unwrap();
     assert_eq!(exports.len() as u64, detail_u64(&e, "exports"));
     // Script text of a class resolves to Class.ScriptText with class TextBuffer.
     assert!(exports.iter().any(
@@ -239,7 +240,8 @@ fn props_text_and_json() {
         .output()
         .unwrap();
     let j: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let props = j[0]["properties"].as_array().unwrap();
+    assert_eq!(j["kind"], "package", "{j}");
+    let props = j["objects"][0]["properties"].as_array().unwrap();
     let usize_ = props.iter().find(|p| p["name"] == "USize").unwrap();
     assert_eq!(usize_["value"], 64);
     assert_eq!(usize_["type"], "Int");

@@ -32,7 +32,7 @@ fn info_list_verify_with_crypto_json() {
     assert_eq!(v["index"]["entries"], 4);
     assert_eq!(v["index"]["encrypted_entries"], 4);
     let l = json_ok(&["list", p, "--keys", &crypto(&c), "--json", "*.txt"]);
-    let names: Vec<&str> = l["files"]
+    let names: Vec<&str> = l["entries"]
         .as_array()
         .unwrap()
         .iter()
@@ -413,7 +413,7 @@ fn every_codec_and_version_round_trips_through_the_cli() {
             FIXTURE_KEY,
             "--json",
         ]);
-        let methods: Vec<&str> = l["files"]
+        let methods: Vec<&str> = l["entries"]
             .as_array()
             .unwrap()
             .iter()
@@ -434,7 +434,7 @@ fn a_folder_of_paks_lists_in_mount_order() {
     for eng in ["UE5_8", "UE6_0"] {
         let dir = c.join(format!("iostore/cue4parse/{eng}/Patch/Pak"));
         let v = json_ok(&["list", dir.to_str().unwrap(), "--json"]);
-        let files = v["files"].as_array().unwrap();
+        let files = v["entries"].as_array().unwrap();
         assert_eq!(files.len(), 4);
         for f in files {
             let path = f["path"].as_str().unwrap();

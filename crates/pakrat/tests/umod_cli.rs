@@ -87,7 +87,7 @@ fn readme_example_builds_lists_and_verifies() {
     pakrat().arg("verify").arg(&a).assert().success();
     let out = pakrat().arg("list").arg("--json").arg(&a).output().unwrap();
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    for e in v.as_array().unwrap() {
+    for e in v["entries"].as_array().unwrap() {
         assert_eq!(e["offset"].as_u64().unwrap() % 16, 0, "{e}");
     }
 }
@@ -128,7 +128,7 @@ fn corpus_list_verify_extract_and_round_trip() {
             .unwrap();
         assert!(out.status.success());
         let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        let list = v.as_array().unwrap();
+        let list = v["entries"].as_array().unwrap();
         let files = row.detail_value("files").unwrap().parse::<usize>().unwrap();
         assert_eq!(list.len(), files, "{}", row.local_path);
         // Contiguous from 0 up to the directory (diroff in MANIFEST.tsv).

@@ -43,7 +43,7 @@ fn decompress_corpus_restores_stored_names_and_bytes() {
         cmd.arg(&e.path);
     }
     let o = cmd.assert().success().get_output().stdout.clone();
-    let v = json(&o);
+    let v = json(&o)["files"].clone();
     let rows = v.as_array().unwrap();
     assert_eq!(rows.len(), uz.len());
     for (e, row) in uz.iter().zip(rows) {
@@ -161,7 +161,7 @@ fn compress_round_trips_through_the_cli() {
         .get_output()
         .stdout
         .clone();
-    let v = json(&o);
+    let v = json(&o)["files"].clone();
     assert_eq!(v[0]["format"], "uz");
     assert_eq!(v[0]["signature"], "5678");
     assert_eq!(v[0]["original_name"], "ZeroPingPlus103.u");
@@ -261,7 +261,7 @@ fn compress_warns_when_output_grows_and_needs_format_for_non_packages() {
         .get_output()
         .stdout
         .clone();
-    assert_eq!(json(&o)[0]["larger_than_input"], true);
+    assert_eq!(json(&o)["files"][0]["larger_than_input"], true);
     // Output next to the input by default.
     assert!(t.path().join("noise.bin.uz").is_file());
 }
@@ -306,7 +306,7 @@ fn hostile_stored_names_never_escape_the_output_folder() {
         .get_output()
         .stdout
         .clone();
-    let v = json(&o);
+    let v = json(&o)["files"].clone();
     for (i, row) in v.as_array().unwrap().iter().enumerate() {
         let p = PathBuf::from(row["output"].as_str().unwrap());
         assert_eq!(p.parent().unwrap(), fs::canonicalize(&out).unwrap());
@@ -421,7 +421,7 @@ fn mixed_batch_decodes_in_input_order() {
         .get_output()
         .stdout
         .clone();
-    let v = json(&o);
+    let v = json(&o)["files"].clone();
     let rows = v.as_array().unwrap();
     assert_eq!(rows.len(), 6);
     for ((input, (name, data)), row) in inputs.iter().zip(&want).zip(rows) {

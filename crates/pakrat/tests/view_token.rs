@@ -143,3 +143,67 @@ fn the_token_is_on_no_command_line() {
     assert!(!page_path.exists(), "the launcher page outlives the viewer");
     assert!(!page_path.parent().unwrap().exists());
 }
+
+/// `view --json` prints one JSON line once the server is ready: the URL
+/// (which answers) and the launcher page that forwards to it (written even
+/// with --no-open, removed when the viewer stops).
+#[test]
+fn view_json_prints_one_line_with_the_url_and_the_launcher() {
+    let t = tempfile::tempdir().unwrap();
+    std::fs::write(t.path().join("a.txt"), b"hi").unwrap();
+    let mut viewer = Viewer(
+        Command::new(env!("CARGO_BIN_EXE_pakrat"))
+            .args(["view", "--no-open", "--json"])
+            .arg(t.path())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let child = &mut viewer.0;
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    out.read_line(&mut line).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(v["kind"], "folder", "{v}");
+    let url = v["url"].as_str().unwrap();
+    let token = url.split("t=").nth(1).unwrap().split('#').next().unwrap();
+    let page_path = std::path::PathBuf::from(v["launcher"].as_str().unwrap());
+    let page = std::fs::read_to_string(&page_path).unwrap();
+    assert!(page.contains(&format!("url={url}")), "{page}");
+
+    // The server is ready when the line is printed.
+    let port = v["address"]
+        .as_str()
+        .unwrap()
+        .rsplit(':')
+        .next()
+        .unwrap()
+        .parse::<u16>()
+        .unwrap();
+    let mut c = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    write!(
+        c,
+        "GET /api/ls?path=&t={token} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut answer = String::new();
+    c.read_to_string(&mut answer).unwrap();
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+
+    let sent = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while child.try_wait().unwrap().is_none() {
+        assert!(Instant::now() < deadline, "pakrat view did not stop");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // Nothing after the one line.
+    let mut rest = String::new();
+    out.read_to_string(&mut rest).unwrap();
+    assert_eq!(rest, "", "more than one line");
+    assert!(!page_path.exists(), "the launcher page outlives the viewer");
+}

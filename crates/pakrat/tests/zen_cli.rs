@@ -82,7 +82,7 @@ fn tables(file: &Path) -> Tables {
         .iter()
         .map(|i| (i["path"].to_string(), i["class"].to_string()))
         .collect();
-    let exports = v["exports"]
+    let exports = v["entries"]
         .as_array()
         .unwrap()
         .iter()
@@ -448,10 +448,10 @@ fn legacy_package_info_list_verify() {
     assert_eq!(exts, ["uasset", "uexp", "ubulk"]);
     let l = json_ok(&["list", s(&t), "--json"]);
     assert_eq!(
-        l["exports"][0]["path"],
+        l["entries"][0]["path"],
         "/Game/Fixtures/Textures/T_Streaming.T_Streaming"
     );
-    assert_eq!(l["exports"][0]["class"], "/Script/Engine.Texture2D");
+    assert_eq!(l["entries"][0]["class"], "/Script/Engine.Texture2D");
     let r = json_ok(&["verify", s(&t), "--json"]);
     assert_eq!(r["ok"], true);
     assert_eq!(r["exports_checked"], 1);

@@ -264,11 +264,12 @@ pub fn list(a: &ListArgs) -> Result<ExitCode> {
     };
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     if a.out.json {
-        let v: Vec<_> = rows.iter().map(chunk_json).collect();
-        let r = serde_json::to_writer_pretty(&mut out, &v)
-            .map_err(std::io::Error::from)
-            .and_then(|()| writeln!(out))
-            .and_then(|()| out.flush());
+        let v = json!({
+            "file": a.file.display().to_string(),
+            "chunks": all,
+            "entries": rows.iter().map(chunk_json).collect::<Vec<_>>(),
+        });
+        let r = writeln!(out, "{}", crate::output::json_text(&v)?).and_then(|()| out.flush());
         quiet_pipe(r)?;
         return Ok(ExitCode::SUCCESS);
     }
@@ -654,7 +655,7 @@ pub fn packages(a: &PackagesArgs) -> Result<ExitCode> {
             let imports: Vec<_> = p.imports.iter().map(|&i| obj(i)).collect();
             outln!(
                 "{}",
-                serde_json::to_string_pretty(&json!({
+                crate::output::json_text(&json!({
                     "name": p.name,
                     "id": hex_id(id),
                     "id_matches_name": package_id(&p.name) == id,
@@ -809,7 +810,7 @@ pub fn packages(a: &PackagesArgs) -> Result<ExitCode> {
     if a.out.json {
         outln!(
             "{}",
-            serde_json::to_string_pretty(&json!({
+            crate::output::json_text(&json!({
                 "file": a.file.display().to_string(),
                 "container_id": hex_id(all.header.container_id),
                 "container_header": all.header.form.describe(),

@@ -154,7 +154,6 @@ pub fn info(a: &InfoArgs) -> Result<ExitCode> {
                 w,
                 &json!({
                     "file": a.file.display().to_string(),
-                    "kind": "legacy package",
                     "package": s.package_name,
                     "layout": p.layout,
                     "cooked": pakrat_iostore::legacy::is_cooked(s.package_flags),
@@ -295,6 +294,7 @@ pub fn list(a: &ListArgs) -> Result<ExitCode> {
     with_stdout(|w| {
         if a.out.json {
             let mut out = serde_json::Map::new();
+            out.insert("file".into(), a.file.display().to_string().into());
             if a.names {
                 out.insert("names".into(), names.clone().into());
             }
@@ -302,7 +302,7 @@ pub fn list(a: &ListArgs) -> Result<ExitCode> {
                 out.insert("imports".into(), imports.clone().into());
             }
             if exports {
-                out.insert("exports".into(), exps.clone().into());
+                out.insert("entries".into(), exps.clone().into());
             }
             write_json(w, &out)?;
             return Ok(ExitCode::SUCCESS);

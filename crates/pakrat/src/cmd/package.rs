@@ -43,7 +43,7 @@ fn emit(buf: &str) -> Result<()> {
 }
 
 fn print_json<T: Serialize + ?Sized>(v: &T) -> Result<()> {
-    let mut s = serde_json::to_string_pretty(v)?;
+    let mut s = crate::output::json_text(v)?;
     s.push('\n');
     emit(&s)
 }
@@ -246,6 +246,7 @@ pub fn list(a: &ListArgs) -> Result<ExitCode> {
     // Default (no table chosen): exports.
     let exports = a.exports || (!a.names && !a.imports);
     let mut out = serde_json::Map::new();
+    out.insert("file".into(), a.file.display().to_string().into());
     if a.names {
         let rows: Vec<NameRow> = p
             .names
@@ -312,7 +313,7 @@ pub fn list(a: &ListArgs) -> Result<ExitCode> {
             })
             .collect();
         if a.out.json {
-            out.insert("exports".into(), serde_json::to_value(&rows)?);
+            out.insert("entries".into(), serde_json::to_value(&rows)?);
         } else {
             outln!(o, "# exports ({})", rows.len());
             for r in &rows {
@@ -458,7 +459,10 @@ pub fn props(a: &PropsArgs) -> Result<ExitCode> {
         );
     }
     if a.out.json {
-        print_json(&json_out)?;
+        print_json(&json!({
+            "file": a.package.display().to_string(),
+            "objects": json_out,
+        }))?;
     }
     emit(&o)?;
     Ok(ExitCode::SUCCESS)

@@ -210,7 +210,7 @@ pub fn list(a: &ListArgs) -> Result<ExitCode> {
         print_json(&json!({
             "file": a.file.display().to_string(),
             "mount_point": p.index.mount_point,
-            "files": sel.iter().map(|e| entry_json(&p, e)).collect::<Vec<_>>(),
+            "entries": sel.iter().map(|e| entry_json(&p, e)).collect::<Vec<_>>(),
         }))?;
         return Ok(ExitCode::SUCCESS);
     }
@@ -290,9 +290,9 @@ pub fn list_dir(a: &ListArgs) -> Result<ExitCode> {
     }
     if a.out.json {
         print_json(&json!({
-            "folder": a.file.display().to_string(),
+            "file": a.file.display().to_string(),
             "mount_order": paks.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
-            "files": sel.iter().map(|(f, i, s)| json!({"path": f, "pak": paks[*i].display().to_string(), "size": s})).collect::<Vec<_>>(),
+            "entries": sel.iter().map(|(f, i, s)| json!({"path": f, "pak": paks[*i].display().to_string(), "size": s})).collect::<Vec<_>>(),
             "errors": errors,
         }))?;
     } else {

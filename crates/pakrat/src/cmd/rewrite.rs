@@ -142,7 +142,7 @@ fn run_edit(
 
 fn report(w: &Written, json: bool) -> Result<()> {
     if json {
-        println!("{}", serde_json::to_string_pretty(w)?);
+        println!("{}", crate::output::json_text(w)?);
         return Ok(());
     }
     let f = w.file.display();
@@ -469,7 +469,7 @@ pub fn rename(a: &RenameArgs) -> Result<ExitCode> {
         }
         println!(
             "{}",
-            serde_json::to_string_pretty(&Out {
+            crate::output::json_text(&Out {
                 file,
                 renamed_to: &target,
                 dry_run: a.dry_run,

@@ -186,7 +186,10 @@ pub fn list(a: &ListArgs) -> Result<ExitCode> {
     let file = open(&a.file)?;
     let u = parse(&file)?;
     if a.out.json {
-        print_json(&u.entries)?;
+        print_json(&serde_json::json!({
+            "file": a.file.display().to_string(),
+            "entries": &u.entries,
+        }))?;
         return Ok(ExitCode::SUCCESS);
     }
     println!("{:>10}  {:>10}  {:>5}  name", "offset", "size", "flags");
@@ -310,7 +313,14 @@ pub fn extract(a: &ExtractArgs) -> Result<ExitCode> {
         eprintln!("pakrat: warning: {}", show(w));
     }
     if a.out.json {
-        print_json(&rep)?;
+        // The same top-level keys as the other formats' `extract`.
+        let mut v = serde_json::to_value(&rep)?;
+        if let Some(m) = v.as_object_mut() {
+            m.insert("file".into(), a.file.display().to_string().into());
+            m.insert("output".into(), out.root().display().to_string().into());
+            m.insert("extracted".into(), rep.files.len().into());
+        }
+        print_json(&v)?;
     } else {
         // -q drops the per-file lines, never the result line.
         if !crate::cmd::quiet() {
@@ -352,7 +362,7 @@ pub fn create(a: &UmodCreateArgs) -> Result<ExitCode> {
         eprintln!("pakrat: warning: {w}");
     }
     let total = plan.members.iter().map(|m| u64::from(m.size)).sum();
-    let bar = crate::cmd::progress(total, false, "packing");
+    let bar = crate::cmd::progress(total, a.out.json, "packing");
     let rep = pakrat_umod::create::write_with(&plan, &a.output, a.force, &|n| {
         if let Some(b) = &bar {
             b.inc(n)
@@ -362,6 +372,17 @@ pub fn create(a: &UmodCreateArgs) -> Result<ExitCode> {
         b.finish_and_clear();
     }
     let rep = rep.map_err(flat)?;
+    if a.out.json {
+        print_json(&serde_json::json!({
+            "output": rep.path.display().to_string(),
+            "source": a.src.display().to_string(),
+            "members": rep.members,
+            "size": rep.size,
+            "crc": rep.crc,
+            "warnings": &plan.warnings,
+        }))?;
+        return Ok(ExitCode::SUCCESS);
+    }
     println!(
         "wrote {}: {} members, {} bytes, CRC {:#010x}",
         rep.path.display(),

@@ -291,7 +291,8 @@ fn finish<T: Serialize>(
     json: bool,
 ) -> Result<ExitCode> {
     if json {
-        print_json(results)?;
+        // One object, as every command (docs/json.md).
+        print_json(&serde_json::json!({ "files": results }))?;
     }
     let unreadable = inputs
         .iter()

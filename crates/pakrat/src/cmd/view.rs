@@ -84,6 +84,30 @@ pub fn view(a: &ViewArgs) -> Result<ExitCode> {
     // The launcher page lives until the viewer stops.
     let mut launched = None;
     pakrat_view::serve(&opts, |r| {
+        if a.json {
+            // One line, printed once the server accepts connections.
+            launched = if a.no_open {
+                launcher(&r.url).ok()
+            } else {
+                open_browser(&r.url)
+            };
+            let line = serde_json::json!({
+                "kind": "folder",
+                "url": r.url,
+                "address": r.addr.to_string(),
+                "path": a.path.display().to_string(),
+                "launcher": launched.as_ref().map(|l| l.page.display().to_string()),
+            });
+            println!("{line}");
+            eprintln!(
+                "pakrat view: serving {} on {} (127.0.0.1 only; Ctrl-C stops)",
+                a.path.display(),
+                r.addr
+            );
+            use std::io::Write;
+            let _ = std::io::stdout().flush();
+            return;
+        }
         // The first line is the URL alone (scripts and tests read it).
         println!("{}", r.url);
         eprintln!(
