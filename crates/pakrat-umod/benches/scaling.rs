@@ -14,7 +14,10 @@
 //!   holds only `System/Manifest.ini`;
 //! * `plan-over`: the same into a folder where every file is already there
 //!   with the same bytes (a reinstall: one big folder listing to match);
-//! * `verify`: [`Umod::verify`], the linear reference.
+//! * `verify`: [`Umod::verify`], the linear reference;
+//! * `uninstall`: [`install::uninstall`] with `dry_run` of the product after
+//!   a real install into its own folder (the record's used-by check and
+//!   reference counts; it was quadratic too).
 //!
 //! It prints the time and the time per member; linear work keeps the time
 //! per member flat as N grows (the last column is the ratio of the per-member
@@ -25,7 +28,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use pakrat_umod::create;
-use pakrat_umod::install::{plan, InstallOptions};
+use pakrat_umod::install::{install, plan, uninstall, InstallOptions};
 use pakrat_umod::{Manifest, Umod};
 
 fn build(n: usize) -> Vec<u8> {
@@ -90,7 +93,7 @@ fn main() {
         .filter(|&n| n <= max)
         .collect();
     let tmp = tempfile::tempdir().expect("tempdir");
-    let mut first: [Option<f64>; 4] = [None; 4];
+    let mut first: [Option<f64>; 5] = [None; 5];
     println!(
         "{:>8}  {:<10} {:>10}  {:>10}  {:>6}",
         "members", "job", "time", "per member", "ratio"
@@ -106,7 +109,14 @@ fn main() {
             dry_run: true,
             ..Default::default()
         };
-        let jobs: [(&str, Duration); 4] = [
+        let installed = tmp.path().join(format!("installed{n}"));
+        game(&installed, 0);
+        let real = InstallOptions {
+            dry_run: false,
+            ..Default::default()
+        };
+        install(&u, &installed, &real).expect("install");
+        let jobs: [(&str, Duration); 5] = [
             (
                 "info",
                 best(reps, || {
@@ -137,6 +147,13 @@ fn main() {
                 "verify",
                 best(reps, || {
                     assert!(u.verify().ok());
+                }),
+            ),
+            (
+                "uninstall",
+                best(reps, || {
+                    let r = uninstall("Big", &installed, true).expect("uninstall");
+                    assert_eq!(r.files.len(), n, "every installed file is considered");
                 }),
             ),
         ];

@@ -1161,6 +1161,64 @@ fn add_all(sec: &mut Section, key: Option<&str>, lines: impl IntoIterator<Item =
     sec.lines.extend(tail);
 }
 
+/// `[RefCounts] File:<dest>=n`: one less for each of `dests` (distinct
+/// keys), as `rc.set(key, get(key) - 1)`, or `rc.remove_key(key)` when that
+/// reaches 0, per file would do, through one index of the sections instead
+/// of a scan per file. The count is read as [`Ini::get`] reads it (the
+/// first line of the key in any `[RefCounts]`); the first `[RefCounts]` is
+/// edited. Returns the count left for each of `dests` (below 1: none).
+fn drop_ref_counts(ini: &mut Ini, dests: &[String]) -> Vec<i64> {
+    let mut current: HashMap<String, i64> = HashMap::new();
+    for s in ini
+        .sections
+        .iter()
+        .filter(|s| s.name.eq_ignore_ascii_case("RefCounts"))
+    {
+        for (k, v) in s.entries() {
+            current
+                .entry(k.to_ascii_lowercase())
+                .or_insert_with(|| atoi(v));
+        }
+    }
+    let keys: Vec<String> = dests.iter().map(|d| format!("File:{d}")).collect();
+    let left: Vec<i64> = keys
+        .iter()
+        .map(|k| current.get(&k.to_ascii_lowercase()).copied().unwrap_or(0) - 1)
+        .collect();
+    let want: HashMap<String, i64> = keys
+        .iter()
+        .zip(&left)
+        .map(|(k, &n)| (k.to_ascii_lowercase(), n))
+        .collect();
+    let rc = ini.section_or_insert("RefCounts");
+    let mut done: HashSet<String> = HashSet::new();
+    rc.lines.retain_mut(|l| match l {
+        Line::Entry {
+            key, value, raw, ..
+        } => {
+            let f = key.to_ascii_lowercase();
+            match want.get(&f) {
+                None => true,
+                Some(&n) if n > 0 && done.insert(f) => {
+                    *value = n.to_string();
+                    *raw = None;
+                    true
+                }
+                Some(_) => false,
+            }
+        }
+        _ => true,
+    });
+    // A count held only by a later [RefCounts] section: `set` adds it to
+    // the first one.
+    for (k, &n) in keys.iter().zip(&left) {
+        if n > 0 && !done.contains(&k.to_ascii_lowercase()) {
+            rc.add(k, &n.to_string());
+        }
+    }
+    left
+}
+
 /// `[RefCounts] File:<dest>=n`: one more for each of `dests`, as
 /// `rc.set(key, get(key) + 1)` per file would do (the first line of a key
 /// keeps its place and gets the count, later duplicates go, new keys are
@@ -1731,32 +1789,34 @@ pub fn uninstall_with(
     let added_refcounts = sec.get(MARK_REFCOUNTS).is_some();
     let mut restored = Vec::new();
     let mut recorded: Vec<String> = Vec::new();
+    let mut seen: HashSet<String> = HashSet::new();
     for f in sec.get_all("File") {
-        if !recorded.iter().any(|r| fold(r) == fold(f)) {
+        if seen.insert(fold(f)) {
             recorded.push(f.to_string());
         }
     }
+    // Which other products list each file: one pass over the record, not
+    // one per file (uninstall was quadratic in the product's file count).
+    let mut users: HashMap<String, Vec<String>> = HashMap::new();
+    for s in &ini.sections {
+        if s.name.eq_ignore_ascii_case(&name)
+            || s.name.eq_ignore_ascii_case("RefCounts")
+            || s.name.eq_ignore_ascii_case("Setup")
+        {
+            continue;
+        }
+        let mut mine: HashSet<String> = HashSet::new();
+        for f in s.get_all("File") {
+            if mine.insert(fold(f)) {
+                users.entry(fold(f)).or_default().push(s.name.clone());
+            }
+        }
+    }
+    let refs_left = drop_ref_counts(&mut ini, &recorded);
     let mut files = Vec::new();
     let mut folders: Vec<PathBuf> = Vec::new();
-    for dest in recorded {
-        let key = format!("File:{dest}");
-        let refs = ini.get("RefCounts", &key).map(atoi).unwrap_or(0) - 1;
-        let used_by: Vec<String> = ini
-            .sections
-            .iter()
-            .filter(|s| !s.name.eq_ignore_ascii_case(&name))
-            .filter(|s| {
-                !s.name.eq_ignore_ascii_case("RefCounts") && !s.name.eq_ignore_ascii_case("Setup")
-            })
-            .filter(|s| s.get_all("File").any(|f| fold(f) == fold(&dest)))
-            .map(|s| s.name.clone())
-            .collect();
-        let rc = ini.section_or_insert("RefCounts");
-        if refs > 0 {
-            rc.set(&key, &refs.to_string());
-        } else {
-            rc.remove_key(&key);
-        }
+    for (dest, refs) in recorded.into_iter().zip(refs_left) {
+        let used_by = users.get(&fold(&dest)).cloned().unwrap_or_default();
         if refs > 0 || !used_by.is_empty() {
             files.push(UninstallFile {
                 dest,
@@ -1994,6 +2054,39 @@ mod tests {
             let rc = all.section_mut("RefCounts").unwrap();
             super::bump_ref_counts(rc, &["A".into(), "B".into(), "C".into()]);
         }
+        assert_eq!(
+            String::from_utf8(all.to_bytes()).unwrap(),
+            String::from_utf8(one.to_bytes()).unwrap()
+        );
+    }
+
+    #[test]
+    fn batched_ref_count_drops_match_one_by_one() {
+        use pakrat_io::ini::Ini;
+        // Duplicates, a count of 1 (removed), a missing key, a key held
+        // only by a second [RefCounts] section, a non-number.
+        let text = "[RefCounts]\r\nFile:A=3\r\nfile:a=9\r\nFile:B=1\r\nFile:X=x\r\nOther=5\r\n\r\n[P]\r\nFile=A\r\n\r\n[RefCounts]\r\nFile:C=4\r\n";
+        let dests: Vec<String> = ["A", "B", "C", "D", "X"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let mut one = Ini::parse(text.as_bytes());
+        let mut all = one.clone();
+        let mut expect = Vec::new();
+        for d in &dests {
+            let key = format!("File:{d}");
+            let refs = one.get("RefCounts", &key).map(super::atoi).unwrap_or(0) - 1;
+            let rc = one.section_or_insert("RefCounts");
+            if refs > 0 {
+                rc.set(&key, &refs.to_string());
+            } else {
+                rc.remove_key(&key);
+            }
+            expect.push(refs);
+        }
+        let got = super::drop_ref_counts(&mut all, &dests);
+        assert_eq!(got, expect);
+        assert_eq!(got, vec![2, 0, 3, -1, -1]);
         assert_eq!(
             String::from_utf8(all.to_bytes()).unwrap(),
             String::from_utf8(one.to_bytes()).unwrap()
