@@ -22,6 +22,36 @@ impl Drop for Viewer {
     }
 }
 
+/// `GET /api/ls` of the root with `token`: the answer must be a 200.
+fn assert_ls_answers(port: u16, token: &str) {
+    let mut c = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    write!(
+        c,
+        "GET /api/ls?path=&t={token} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut answer = String::new();
+    c.read_to_string(&mut answer).unwrap();
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+}
+
+/// Ctrl-C to the viewer; it must stop within 20 s.
+fn interrupt_and_wait(child: &mut std::process::Child) {
+    let sent = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while child.try_wait().unwrap().is_none() {
+        assert!(
+            Instant::now() < deadline,
+            "pakrat view did not stop on Ctrl-C"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 #[test]
 fn the_token_is_on_no_command_line() {
     let t = tempfile::tempdir().unwrap();
@@ -113,33 +143,10 @@ fn the_token_is_on_no_command_line() {
         .unwrap()
         .parse()
         .unwrap();
-    let mut c = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
-    write!(
-        c,
-        "GET /api/ls?path=&t={token} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n"
-    )
-    .unwrap();
-    let mut answer = String::new();
-    c.read_to_string(&mut answer).unwrap();
-    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert_ls_answers(port, token);
 
     // Ctrl-C: the viewer stops and removes the page with its folder.
-    let sent = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(sent.success());
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        if child.try_wait().unwrap().is_some() {
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "pakrat view did not stop on Ctrl-C"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    interrupt_and_wait(child);
     assert!(!page_path.exists(), "the launcher page outlives the viewer");
     assert!(!page_path.parent().unwrap().exists());
 }
@@ -181,26 +188,9 @@ fn view_json_prints_one_line_with_the_url_and_the_launcher() {
         .unwrap()
         .parse::<u16>()
         .unwrap();
-    let mut c = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
-    write!(
-        c,
-        "GET /api/ls?path=&t={token} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n"
-    )
-    .unwrap();
-    let mut answer = String::new();
-    c.read_to_string(&mut answer).unwrap();
-    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert_ls_answers(port, token);
 
-    let sent = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(sent.success());
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while child.try_wait().unwrap().is_none() {
-        assert!(Instant::now() < deadline, "pakrat view did not stop");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    interrupt_and_wait(child);
     // Nothing after the one line.
     let mut rest = String::new();
     out.read_to_string(&mut rest).unwrap();
