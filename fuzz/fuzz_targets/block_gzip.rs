@@ -3,7 +3,7 @@
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use pakrat_fuzz::{ok, take_len, MAX_BLOCK_OUT};
-use pakrat_iostore::compress::{decompress, Method};
+use pakrat_codec::compress::{decompress, Method};
 
 fuzz_target!(|data: &[u8]| {
     let (n, block) = take_len(data, MAX_BLOCK_OUT);

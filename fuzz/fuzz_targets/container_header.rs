@@ -15,6 +15,6 @@ fuzz_target!(|data: &[u8]| {
             assert_eq!(back.redirects, h.redirects);
             assert!(back.to_bytes().ok() == Some(bytes), "container header write is not stable");
         }
-        let _ = ok(pakrat_iostore::zen::ZenLayout::for_header(h.form));
+        let _ = ok(pakrat_asset::zen::ZenLayout::for_header(h.form));
     }
 });

@@ -3,8 +3,8 @@
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use pakrat_fuzz::ok;
-use pakrat_package::export::{export_files, export_paths, ExportOptions, Kind, Made};
-use pakrat_package::Package;
+use pakrat_classic::export::{export_files, export_paths, ExportOptions, Kind, Made};
+use pakrat_classic::Package;
 
 fuzz_target!(|data: &[u8]| {
     let Some(pkg) = ok(Package::parse_lenient(data)) else {
@@ -15,9 +15,9 @@ fuzz_target!(|data: &[u8]| {
         all_mips: false,
     };
     for i in 0..pkg.exports.len().min(4096) {
-        if let Some((fmt, bytes)) = ok(pakrat_package::export::read_stored_file(&pkg, i, false)) {
-            let _ = pakrat_package::export::sound_type(bytes, &fmt);
-            let _ = pakrat_package::export::music_type(bytes);
+        if let Some((fmt, bytes)) = ok(pakrat_classic::export::read_stored_file(&pkg, i, false)) {
+            let _ = pakrat_classic::export::sound_type(bytes, &fmt);
+            let _ = pakrat_classic::export::music_type(bytes);
         }
         // The dry run (paths only, used to refuse existing outputs up
         // front) names exactly the files the export makes.

@@ -2,8 +2,8 @@
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use pakrat_fuzz::ok;
-use pakrat_package::export::{export_files, export_paths, ExportOptions, Kind, Made};
-use pakrat_package::Package;
+use pakrat_classic::export::{export_files, export_paths, ExportOptions, Kind, Made};
+use pakrat_classic::Package;
 
 fuzz_target!(|data: &[u8]| {
     let Some(pkg) = ok(Package::parse_lenient(data)) else {
@@ -14,7 +14,7 @@ fuzz_target!(|data: &[u8]| {
         all_mips: false,
     };
     for i in 0..pkg.exports.len().min(4096) {
-        let _ = ok(pakrat_package::export::read_text_buffer(&pkg, i));
+        let _ = ok(pakrat_classic::export::read_text_buffer(&pkg, i));
         // The dry run (paths only, used to refuse existing outputs up
         // front) names exactly the files the export makes.
         if let Some(Made::Files(_, files)) = ok(export_files(&pkg, i, &opts)) {

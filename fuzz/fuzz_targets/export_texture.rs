@@ -6,8 +6,8 @@
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use pakrat_fuzz::ok;
-use pakrat_package::export::{export_files, export_paths, ExportOptions, Kind, Made};
-use pakrat_package::{texture, Package};
+use pakrat_classic::export::{export_files, export_paths, ExportOptions, Kind, Made};
+use pakrat_classic::{texture, Package};
 
 fuzz_target!(|data: &[u8]| {
     let Some(pkg) = ok(Package::parse_lenient(data)) else {

@@ -4,7 +4,7 @@
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use pakrat_fuzz::ok;
-use pakrat_iostore::legacy::{Layout, LegacyPackage};
+use pakrat_asset::legacy::{Layout, LegacyPackage};
 
 fuzz_target!(|data: &[u8]| {
     for fallback in [None, Layout::for_engine("5.8"), Layout::for_engine("4.27")] {

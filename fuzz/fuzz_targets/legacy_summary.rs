@@ -4,7 +4,7 @@
 use libfuzzer_sys::fuzz_target;
 use pakrat_fuzz::ok;
 use pakrat_io::{Reader, Writer};
-use pakrat_iostore::legacy::{Layout, Summary};
+use pakrat_asset::legacy::{Layout, Summary};
 
 fuzz_target!(|data: &[u8]| {
     for fallback in [

@@ -4,9 +4,9 @@
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use pakrat_fuzz::ok;
-use pakrat_iostore::convert::{from_legacy, ZenTarget};
-use pakrat_iostore::legacy::{Layout, LegacyPackage};
-use pakrat_iostore::zen;
+use pakrat_asset::convert::{from_legacy, ZenTarget};
+use pakrat_asset::legacy::{Layout, LegacyPackage};
+use pakrat_asset::zen;
 
 fuzz_target!(|data: &[u8]| {
     if data.len() < 4 {

@@ -3,7 +3,7 @@
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use pakrat_fuzz::ok;
-use pakrat_package::{props, Package};
+use pakrat_classic::{props, Package};
 
 fuzz_target!(|data: &[u8]| {
     let Some(pkg) = ok(Package::parse_lenient(data)) else {

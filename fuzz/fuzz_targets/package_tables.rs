@@ -3,7 +3,7 @@
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use pakrat_fuzz::ok;
-use pakrat_package::{ObjRef, Package, Summary};
+use pakrat_classic::{ObjRef, Package, Summary};
 
 fuzz_target!(|data: &[u8]| {
     if let Some(s) = ok(Summary::parse(data)) {

@@ -4,8 +4,8 @@
 //! (which grows the header).
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use pakrat_package::write::Rewrite;
-use pakrat_package::Package;
+use pakrat_classic::write::Rewrite;
+use pakrat_classic::Package;
 
 /// What the reader sees, without file positions of entries and tables.
 fn model(p: &Package<'_>) -> String {
@@ -29,7 +29,7 @@ fn model(p: &Package<'_>) -> String {
     )
 }
 
-fn e_index(p: &Package<'_>, e: &pakrat_package::Export) -> usize {
+fn e_index(p: &Package<'_>, e: &pakrat_classic::Export) -> usize {
     p.exports
         .iter()
         .position(|x| std::ptr::eq(x, e))

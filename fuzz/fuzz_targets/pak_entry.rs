@@ -4,7 +4,7 @@
 use libfuzzer_sys::fuzz_target;
 use pakrat_fuzz::ok;
 use pakrat_io::{Reader, Writer};
-use pakrat_iostore::pak::entry::{Layout, PakEntry};
+use pakrat_pak::entry::{Layout, PakEntry};
 
 fuzz_target!(|data: &[u8]| {
     let Some((&sel, rest)) = data.split_first() else {

@@ -4,7 +4,7 @@ use libfuzzer_sys::fuzz_target;
 use pakrat_fuzz::ok;
 
 fuzz_target!(|data: &[u8]| {
-    let _ = ok(pakrat_iostore::pak::parse(data, data.len() as u64));
+    let _ = ok(pakrat_pak::parse(data, data.len() as u64));
     // Only the tail of a large file (as `Source` readers pass it).
-    let _ = ok(pakrat_iostore::pak::parse(data, data.len() as u64 + 1000));
+    let _ = ok(pakrat_pak::parse(data, data.len() as u64 + 1000));
 });

@@ -6,15 +6,15 @@
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use pakrat_fuzz::ok;
-use pakrat_iostore::pak::{self, Pak};
+use pakrat_pak::{self as pak, Pak};
 
 fuzz_target!(|data: &[u8]| {
-    let mut keys = pakrat_iostore::KeyRing::new();
+    let mut keys = pakrat_codec::KeyRing::new();
     for k in [
         "0x435545345061727365466978747572654145534b657930313233343536373839",
         "lNJbw660IOC+kU7cnVQ1oeqrXyhk4J6UAZrCBbcnp94=",
     ] {
-        if let Ok(k) = pakrat_iostore::AesKey::parse(k) {
+        if let Ok(k) = pakrat_codec::AesKey::parse(k) {
             keys.add(k);
         }
     }

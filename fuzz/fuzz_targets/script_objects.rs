@@ -3,7 +3,7 @@
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use pakrat_fuzz::ok;
-use pakrat_iostore::zen::{ObjectIndex, ScriptObjects};
+use pakrat_asset::zen::{ObjectIndex, ScriptObjects};
 
 fuzz_target!(|data: &[u8]| {
     if let Some(s) = ok(ScriptObjects::parse(data)) {

@@ -3,7 +3,7 @@
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use pakrat_fuzz::ok;
-use pakrat_package::texture::{decode_mip, Mip, PixelFormat as F};
+use pakrat_classic::texture::{decode_mip, Mip, PixelFormat as F};
 
 const FORMATS: [F; 12] = [
     F::P8,

@@ -4,7 +4,7 @@
 use libfuzzer_sys::fuzz_target;
 use pakrat_fuzz::ok;
 use pakrat_iostore::container_header::StoreEntry;
-use pakrat_iostore::zen::{parse, ZenLayout};
+use pakrat_asset::zen::{parse, ZenLayout};
 
 fuzz_target!(|data: &[u8]| {
     let store = StoreEntry {

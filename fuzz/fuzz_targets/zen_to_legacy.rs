@@ -9,10 +9,11 @@ use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
 use pakrat_fuzz::ok;
-use pakrat_iostore::convert::{to_legacy, Packages};
-use pakrat_iostore::legacy::{Layout, LegacyPackage};
-use pakrat_iostore::zen::{self, load_script_objects, ContainerPackages, ZenLayout};
-use pakrat_iostore::{Container, KeyRing};
+use pakrat_asset::convert::{to_legacy, Packages};
+use pakrat_asset::legacy::{Layout, LegacyPackage};
+use pakrat_asset::zen::{self, load_script_objects, ContainerPackages, ZenLayout};
+use pakrat_iostore::Container;
+use pakrat_codec::KeyRing;
 
 fn source() -> &'static Packages {
     static SRC: OnceLock<Packages> = OnceLock::new();
@@ -41,7 +42,7 @@ fuzz_target!(|data: &[u8]| {
         let imported: Vec<u64> = z
             .imported_package_names
             .iter()
-            .map(|n| pakrat_iostore::names::package_id(n))
+            .map(|n| pakrat_codec::names::package_id(n))
             .collect();
         let layout = Layout::for_engine("5.8").unwrap();
         if let Some(out) = ok(to_legacy(&z, data, &imported, src, layout)) {

@@ -27,6 +27,7 @@ mod source;
 pub mod staged;
 mod string;
 pub mod text;
+pub mod walk;
 mod writer;
 
 pub use error::{Error, Result};

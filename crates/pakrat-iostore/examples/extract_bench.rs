@@ -27,9 +27,10 @@ use std::time::Instant;
 
 use pakrat_testkit::bench::{cpu_secs, status_kib};
 
-use pakrat_iostore::compress::{decompress, Method};
+use pakrat_codec::compress::{decompress, Method};
+use pakrat_codec::KeyRing;
 use pakrat_iostore::extract::{extract, Job};
-use pakrat_iostore::{Container, KeyRing};
+use pakrat_iostore::Container;
 use pakrat_testkit::utoc;
 
 const BS: usize = 65536;

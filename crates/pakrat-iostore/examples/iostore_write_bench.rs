@@ -20,7 +20,7 @@ use std::time::Instant;
 
 use pakrat_testkit::bench::cpu_secs;
 
-use pakrat_iostore::compress::{compress, Method};
+use pakrat_codec::compress::{compress, Method};
 use pakrat_iostore::toc::ChunkId;
 use pakrat_iostore::write::{self, ChunkSpec, Data, Options};
 
@@ -56,7 +56,7 @@ fn chunks(bytes: u64) -> Vec<ChunkSpec> {
     let (mut total, mut k) = (0u64, 0u64);
     while total < bytes {
         for (rel, p, n) in &files {
-            let id = pakrat_iostore::names::cityhash64(format!("r{k}/{rel}").as_bytes());
+            let id = pakrat_codec::names::cityhash64(format!("r{k}/{rel}").as_bytes());
             out.push(ChunkSpec {
                 id: ChunkId::new(id, 0, 0, 2),
                 path: Some(format!("../../../Bench/r{k}/{rel}")),

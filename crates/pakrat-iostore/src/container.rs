@@ -15,11 +15,11 @@ use std::sync::OnceLock;
 use pakrat_io::{Error, Result, Source};
 use rayon::prelude::*;
 
-use crate::compress::{self, Method};
 use crate::dirindex::{DirectoryIndex, IndexedFile};
-use crate::keys::{AesKey, KeyRing};
 use crate::perfect_hash;
 use crate::toc::{flags, ChunkId, ChunkType, CompressedBlock, EncryptionMethod, ReadHazards, Toc};
+use pakrat_codec::compress::{self, Method};
+use pakrat_codec::keys::{AesKey, KeyRing};
 
 /// Blocks decoded together (in parallel) while streaming a chunk.
 pub const WINDOW_BLOCKS: usize = 32;

@@ -14,7 +14,7 @@
 use pakrat_io::{Error, Reader, Result, Writer};
 use serde::Serialize;
 
-use crate::names::{
+use pakrat_codec::names::{
     read_fstring32, read_name_batch, read_name_batch_parts, write_name_batch, BatchName, MappedName,
 };
 
@@ -200,7 +200,7 @@ impl ContainerHeader {
             w.u64(r.source_id).u64(r.target_id);
             let name = r.source_name.unwrap_or(MappedName {
                 index: 0,
-                kind: crate::names::NameMapKind::Container,
+                kind: pakrat_codec::names::NameMapKind::Container,
                 number: 0,
             });
             name.write(&mut w);
@@ -262,10 +262,10 @@ impl ContainerHeader {
         // The hash buffer starts with the algorithm id even when there are
         // no names (checked on a UE 4.27 header from retoc's tests).
         let mut hashes = Writer::new();
-        hashes.u64(crate::names::NAME_HASH_ALGORITHM_ID);
+        hashes.u64(pakrat_codec::names::NAME_HASH_ALGORITHM_ID);
         for n in &self.names {
             let wide = n.wide || pakrat_io::FString::to_latin1(&n.text).is_none();
-            hashes.u64(crate::names::name_hash(&n.text, wide));
+            hashes.u64(pakrat_codec::names::name_hash(&n.text, wide));
         }
         w.i32(names.len() as i32).bytes(names.as_slice());
         w.i32(hashes.len() as i32).bytes(hashes.as_slice());
@@ -273,7 +273,7 @@ impl ContainerHeader {
         write_store_entries(&mut w, &self.store_entries, self.form);
         w.u32(self.culture_packages.len() as u32);
         for (culture, pairs) in &self.culture_packages {
-            crate::dirindex::write_fstring(&mut w, culture);
+            pakrat_codec::fstring::write_fstring(&mut w, culture);
             w.u32(pairs.len() as u32);
             for (a, b) in pairs {
                 w.u64(*a).u64(*b);
@@ -790,7 +790,7 @@ mod tests {
                     } else {
                         Some(MappedName {
                             index: 0,
-                            kind: crate::names::NameMapKind::Container,
+                            kind: pakrat_codec::names::NameMapKind::Container,
                             number: 0,
                         })
                     },

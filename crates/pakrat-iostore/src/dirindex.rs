@@ -8,6 +8,7 @@
 //! ```
 //! FString = `i32` length counting the NUL (negative = UTF-16LE); `~0` = none.
 
+use pakrat_codec::fstring::{read_fstring, write_fstring};
 use pakrat_io::{Error, Reader, Result, Writer};
 
 const NONE: u32 = u32::MAX;
@@ -56,60 +57,6 @@ pub struct IndexedFile {
     pub path: String,
     /// TOC entry index.
     pub toc_index: u32,
-}
-
-/// Read an `FString` with an `i32` length (UE4+ archives).
-pub fn read_fstring(r: &mut Reader<'_>, what: &str) -> Result<String> {
-    let at = r.offset();
-    let len = r.i32(what)?;
-    if len == 0 {
-        return Ok(String::new());
-    }
-    if len > 0 {
-        let raw = r.bytes(len as u64, what)?;
-        let (last, body) = raw.split_last().unwrap_or((&0, &[]));
-        if *last != 0 || body.contains(&0) {
-            return Err(Error::invalid(
-                at,
-                format!("{what}: string of {len} bytes is not NUL-terminated at its end"),
-            ));
-        }
-        Ok(body.iter().map(|&b| char::from(b)).collect())
-    } else {
-        let units = u64::from(len.unsigned_abs());
-        let raw = r.bytes(units * 2, what)?;
-        let mut code: Vec<u16> = raw
-            .chunks_exact(2)
-            .map(|c| u16::from_le_bytes([c[0], c[1]]))
-            .collect();
-        if code.pop() != Some(0) || code.contains(&0) {
-            return Err(Error::invalid(
-                at,
-                format!("{what}: UTF-16 string of {units} units is not NUL-terminated at its end"),
-            ));
-        }
-        String::from_utf16(&code).map_err(|_| {
-            Error::invalid(
-                at,
-                format!("{what}: UTF-16 string has an unpaired surrogate"),
-            )
-        })
-    }
-}
-
-/// Write an `FString` as the engine does: 8-bit with a NUL when every
-/// character is ASCII, UTF-16LE (negative length) otherwise.
-pub fn write_fstring(w: &mut Writer, s: &str) {
-    if s.is_ascii() {
-        w.i32(s.len() as i32 + 1).bytes(s.as_bytes()).u8(0);
-    } else {
-        let units: Vec<u16> = s.encode_utf16().collect();
-        w.i32(-(units.len() as i32 + 1));
-        for u in units {
-            w.u16(u);
-        }
-        w.u16(0);
-    }
 }
 
 /// The mount point UE's writer picks: the longest common folder of all the

@@ -128,7 +128,7 @@ mod tests {
                 "{}",
                 x.engine
             );
-            assert!(x.pak_version <= crate::pak::footer::LATEST_VERSION);
+            assert!(x.pak_version <= pakrat_pak::footer::LATEST_VERSION);
         }
         assert_eq!(
             releases_of(8, HeaderForm::Ue5(5))

@@ -28,16 +28,16 @@ use pakrat_io::{Error, Guid, Result};
 use rayon::prelude::*;
 use sha1::{Digest, Sha1};
 
-use crate::compress::{self, Method};
 use crate::container::Container;
 use crate::dirindex::{common_mount_point, DirectoryIndex};
-use crate::keys::AesKey;
-use crate::pak::{pad_cyclic, Cipher};
 use crate::perfect_hash;
 use crate::toc::{
     flags, meta_flags, ChunkId, ChunkMeta, CompressedBlock, Numbering, OffsetLength, Toc,
     TocHeader, TocVersion,
 };
+use pakrat_codec::compress::{self, Method};
+use pakrat_codec::keys::AesKey;
+use pakrat_codec::keys::{pad_cyclic, Cipher};
 
 /// Largest chunk size and offset a TOC can hold (40 bits).
 pub const MAX_40_BIT: u64 = (1 << 40) - 1;

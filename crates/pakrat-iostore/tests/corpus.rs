@@ -3,7 +3,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use pakrat_iostore::{verify, AesKey, Container, KeyRing};
+use pakrat_codec::{AesKey, KeyRing};
+use pakrat_iostore::{verify, Container};
 use pakrat_testkit::{entries, Entry};
 
 const FIXTURE_KEY: &str = "435545345061727365466978747572654145534b657930313233343536373839";

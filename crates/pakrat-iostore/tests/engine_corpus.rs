@@ -1,10 +1,11 @@
 //! The engine → container format table (`pakrat_iostore::engine`) against
 //! the real containers, container headers and paks of the corpus.
 
+use pakrat_codec::KeyRing;
 use pakrat_iostore::container_header::{self, HeaderForm};
 use pakrat_iostore::engine::format_for;
-use pakrat_iostore::pak::Pak;
-use pakrat_iostore::{ChunkType, Container, KeyRing};
+use pakrat_iostore::{ChunkType, Container};
+use pakrat_pak::Pak;
 
 #[test]
 fn the_table_matches_the_real_containers() {

@@ -6,9 +6,10 @@
 
 use std::path::{Path, PathBuf};
 
+use pakrat_codec::KeyRing;
 use pakrat_io::fsutil::{OutputDir, TEMP_PREFIX};
 use pakrat_iostore::extract::{extract, extract_with_writers, Job};
-use pakrat_iostore::{Container, KeyRing};
+use pakrat_iostore::Container;
 use pakrat_testkit::utoc;
 
 const BS: usize = 4096;

@@ -3,9 +3,10 @@
 
 use std::path::{Path, PathBuf};
 
+use pakrat_codec::KeyRing;
 use pakrat_io::fsutil::OutputDir;
 use pakrat_iostore::extract::{dedupe_jobs, extract, extract_with, Job, Options, COPY_MIN};
-use pakrat_iostore::{verify, Container, KeyRing};
+use pakrat_iostore::{verify, Container};
 use pakrat_testkit::utoc;
 
 const BS: u64 = 65536;

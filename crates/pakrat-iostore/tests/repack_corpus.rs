@@ -5,10 +5,11 @@
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
-use pakrat_iostore::compress::Method;
+use pakrat_codec::compress::Method;
+use pakrat_codec::{AesKey, KeyRing};
 use pakrat_iostore::container::partition_path;
 use pakrat_iostore::write::{self, Options, Written};
-use pakrat_iostore::{verify, AesKey, Container, KeyRing};
+use pakrat_iostore::{verify, Container};
 use pakrat_testkit::{entries, Entry};
 
 const FIXTURE_KEY: &str = "435545345061727365466978747572654145534b657930313233343536373839";
@@ -238,13 +239,13 @@ fn repack_to_other_methods_keys_partitions_and_versions() {
                 o.version = v;
                 o.key = None;
                 o.key_guid = Default::default();
-                o.cipher = pakrat_iostore::pak::Cipher::Ecb;
+                o.cipher = pakrat_pak::Cipher::Ecb;
                 variants.push((format!("{m:?} v{v}"), o.clone()));
                 if matches!(m, Method::None | Method::Lz4) {
                     o.key = Some(key);
                     variants.push((format!("{m:?} v{v} AES-ECB"), o.clone()));
                     if v == 10 {
-                        o.cipher = pakrat_iostore::pak::Cipher::Ctr;
+                        o.cipher = pakrat_pak::Cipher::Ctr;
                         variants.push((format!("{m:?} v{v} AES-CTR"), o.clone()));
                     }
                 }
@@ -279,7 +280,7 @@ fn repack_to_other_methods_keys_partitions_and_versions() {
             }
             // The independent reader: header facts always, the listing up
             // to v8 when the directory index is plain.
-            if o.version >= 10 && o.key.is_some() && o.cipher == pakrat_iostore::pak::Cipher::Ecb {
+            if o.version >= 10 && o.key.is_some() && o.cipher == pakrat_pak::Cipher::Ecb {
                 // utocref.py takes every encrypted v10 TOC for AES-CTR (it
                 // skips an IV array that v10 with AES-ECB does not have).
                 continue;

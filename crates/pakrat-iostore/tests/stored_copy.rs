@@ -5,9 +5,10 @@
 
 use std::path::Path;
 
+use pakrat_codec::KeyRing;
 use pakrat_io::fsutil::OutputDir;
 use pakrat_iostore::extract::{extract, Job, COPY_MIN};
-use pakrat_iostore::{Container, KeyRing};
+use pakrat_iostore::Container;
 use pakrat_testkit::utoc;
 
 const BS: u64 = 65536;

@@ -5,8 +5,9 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use pakrat_codec::{AesKey, KeyRing};
 use pakrat_iostore::toc::{flags, TOC_MAGIC};
-use pakrat_iostore::{verify, AesKey, ChunkId, ChunkType, Container, KeyRing, Numbering};
+use pakrat_iostore::{verify, ChunkId, ChunkType, Container, Numbering};
 use sha1::Digest;
 
 const BS: usize = 0x1000;

@@ -14,9 +14,9 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use pakrat_classic::Summary;
 use pakrat_io::fsutil::OutputDir;
 use pakrat_io::{Error, Guid, Result, Source};
-use pakrat_package::Summary;
 use serde::Serialize;
 
 use crate::game::{DirIndex, GameDir};

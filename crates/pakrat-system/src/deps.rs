@@ -2,7 +2,7 @@
 //!
 //! A package depends on every package its import table names at the top
 //! level (imports with no outer whose class is `Package`; see
-//! [`pakrat_package::Package::imported_packages`]). Each name is resolved
+//! [`pakrat_classic::Package::imported_packages`]). Each name is resolved
 //! with [`GameDir::resolve`], each file is read once, and the walk visits
 //! every package name once, so cycles cannot loop.
 
@@ -10,9 +10,9 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+use pakrat_classic::Package;
 use pakrat_io::text::show;
 use pakrat_io::{Guid, Result};
-use pakrat_package::Package;
 use serde::Serialize;
 
 use crate::game::{GameDir, Via};
@@ -99,7 +99,7 @@ pub fn read_imports(path: &Path) -> Result<(u16, Guid, Vec<String>)> {
 
 /// [`read_imports`] with the licensee version.
 pub fn read_imports_versioned(path: &Path) -> Result<(PkgVersion, Guid, Vec<String>)> {
-    let src = pakrat_package::lineage::open(path)?;
+    let src = pakrat_classic::lineage::open(path)?;
     let pkg = Package::parse_lenient(&src).map_err(|e| e.in_file(path))?;
     let imports = pkg
         .imported_packages()

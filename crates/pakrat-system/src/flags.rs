@@ -10,9 +10,9 @@
 
 use std::path::Path;
 
+use pakrat_classic::flags::{package_flag_bit, package_flag_names, PACKAGE_FLAGS};
+use pakrat_classic::Summary;
 use pakrat_io::{Error, Result, Source};
-use pakrat_package::flags::{package_flag_bit, package_flag_names, PACKAGE_FLAGS};
-use pakrat_package::Summary;
 use serde::Serialize;
 
 use pakrat_io::ini::{parse_bool, Ini};

@@ -161,7 +161,7 @@ pub fn list_files(root: &Path) -> Result<Vec<PathBuf>> {
 
 /// Whether the file starts with an Unreal package tag (either byte order).
 pub fn has_package_tag(path: &Path) -> bool {
-    let mut b = [0u8; pakrat_package::lineage::HEADER_LEN];
+    let mut b = [0u8; pakrat_classic::lineage::HEADER_LEN];
     // Regular files only: a named pipe in a game folder must not hang the scan.
     let Ok(mut f) = pakrat_io::open_regular(path) else {
         return false;
@@ -177,7 +177,7 @@ pub fn has_package_tag(path: &Path) -> bool {
         && (matches!(
             u32::from_le_bytes([b[0], b[1], b[2], b[3]]),
             0x9E2A_83C1 | 0x9E2A_83C2 | 0xC183_2A9E | 0xC283_2A9E
-        ) || pakrat_package::lineage::header_version(&b[..n]).is_some())
+        ) || pakrat_classic::lineage::header_version(&b[..n]).is_some())
 }
 
 fn ext_of(path: &Path) -> String {
@@ -291,8 +291,8 @@ fn read_one(
         path: rel.clone(),
         error: e.to_string(),
     };
-    let src = pakrat_package::lineage::open(path).map_err(err)?;
-    let pkg = pakrat_package::Package::parse_lenient(&src).map_err(err)?;
+    let src = pakrat_classic::lineage::open(path).map_err(err)?;
+    let pkg = pakrat_classic::Package::parse_lenient(&src).map_err(err)?;
     let (name, ext) = match &cached_as {
         Some(orig) => (package_name(Path::new(orig)), ext_of(Path::new(orig))),
         None => (package_name(path), ext),

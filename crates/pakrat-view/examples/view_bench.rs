@@ -62,7 +62,7 @@ fn main() {
         for f in 0..50 {
             let p = dir.join(format!("Asset{f:02}.uasset"));
             std::fs::write(&p, format!("asset {d} {f}")).unwrap();
-            inputs.push(pakrat_iostore::pak::write::Input {
+            inputs.push(pakrat_pak::write::Input {
                 path: format!("Dir{d:03}/Asset{f:02}.uasset"),
                 source: p,
             });
@@ -71,7 +71,7 @@ fn main() {
     let paks = root.join("Content/Paks");
     std::fs::create_dir_all(&paks).unwrap();
     let out = std::fs::File::create(paks.join("Big.pak")).unwrap();
-    pakrat_iostore::pak::write::write(&inputs, &Default::default(), &out, "Big.pak").unwrap();
+    pakrat_pak::write::write(&inputs, &Default::default(), &out, "Big.pak").unwrap();
     drop(out);
     eprintln!(
         "built 2,000 packages and a 15,000-entry pak in {:.1} s",

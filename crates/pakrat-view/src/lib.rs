@@ -12,7 +12,7 @@
 //! file is a 422 answer with the reader's message.
 //!
 //! The API answers JSON; file bytes (previews, downloads) come from the
-//! exporters the CLI uses (`pakrat_package::export::export_files`), cached
+//! exporters the CLI uses (`pakrat_classic::export::export_files`), cached
 //! in memory up to [`PREVIEW_CACHE_BYTES`].
 //!
 //! Bounded: downloads stream block by block ([`stream`]); every request
@@ -461,7 +461,7 @@ fn sniff(path: &Path) -> &'static str {
         .get(..4)
         .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
     if matches!(tag, Some(0x9E2A_83C1 | 0x9E2A_83C2))
-        || pakrat_package::lineage::header_version(head).is_some()
+        || pakrat_classic::lineage::header_version(head).is_some()
     {
         return "package";
     }
@@ -530,7 +530,7 @@ async fn ls(State(app): State<Arc<App>>, Query(q): Query<PathQ>) -> Result<Respo
 }
 
 fn open_package(path: &Path) -> Result<pakrat_io::Source, ApiError> {
-    pakrat_package::lineage::open(path).map_err(damaged)
+    pakrat_classic::lineage::open(path).map_err(damaged)
 }
 
 /// `GET /api/open?path=FILE[&dir=D]`: what the file holds. Packages: header
@@ -564,7 +564,7 @@ async fn open(State(app): State<Arc<App>>, Query(q): Query<PathQ>) -> Result<Res
                 j
             }
             "utoc" => {
-                let c = pakrat_iostore::Container::open(&file, &pakrat_iostore::KeyRing::new())
+                let c = pakrat_iostore::Container::open(&file, &pakrat_codec::KeyRing::new())
                     .map_err(damaged)?;
                 let rows = (c.indexed_files().len() + c.toc().len()) as u64;
                 let _held = app
@@ -589,7 +589,7 @@ async fn open(State(app): State<Arc<App>>, Query(q): Query<PathQ>) -> Result<Res
                     match zen_packages_cost(&c)
                         .and_then(|n| app.budget.reserve(n, "reading its zen packages"))
                         .and_then(|held| {
-                            pakrat_iostore::zen::ContainerPackages::read(&c)
+                            pakrat_asset::zen::ContainerPackages::read(&c)
                                 .map(|cp| (cp, held))
                                 .map_err(damaged)
                         }) {
@@ -700,7 +700,7 @@ const JSON_ROW: u64 = 1024;
 
 fn package_json(app: &Arc<App>, file: &Path) -> Result<Json, ApiError> {
     let src = open_package(file)?;
-    let p = pakrat_package::Package::parse(&src).map_err(damaged)?;
+    let p = pakrat_classic::Package::parse(&src).map_err(damaged)?;
     let rows = (p.exports.len() + p.imports.len()) as u64;
     let _held = app
         .budget
@@ -781,15 +781,15 @@ fn mime_of(name: &str) -> &'static str {
 /// texture every mip as RGBA (the PNGs made of them are kept until sent)
 /// and one more for the mip being decoded; for any export twice its
 /// stored size (its properties and the file made of its data); plus 1 MiB.
-pub fn export_cost(p: &pakrat_package::Package<'_>, i: usize) -> u64 {
-    use pakrat_package::export::{kind_of_class, Kind};
+pub fn export_cost(p: &pakrat_classic::Package<'_>, i: usize) -> u64 {
+    use pakrat_classic::export::{kind_of_class, Kind};
     let serial = p.exports.get(i).map_or(0, |e| u64::from(e.serial_size));
     let base = (1 << 20) + 2 * serial;
     let class = p.export_class_name(i).unwrap_or("");
     if kind_of_class(class) != Some(Kind::Texture) {
         return base;
     }
-    let Ok(t) = pakrat_package::texture::read_texture(p, i) else {
+    let Ok(t) = pakrat_classic::texture::read_texture(p, i) else {
         return base;
     };
     let (mut sum, mut max) = (0u64, 0u64);
@@ -807,9 +807,9 @@ type ObjectFiles = (Json, Vec<(String, Blob)>, Option<ApiError>);
 
 /// Decoded object files (from the CLI's exporters), cached.
 fn object_files(app: &App, file: &Path, export: usize) -> Result<ObjectFiles, ApiError> {
-    use pakrat_package::export::{export_files, ExportOptions, Made};
+    use pakrat_classic::export::{export_files, ExportOptions, Made};
     let src = open_package(file)?;
-    let p = pakrat_package::Package::parse(&src).map_err(damaged)?;
+    let p = pakrat_classic::Package::parse(&src).map_err(damaged)?;
     if export >= p.exports.len() {
         return Err(ApiError(
             StatusCode::NOT_FOUND,
@@ -827,8 +827,8 @@ fn object_files(app: &App, file: &Path, export: usize) -> Result<ObjectFiles, Ap
         Err(e) => return Err(e),
     };
     let e = p.exports[export];
-    let props = match pakrat_package::props::read_object(&p, export) {
-        Ok(o) => json!({"properties": pakrat_package::view::properties_json(&p, &o.properties)}),
+    let props = match pakrat_classic::props::read_object(&p, export) {
+        Ok(o) => json!({"properties": pakrat_classic::view::properties_json(&p, &o.properties)}),
         Err(err) => json!({"properties_error": err.to_string()}),
     };
     let opts = ExportOptions {
@@ -857,7 +857,7 @@ fn object_files(app: &App, file: &Path, export: usize) -> Result<ObjectFiles, Ap
         "index": export,
         "class": p.export_class_name(export).unwrap_or("?"),
         "path": p.export_path(export).unwrap_or_default(),
-        "flags": pakrat_package::flags::object_flag_names(e.flags),
+        "flags": pakrat_classic::flags::object_flag_names(e.flags),
         "size": e.serial_size,
         "offset": e.serial_offset,
         "files": list,
@@ -1006,20 +1006,20 @@ fn stopped(g: stream::Gone) -> pakrat_io::Error {
     pakrat_io::Error::Other(g.to_string())
 }
 
-fn open_pak(file: &Path) -> Result<pakrat_iostore::pak::Pak, ApiError> {
-    pakrat_iostore::pak::Pak::open(file, &pakrat_iostore::KeyRing::new()).map_err(damaged)
+fn open_pak(file: &Path) -> Result<pakrat_pak::Pak, ApiError> {
+    pakrat_pak::Pak::open(file, &pakrat_codec::KeyRing::new()).map_err(damaged)
 }
 
 fn find_pak_entry<'a>(
-    pak: &'a pakrat_iostore::pak::Pak,
+    pak: &'a pakrat_pak::Pak,
     name: &str,
-) -> Option<&'a pakrat_iostore::pak::entry::PakEntry> {
+) -> Option<&'a pakrat_pak::entry::PakEntry> {
     pak.index.entries.iter().find(|e| e.path == name)
 }
 
 /// Memory a `.pak` entry's decoding holds: its block and a copy for
 /// decryption, and the stream's queue.
-pub fn pak_stream_cost(e: &pakrat_iostore::pak::entry::PakEntry) -> u64 {
+pub fn pak_stream_cost(e: &pakrat_pak::entry::PakEntry) -> u64 {
     let block = if e.compressed() {
         u64::from(e.block_size).min(e.uncompressed_size.max(1))
     } else {
@@ -1326,7 +1326,7 @@ async fn extract(State(app): State<Arc<App>>, body: Body) -> Result<Response, Ap
 }
 
 fn extract_now(app: &Arc<App>, q: &ExtractQ) -> Result<Response, ApiError> {
-    use pakrat_package::export::{export_files, export_paths, ExportOptions, Made};
+    use pakrat_classic::export::{export_files, export_paths, ExportOptions, Made};
     let file = app.resolve(&q.path)?;
     let dest = PathBuf::from(&q.dest);
     if !dest.is_absolute() {
@@ -1339,7 +1339,7 @@ fn extract_now(app: &Arc<App>, q: &ExtractQ) -> Result<Response, ApiError> {
     match kind {
         "package" => {
             let src = open_package(&file)?;
-            let p = pakrat_package::Package::parse(&src).map_err(damaged)?;
+            let p = pakrat_classic::Package::parse(&src).map_err(damaged)?;
             let opts = ExportOptions::default();
             if let Some(&i) = q.exports.iter().find(|&&i| i >= p.exports.len()) {
                 return Err(ApiError(StatusCode::NOT_FOUND, format!("no export {i}")));
@@ -1403,7 +1403,7 @@ fn extract_now(app: &Arc<App>, q: &ExtractQ) -> Result<Response, ApiError> {
             }
         }
         "utoc" => {
-            let c = pakrat_iostore::Container::open(&file, &pakrat_iostore::KeyRing::new())
+            let c = pakrat_iostore::Container::open(&file, &pakrat_codec::KeyRing::new())
                 .map_err(damaged)?;
             let mut picked = Vec::new();
             for m in &q.members {
@@ -1484,16 +1484,16 @@ fn prepare_output<'a>(
 
 /// The colours of a P8 texture's palette (from its `Palette` property, an
 /// export of the same package), as `#rrggbbaa` strings.
-fn palette_of(p: &pakrat_package::Package<'_>, i: usize) -> Option<Vec<String>> {
-    let o = pakrat_package::props::read_object(p, i).ok()?;
+fn palette_of(p: &pakrat_classic::Package<'_>, i: usize) -> Option<Vec<String>> {
+    let o = pakrat_classic::props::read_object(p, i).ok()?;
     let prop = o.get(p, "Palette")?;
-    let pakrat_package::props::Value::Object(r) = prop.value else {
+    let pakrat_classic::props::Value::Object(r) = prop.value else {
         return None;
     };
-    let pakrat_package::Target::Export(k) = p.check_ref(r).ok()? else {
+    let pakrat_classic::Target::Export(k) = p.check_ref(r).ok()? else {
         return None;
     };
-    let colours = pakrat_package::texture::read_palette(p, k).ok()?;
+    let colours = pakrat_classic::texture::read_palette(p, k).ok()?;
     Some(
         colours
             .iter()
@@ -1506,7 +1506,7 @@ fn palette_of(p: &pakrat_package::Package<'_>, i: usize) -> Option<Vec<String>> 
 /// container (a zen package as stored, a bulk data file…).
 fn utoc_chunk(file: &Path, name: &str) -> Result<(pakrat_iostore::Container, usize), ApiError> {
     let c =
-        pakrat_iostore::Container::open(file, &pakrat_iostore::KeyRing::new()).map_err(damaged)?;
+        pakrat_iostore::Container::open(file, &pakrat_codec::KeyRing::new()).map_err(damaged)?;
     let i = c
         .indexed_files()
         .iter()

@@ -192,7 +192,7 @@ impl Client {
 /// A pak of `files` (name, bytes of zeros) compressed with zlib in blocks of
 /// `block` bytes: an honest file, a few hundred bytes per MiB it holds.
 fn zero_pak(to: &Path, files: &[(&str, u64)], block: u32) {
-    use pakrat_iostore::pak::write;
+    use pakrat_pak::write;
     let src = tempfile::tempdir().unwrap();
     let inputs: Vec<write::Input> = files
         .iter()
@@ -206,7 +206,7 @@ fn zero_pak(to: &Path, files: &[(&str, u64)], block: u32) {
         })
         .collect();
     let o = write::Options {
-        compression: pakrat_iostore::compress::Method::Zlib,
+        compression: pakrat_codec::compress::Method::Zlib,
         block_size: block,
         ..Default::default()
     };

@@ -52,12 +52,12 @@ pub fn detect(path: &Path, data: &[u8]) -> Option<Format> {
     if data.starts_with(TOC_MAGIC) {
         return Some(Format::IoStoreToc);
     }
-    if pakrat_iostore::legacy::is_legacy_package(data) {
+    if pakrat_asset::legacy::is_legacy_package(data) {
         return Some(Format::LegacyPackage);
     }
     if matches!(le32(data, 0), Some(0x9E2A_83C1 | 0x9E2A_83C2))
         || data.starts_with(&[0x9E, 0x2A, 0x83, 0xC1])
-        || pakrat_package::lineage::header_version(data).is_some()
+        || pakrat_classic::lineage::header_version(data).is_some()
     {
         return Some(Format::Package);
     }
@@ -112,10 +112,10 @@ pub fn describe(path: &Path, data: &[u8]) -> String {
     }
     match detect(path, data) {
         Some(Format::Umod) => "a UMOD installer".into(),
-        Some(Format::Package) if pakrat_package::lineage::header_version(data).is_some() => {
+        Some(Format::Package) if pakrat_classic::lineage::header_version(data).is_some() => {
             format!(
                 "an encrypted Lineage II package (Lineage2Ver{})",
-                pakrat_package::lineage::header_version(data).unwrap_or(0)
+                pakrat_classic::lineage::header_version(data).unwrap_or(0)
             )
         }
         Some(Format::Package) => {

@@ -381,10 +381,10 @@ fn package_with_text(outer: &str, name: &str) -> Vec<u8> {
     data
 }
 
-fn export_package(bytes: &[u8], out: &Path) -> Vec<pakrat_package::export::ObjectReport> {
-    let pkg = pakrat_package::Package::parse(bytes).expect("hand-made package parses");
+fn export_package(bytes: &[u8], out: &Path) -> Vec<pakrat_classic::export::ObjectReport> {
+    let pkg = pakrat_classic::Package::parse(bytes).expect("hand-made package parses");
     let dir = OutputDir::create(out, false).unwrap();
-    pakrat_package::export::export_objects(&pkg, &[], &dir, &Default::default())
+    pakrat_classic::export::export_objects(&pkg, &[], &dir, &Default::default())
 }
 
 #[test]
@@ -395,7 +395,7 @@ fn package_export_keeps_hostile_object_names_inside() {
     let written: usize = reports
         .iter()
         .map(|r| match &r.outcome {
-            pakrat_package::export::Outcome::Exported { files } => files.len(),
+            pakrat_classic::export::Outcome::Exported { files } => files.len(),
             _ => 0,
         })
         .sum();
@@ -434,7 +434,7 @@ fn package_export_refuses_symlinks_in_target() {
     assert!(
         reports
             .iter()
-            .all(|r| !matches!(r.outcome, pakrat_package::export::Outcome::Exported { .. })),
+            .all(|r| !matches!(r.outcome, pakrat_classic::export::Outcome::Exported { .. })),
         "{reports:?}"
     );
     sb.assert_contained("export through symlink");
@@ -686,7 +686,7 @@ fn cache_restore_refuses_hostile_original_names() {
         .min_by_key(|e| e.size)
         .expect("a texture package");
     let bytes = std::fs::read(&pkg_row.path).unwrap();
-    let guid = pakrat_package::Summary::parse(&bytes).unwrap().guid;
+    let guid = pakrat_classic::Summary::parse(&bytes).unwrap().guid;
     let probe = Sandbox::new();
     let mut names = hostile_names(&probe);
     names.retain(|(_, n)| !n.contains('\n'));
@@ -743,7 +743,7 @@ fn cache_restore_with_symlink(link: &str, force: bool) {
         .min_by_key(|e| e.size)
         .expect("a texture package");
     let bytes = std::fs::read(&pkg_row.path).unwrap();
-    let guid = pakrat_package::Summary::parse(&bytes).unwrap().guid;
+    let guid = pakrat_classic::Summary::parse(&bytes).unwrap().guid;
     let sb = Sandbox::new();
     let game = sb.out();
     std::fs::create_dir_all(game.join("System")).unwrap();

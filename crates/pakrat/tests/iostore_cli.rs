@@ -313,7 +313,7 @@ fn extract_globs_chunks_and_no_clobber() {
 /// bigger numbers); every command refuses it now, and writes nothing.
 #[test]
 fn blocks_over_the_same_bytes_are_refused_by_every_command() {
-    use pakrat_iostore::compress::{compress, Method};
+    use pakrat_codec::compress::{compress, Method};
     use pakrat_testkit::utoc::{chunk_id, Block, TocV8};
     const BS: u64 = 65536;
     let t = tempfile::tempdir().unwrap();

@@ -389,7 +389,7 @@ fn written_format(
     Option<pakrat_iostore::container_header::HeaderForm>,
     u32,
 ) {
-    let keys = pakrat_iostore::KeyRing::default();
+    let keys = pakrat_codec::KeyRing::default();
     let c = pakrat_iostore::Container::open(utoc, &keys).unwrap();
     let header = c
         .find_by_type(pakrat_iostore::ChunkType::ContainerHeader)
@@ -398,7 +398,7 @@ fn written_format(
                 .unwrap()
                 .form
         });
-    let pak = pakrat_iostore::pak::Pak::open(utoc.with_extension("pak"), &keys).unwrap();
+    let pak = pakrat_pak::Pak::open(utoc.with_extension("pak"), &keys).unwrap();
     (c.toc().header.version, header, pak.footer.version)
 }
 

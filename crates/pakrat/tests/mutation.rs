@@ -105,12 +105,12 @@ fn umod_case(data: &[u8]) -> Result<(), String> {
 /// properties, every exporter into memory; then the system crate's header
 /// readers on the same bytes written to a file.
 fn package_case(data: &[u8]) -> Result<(), String> {
-    use pakrat_package::export::{export_files, ExportOptions};
+    use pakrat_classic::export::{export_files, ExportOptions};
     // Encrypted Lineage II packages: decrypted first, as the CLI reads them.
-    let decrypted = pakrat_package::lineage::decrypt(data).map_err(err_text)?;
+    let decrypted = pakrat_classic::lineage::decrypt(data).map_err(err_text)?;
     let data = decrypted.as_ref().map_or(data, |d| &d.body[..]);
-    let strict = pakrat_package::Package::parse(data).map(|_| ());
-    let pkg = pakrat_package::Package::parse_lenient(data).map_err(err_text)?;
+    let strict = pakrat_classic::Package::parse(data).map(|_| ());
+    let pkg = pakrat_classic::Package::parse_lenient(data).map_err(err_text)?;
     writer_round_trip(&pkg);
     let _ = pkg.problems();
     let _ = pkg.imported_packages();
@@ -122,7 +122,7 @@ fn package_case(data: &[u8]) -> Result<(), String> {
     for i in 0..pkg.exports.len() {
         let _ = pkg.export_path(i);
         let _ = pkg.export_class_name(i);
-        if let Err(e) = pakrat_package::props::read_object(&pkg, i) {
+        if let Err(e) = pakrat_classic::props::read_object(&pkg, i) {
             first_err.get_or_insert(e.to_string());
         }
         if let Err(e) = export_files(&pkg, i, &opts) {
@@ -144,12 +144,12 @@ fn package_case(data: &[u8]) -> Result<(), String> {
 /// The package writer on a (possibly damaged) package: unchanged, the
 /// written file reads back as the same tables, or the writer refuses with an
 /// error; never a panic.
-fn writer_round_trip(pkg: &pakrat_package::Package<'_>) {
-    let Ok(out) = pakrat_package::write::Rewrite::new(pkg).to_bytes() else {
+fn writer_round_trip(pkg: &pakrat_classic::Package<'_>) {
+    let Ok(out) = pakrat_classic::write::Rewrite::new(pkg).to_bytes() else {
         return;
     };
-    let q = pakrat_package::Package::parse_lenient(&out).expect("a written package reads back");
-    let strip = |p: &pakrat_package::Package<'_>| {
+    let q = pakrat_classic::Package::parse_lenient(&out).expect("a written package reads back");
+    let strip = |p: &pakrat_classic::Package<'_>| {
         let i: Vec<_> = p
             .imports
             .iter()
@@ -196,9 +196,11 @@ fn uz_case(data: &[u8]) -> Result<(), String> {
 /// IoStore: open (key ring with the fixture key), list, read every chunk,
 /// verify, container header + zen package headers, script objects.
 fn iostore_case(utoc: &Path) -> Result<(), String> {
-    use pakrat_iostore::{verify, zen, Container, KeyRing};
+    use pakrat_asset::zen;
+    use pakrat_codec::KeyRing;
+    use pakrat_iostore::{verify, Container};
     let mut keys = KeyRing::new();
-    keys.add(pakrat_iostore::AesKey::parse(FIXTURE_KEY).map_err(err_text)?);
+    keys.add(pakrat_codec::AesKey::parse(FIXTURE_KEY).map_err(err_text)?);
     let c = Container::open(utoc, &keys).map_err(err_text)?;
     let _ = c.directory();
     let chunks = c.chunks();
@@ -236,11 +238,11 @@ fn iostore_case(utoc: &Path) -> Result<(), String> {
 /// header, SHA-1 and decoding (`verify`), and an extraction into a fresh
 /// folder that must hold nothing outside it.
 fn pak_case(data: &[u8]) -> Result<(), String> {
-    use pakrat_iostore::pak::{self, Pak};
-    let mut keys = pakrat_iostore::KeyRing::new();
-    keys.add(pakrat_iostore::AesKey::parse(FIXTURE_KEY).map_err(err_text)?);
+    use pakrat_pak::{self as pak, Pak};
+    let mut keys = pakrat_codec::KeyRing::new();
+    keys.add(pakrat_codec::AesKey::parse(FIXTURE_KEY).map_err(err_text)?);
     keys.add(
-        pakrat_iostore::AesKey::parse("lNJbw660IOC+kU7cnVQ1oeqrXyhk4J6UAZrCBbcnp94=")
+        pakrat_codec::AesKey::parse("lNJbw660IOC+kU7cnVQ1oeqrXyhk4J6UAZrCBbcnp94=")
             .map_err(err_text)?,
     );
     let src = pakrat_io::Source::from_vec("case.pak", data.to_vec());
@@ -297,10 +299,9 @@ fn utoc_overlaps(data: &[u8]) -> Vec<Mutation> {
 /// first block's range. (The encoded entries of v10+ lay blocks back to
 /// back and are not patched here.)
 fn pak_overlaps(data: &[u8]) -> Vec<Mutation> {
-    use pakrat_iostore::pak::Pak;
+    use pakrat_pak::Pak;
     let src = pakrat_io::Source::from_vec("case.pak", data.to_vec());
-    let Ok(p) = Pak::from_source(Path::new("case.pak"), src, &pakrat_iostore::KeyRing::new())
-    else {
+    let Ok(p) = Pak::from_source(Path::new("case.pak"), src, &pakrat_codec::KeyRing::new()) else {
         return Vec::new();
     };
     let f = &p.footer;
@@ -633,7 +634,7 @@ const OODLE_CRASH_1: &str = "440200008c0600017288017000000000980100000000ee02002
 
 #[test]
 fn fuzz_regression_block_oodle_is_an_error() {
-    use pakrat_iostore::compress::{decompress, Method};
+    use pakrat_codec::compress::{decompress, Method};
     let data: Vec<u8> = (0..OODLE_CRASH_1.len())
         .step_by(2)
         .map(|i| u8::from_str_radix(&OODLE_CRASH_1[i..i + 2], 16).unwrap())

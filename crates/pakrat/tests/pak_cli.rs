@@ -137,7 +137,7 @@ fn extract_gives_the_original_files_and_refuses_to_overwrite() {
 /// A pak whose entry names try to leave the output folder.
 #[test]
 fn hostile_entry_names_are_refused() {
-    use pakrat_iostore::pak::write;
+    use pakrat_pak::write;
     let t = tempfile::tempdir().unwrap();
     let src = t.path().join("a.txt");
     std::fs::write(&src, b"payload").unwrap();

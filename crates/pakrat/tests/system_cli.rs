@@ -48,7 +48,7 @@ fn detail(local: &str) -> String {
 /// (and its import count checked against the manifest first).
 fn imports_of(corpus: &Path, local: &str) -> Vec<String> {
     let data = fs::read(corpus.join(local)).unwrap();
-    let pkg = pakrat_package::Package::parse(&data).unwrap();
+    let pkg = pakrat_classic::Package::parse(&data).unwrap();
     let want: usize = pakrat_testkit::detail_value(&detail(local), "imports")
         .unwrap()
         .parse()

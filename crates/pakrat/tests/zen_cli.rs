@@ -561,7 +561,7 @@ fn from_legacy_into_writes_the_engines_container_format() {
         let (toc, pak) = if f.engine == "6.0" { (10, 15) } else { (8, 12) };
         cases.push((f.engine, cook, toc, HeaderForm::Ue5(5), pak));
     }
-    let keys = pakrat_iostore::KeyRing::default();
+    let keys = pakrat_codec::KeyRing::default();
     for (engine, src, toc, header, pak) in cases {
         let utoc = tmp.path().join(format!("mod{engine}/Mod_P.utoc"));
         pakrat()
@@ -583,7 +583,7 @@ fn from_legacy_into_writes_the_engines_container_format() {
             .unwrap();
         let h = pakrat_iostore::container_header::parse(&con.read_chunk(i).unwrap()).unwrap();
         assert_eq!(h.form, header, "{engine}");
-        let p = pakrat_iostore::pak::Pak::open(utoc.with_extension("pak"), &keys).unwrap();
+        let p = pakrat_pak::Pak::open(utoc.with_extension("pak"), &keys).unwrap();
         assert_eq!(p.footer.version, pak, "{engine}");
         // The independent reader reads it.
         let out = std::process::Command::new("python3")

@@ -17,12 +17,13 @@ use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use pakrat_iostore::compress::Method;
+use pakrat_codec::compress::Method;
 use pakrat_iostore::toc::ChunkType;
-use pakrat_iostore::{Container, KeyRing};
-use pakrat_package::export::{kind_of_class, Kind};
-use pakrat_package::texture::{self, FormatTable, PixelFormat};
-use pakrat_package::Package;
+use pakrat_iostore::Container;
+use pakrat_codec::KeyRing;
+use pakrat_classic::export::{kind_of_class, Kind};
+use pakrat_classic::texture::{self, FormatTable, PixelFormat};
+use pakrat_classic::Package;
 
 /// Key of the encrypted CUE4Parse fixtures (corpus README).
 const FIXTURE_KEY: &str = "435545345061727365466978747572654145534b657930313233343536373839";
@@ -166,7 +167,7 @@ fn iostore_seeds(
         out.put("utoc_toc", name, data);
     }
     let mut keys = KeyRing::new();
-    keys.add(pakrat_iostore::AesKey::parse(FIXTURE_KEY).expect("fixture key"));
+    keys.add(pakrat_codec::AesKey::parse(FIXTURE_KEY).expect("fixture key"));
     let Ok(c) = Container::open(path, &keys) else {
         return;
     };
@@ -239,8 +240,8 @@ fn iostore_seeds(
 /// the header for the reader and summary targets, header + `.uexp` for
 /// legacy → zen.
 fn legacy_seeds(out: &mut Out, path: &std::path::Path, name: &str) {
-    use pakrat_iostore::legacy::is_legacy_package;
-    let Ok(pak) = pakrat_iostore::pak::Pak::open(path, &pakrat_iostore::KeyRing::default()) else {
+    use pakrat_asset::legacy::is_legacy_package;
+    let Ok(pak) = pakrat_pak::Pak::open(path, &pakrat_codec::KeyRing::default()) else {
         return;
     };
     let mut n = 0;
@@ -334,7 +335,7 @@ fn main() {
             }
             // Licensee builds (Lineage II ones decrypted, as pakrat reads them).
             "licensee" => {
-                let data = match pakrat_package::lineage::decrypt(&data) {
+                let data = match pakrat_classic::lineage::decrypt(&data) {
                     Ok(Some(d)) => d.body,
                     _ => data,
                 };

@@ -5,10 +5,11 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
+use pakrat_codec::{AesKey, KeyRing};
 use pakrat_io::text::show;
 use pakrat_iostore::container::{guid_text, ChunkInfo};
 use pakrat_iostore::toc::{flags, EncryptionMethod};
-use pakrat_iostore::{extract, verify as iverify, AesKey, Container, KeyRing};
+use pakrat_iostore::{extract, verify as iverify, Container};
 use serde_json::json;
 
 use crate::args::*;
@@ -80,7 +81,7 @@ pub fn info(a: &InfoArgs) -> Result<ExitCode> {
     let numbering = format!("{:?}", toc.numbering);
     // The companion .pak (Name.pak next to Name.utoc): its footer only.
     let utoc_path = a.file.with_extension("utoc");
-    let companion = pakrat_iostore::pak::companion(&utoc_path).map(|(path, footer)| match footer {
+    let companion = pakrat_pak::companion(&utoc_path).map(|(path, footer)| match footer {
         Ok(f) => json!({"path": path.display().to_string(), "footer": f}),
         Err(e) => json!({"path": path.display().to_string(), "error": e.to_string()}),
     });
@@ -512,7 +513,7 @@ pub fn global_script(
     file: &std::path::Path,
     explicit: Option<&std::path::Path>,
     keys: &KeyArgs,
-) -> Result<(Option<pakrat_iostore::zen::ScriptObjects>, Vec<String>)> {
+) -> Result<(Option<pakrat_asset::zen::ScriptObjects>, Vec<String>)> {
     // Absolute, so that a bare `X.utoc` has a folder and a parent folder.
     let file = &std::path::absolute(file).unwrap_or_else(|_| file.to_path_buf());
     let found = explicit.map(|g| g.to_path_buf()).or_else(|| {
@@ -524,7 +525,7 @@ pub fn global_script(
     let mut notes = Vec::new();
     let script = match &found {
         Some(g) => match Container::open(g, &keyring(keys)?)
-            .and_then(|gc| pakrat_iostore::zen::load_script_objects(&gc))
+            .and_then(|gc| pakrat_asset::zen::load_script_objects(&gc))
         {
             Ok(s) => Some(s),
             Err(e) if explicit.is_some() => return Err(anyhow::anyhow!("{}: {e}", g.display())),
@@ -547,8 +548,8 @@ pub fn global_script(
 /// `packages` for this format: the zen packages of a container, or one
 /// package in detail, with class names resolved through a global container.
 pub fn packages(a: &PackagesArgs) -> Result<ExitCode> {
-    use pakrat_iostore::names::{hex_id, package_id};
-    use pakrat_iostore::zen::{self, ContainerPackages, ObjectIndex, Resolver, ZenPackage};
+    use pakrat_asset::zen::{self, ContainerPackages, ObjectIndex, Resolver, ZenPackage};
+    use pakrat_codec::names::{hex_id, package_id};
     use serde_json::json;
 
     // Write to a locked stdout and stop quietly when the reader goes away

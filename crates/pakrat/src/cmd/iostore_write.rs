@@ -1,18 +1,19 @@
 //! `pakrat iostore repack|create|patch`: argument handling and printing
-//! around `pakrat_iostore::write` and `pakrat_iostore::build`.
+//! around `pakrat_iostore::write` and `pakrat_asset::build`.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
+use pakrat_codec::compress::Method;
+use pakrat_codec::KeyRing;
 use pakrat_io::fsutil::OutputDir;
 use pakrat_io::staged::Staging;
-use pakrat_iostore::compress::Method;
 use pakrat_iostore::container::partition_path;
 use pakrat_iostore::engine::{self, ContainerFormat};
-use pakrat_iostore::pak::Cipher;
 use pakrat_iostore::write::{self, ChunkSpec, Options, Written};
-use pakrat_iostore::{Container, KeyRing};
+use pakrat_iostore::Container;
+use pakrat_pak::Cipher;
 use serde_json::json;
 
 use pakrat_io::text::show;
@@ -384,12 +385,12 @@ fn pak_version_for(toc: u8) -> u32 {
 /// same name; mods ship it even when empty).
 fn companion_pak(
     name: &str,
-    files: Vec<pakrat_iostore::build::SourceFile>,
+    files: Vec<pakrat_io::walk::SourceFile>,
     version: u32,
-    key: Option<pakrat_iostore::AesKey>,
+    key: Option<pakrat_codec::AesKey>,
     key_guid: pakrat_io::Guid,
 ) -> Result<Extra> {
-    use pakrat_iostore::pak::write as pw;
+    use pakrat_pak::write as pw;
     if let Some(f) = files.iter().find(|f| f.bytes.is_some()) {
         bail!(
             "{}: made in memory; only files on disk go into the companion pak",
@@ -426,7 +427,7 @@ fn companion_pak(
 
 /// `iostore create`.
 pub fn create(a: &IostoreCreateArgs) -> Result<ExitCode> {
-    let files = pakrat_iostore::build::walk(&a.src)?;
+    let files = pakrat_io::walk::walk(&a.src)?;
     // Legacy packages (the tag, then a negative legacy file version) are
     // not zen packages: say which command takes them.
     let legacy = files.iter().find(|f| {
@@ -436,7 +437,7 @@ pub fn create(a: &IostoreCreateArgs) -> Result<ExitCode> {
             && std::fs::File::open(&f.path)
                 .and_then(|mut h| std::io::Read::read_exact(&mut h, &mut head))
                 .is_ok()
-            && pakrat_iostore::legacy::is_legacy_package(&head)
+            && pakrat_asset::legacy::is_legacy_package(&head)
     });
     if let Some(f) = legacy {
         bail!(
@@ -454,9 +455,9 @@ pub fn create(a: &IostoreCreateArgs) -> Result<ExitCode> {
 /// in memory, as `zen from-legacy --into` does).
 pub fn create_from(
     a: &IostoreCreateArgs,
-    files: Vec<pakrat_iostore::build::SourceFile>,
+    files: Vec<pakrat_io::walk::SourceFile>,
 ) -> Result<ExitCode> {
-    use pakrat_iostore::build;
+    use pakrat_asset::build;
     let name = stem(&a.output)?;
     let ring = keyring(&a.keys)?;
     let base = match &a.base {
@@ -464,7 +465,7 @@ pub fn create_from(
         None => None,
     };
     let mut o = Options {
-        container_id: pakrat_iostore::names::container_id(&name),
+        container_id: pakrat_codec::names::container_id(&name),
         ..Options::default()
     };
     let engine = engine_format(a.ue_version.as_deref())?;
@@ -590,7 +591,7 @@ pub fn create_from(
 
 /// `iostore patch`.
 pub fn patch(a: &IostorePatchArgs) -> Result<ExitCode> {
-    use pakrat_iostore::build;
+    use pakrat_asset::build;
     if !a.remove.is_empty() {
         bail!(
             "--remove: an IoStore container has no delete record, so a patch cannot take chunks away from its base ({}); rebuild the base without them (pakrat iostore create, or repack from an extracted folder)",
@@ -610,7 +611,7 @@ pub fn patch(a: &IostorePatchArgs) -> Result<ExitCode> {
     let name = stem(&a.output)?;
     let ring = keyring(&a.keys)?;
     let mut o = write::options_of(&base);
-    o.container_id = pakrat_iostore::names::container_id(&name);
+    o.container_id = pakrat_codec::names::container_id(&name);
     o.mount_point = None;
     o.partition_size = None;
     if o.compression == Method::Oodle && a.enc.compress.is_none() {
@@ -619,7 +620,7 @@ pub fn patch(a: &IostorePatchArgs) -> Result<ExitCode> {
     apply(&a.enc, &ring, &mut o)?;
     let reference = header_of(&base)?;
     let mount = mount_dir(&a.mount);
-    let files = build::walk(add)?;
+    let files = pakrat_io::walk::walk(add)?;
     let mut plan = build::plan(
         &files,
         &build::PlanOptions {

@@ -7,11 +7,11 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{anyhow, Result};
+use pakrat_asset::legacy::files::{self as lfiles, BulkFile};
+use pakrat_asset::legacy::summary::flags;
+use pakrat_asset::legacy::{Layout, LegacyPackage};
 use pakrat_io::text::show;
 use pakrat_io::Source;
-use pakrat_iostore::legacy::files::{self as lfiles, BulkFile};
-use pakrat_iostore::legacy::summary::flags;
-use pakrat_iostore::legacy::{Layout, LegacyPackage};
 use serde_json::json;
 
 use crate::args::*;
@@ -156,7 +156,7 @@ pub fn info(a: &InfoArgs) -> Result<ExitCode> {
                     "file": a.file.display().to_string(),
                     "package": s.package_name,
                     "layout": p.layout,
-                    "cooked": pakrat_iostore::legacy::is_cooked(s.package_flags),
+                    "cooked": pakrat_asset::legacy::is_cooked(s.package_flags),
                     "saved_by": saved_by(p),
                     "package_flag_names": flags::names(s.package_flags),
                     "summary": s,
@@ -179,7 +179,7 @@ pub fn info(a: &InfoArgs) -> Result<ExitCode> {
                 "{}: {} {} package {}, {}",
                 a.file.display(),
                 if p.layout.ue5 > 0 { "UE5" } else { "UE4" },
-                if pakrat_iostore::legacy::is_cooked(s.package_flags) {
+                if pakrat_asset::legacy::is_cooked(s.package_flags) {
                     "cooked"
                 } else {
                     "editor"

@@ -5,15 +5,15 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{bail, Result};
-use pakrat_io::fsutil::OutputDir;
-use pakrat_io::Source;
-use pakrat_package::export::{
+use pakrat_classic::export::{
     export_objects, export_objects_with, export_paths, ExportOptions, Kind, ObjectReport, Outcome,
     SkipCause,
 };
-use pakrat_package::flags::object_flag_names;
-use pakrat_package::props::read_object;
-use pakrat_package::{view, ObjRef, Package};
+use pakrat_classic::flags::object_flag_names;
+use pakrat_classic::props::read_object;
+use pakrat_classic::{view, ObjRef, Package};
+use pakrat_io::fsutil::OutputDir;
+use pakrat_io::Source;
 use serde::Serialize;
 use serde_json::json;
 
@@ -58,7 +58,7 @@ fn flat(e: pakrat_io::Error, path: &Path) -> anyhow::Error {
 
 fn open(path: &Path) -> Result<Source> {
     // Encrypted Lineage II packages are read decrypted.
-    pakrat_package::lineage::open(path).map_err(|e| flat(e, path))
+    pakrat_classic::lineage::open(path).map_err(|e| flat(e, path))
 }
 
 fn parse<'a>(path: &Path, src: &'a Source) -> Result<Package<'a>> {
@@ -96,7 +96,7 @@ fn engine_of(version: u16) -> &'static str {
 pub fn info(a: &InfoArgs) -> Result<ExitCode> {
     let mut o = String::new();
     let (src, encrypted) =
-        pakrat_package::lineage::open_reporting(&a.file).map_err(|e| flat(e, &a.file))?;
+        pakrat_classic::lineage::open_reporting(&a.file).map_err(|e| flat(e, &a.file))?;
     let p = parse(&a.file, &src)?;
     let s = &p.summary;
     let imports = import_counts(&p);
@@ -129,7 +129,7 @@ pub fn info(a: &InfoArgs) -> Result<ExitCode> {
         engine_of(s.version),
         s.version,
         s.licensee,
-        if s.tag == pakrat_package::TAG_KILLING_FLOOR {
+        if s.tag == pakrat_classic::TAG_KILLING_FLOOR {
             ", Killing Floor tag 0x9E2A83C2"
         } else {
             ""
@@ -342,7 +342,7 @@ pub fn verify(a: &VerifyArgs) -> Result<ExitCode> {
     let mut o = String::new();
     let src = open(&a.file)?;
     let p = Package::parse_lenient(&src).map_err(|e| flat(e, &a.file))?;
-    let report = pakrat_package::verify::verify(&p);
+    let report = pakrat_classic::verify::verify(&p);
     let ok = report.problems.is_empty();
     if a.out.json {
         print_json(&json!({
@@ -534,7 +534,7 @@ pub fn export(a: &ExportArgs) -> Result<ExitCode> {
         let any = (0..p.exports.len())
             .filter(|i| only.is_empty() || only.contains(i))
             .filter_map(|i| p.export_class_name(i).ok())
-            .filter_map(pakrat_package::export::kind_of_class)
+            .filter_map(pakrat_classic::export::kind_of_class)
             .any(|k| opts.kinds.contains(&k));
         if !any {
             return Err(crate::cmd::nothing_matches(
@@ -660,7 +660,7 @@ fn export_folder(a: &ExportArgs) -> Result<ExitCode> {
     let sub = |f: &Path| -> String {
         let rel = f.strip_prefix(&a.package).unwrap_or(f).with_extension("");
         rel.components()
-            .map(|c| pakrat_package::export::safe_component(&c.as_os_str().to_string_lossy()))
+            .map(|c| pakrat_classic::export::safe_component(&c.as_os_str().to_string_lossy()))
             .collect::<Vec<_>>()
             .join("/")
     };

@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
+use pakrat_codec::compress::Method;
 use pakrat_io::text::show;
-use pakrat_iostore::compress::Method;
-use pakrat_iostore::pak::{self, write, Cipher, Pak, PakEntry};
+use pakrat_pak::{self as pak, write, Cipher, Pak, PakEntry};
 use serde_json::json;
 
 use crate::args::*;
@@ -580,7 +580,7 @@ pub fn create(a: &PakCreateArgs) -> Result<ExitCode> {
     write::check(&o)?;
     // The same folder walk as `iostore create` (symlinks, special files and
     // unstorable names refused).
-    let mut files: Vec<(String, std::path::PathBuf)> = pakrat_iostore::build::walk(&a.src)?
+    let mut files: Vec<(String, std::path::PathBuf)> = pakrat_io::walk::walk(&a.src)?
         .into_iter()
         .map(|f| (f.rel, f.path))
         .collect();

@@ -1,21 +1,21 @@
 //! `pakrat package ...`: edits of UE1/UE2 packages through
-//! [`pakrat_package::write::Rewrite`] (tables rewritten, object data kept
+//! [`pakrat_classic::write::Rewrite`] (tables rewritten, object data kept
 //! in place), written atomically, the original kept only with `--backup`.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{anyhow, bail, Context, Result};
+use pakrat_classic::write::{Change, Placement, Rewrite, StripReport};
+use pakrat_classic::Package;
 use pakrat_io::{Guid, Source};
-use pakrat_package::write::{Change, Placement, Rewrite, StripReport};
-use pakrat_package::Package;
 use serde::Serialize;
 
 use crate::args::*;
 
 fn open(path: &Path) -> Result<Source> {
     let src = Source::open(path).map_err(|e| anyhow::Error::new(e.in_file(path)))?;
-    if let Some(v) = pakrat_package::lineage::header_version(&src) {
+    if let Some(v) = pakrat_classic::lineage::header_version(&src) {
         bail!(
             "{}: an encrypted Lineage II package (Lineage2Ver{v}); pakrat reads it but does not \
              write encrypted packages",
@@ -302,7 +302,7 @@ pub fn rename(a: &RenameArgs) -> Result<ExitCode> {
         .and_then(|s| s.to_str())
         .ok_or_else(|| anyhow!("{}: no package name in the file name", file.display()))?
         .to_string();
-    pakrat_package::write::check_name(&a.new_name)?;
+    pakrat_classic::write::check_name(&a.new_name)?;
     if a.new_name.contains(['/', '\\', '.', ':']) {
         bail!(
             "new name {:?}: a package name, without folder or extension",

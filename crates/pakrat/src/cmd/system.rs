@@ -400,7 +400,7 @@ fn flags_to(a: &FlagsArgs, w: &mut dyn Write) -> Result<ExitCode> {
             after.licensee,
             show(&after)
         )?;
-        for (bit, name) in pakrat_package::flags::PACKAGE_FLAGS {
+        for (bit, name) in pakrat_classic::flags::PACKAGE_FLAGS {
             writeln!(w, "  {name:<15} {}", after.flags & bit != 0)?;
         }
     } else if before.flags == after.flags {

@@ -4,16 +4,17 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::{bail, Result};
-use pakrat_io::fsutil::OutputDir;
-use pakrat_io::text::show;
-use pakrat_iostore::build::{self, SourceFile};
-use pakrat_iostore::convert::files::{
+
+use pakrat_asset::convert::files::{
     engine_of_container, legacy_layout, legacy_to_zen, package_file_path, package_to_legacy,
     sibling, sort_legacy_folder, ZenFile,
 };
-use pakrat_iostore::convert::Packages;
-use pakrat_iostore::legacy::Layout;
-use pakrat_iostore::zen::{load_script_objects, ContainerPackages, ObjectRef, PackageEntry};
+use pakrat_asset::convert::Packages;
+use pakrat_asset::legacy::Layout;
+use pakrat_asset::zen::{load_script_objects, ContainerPackages, ObjectRef, PackageEntry};
+use pakrat_io::fsutil::OutputDir;
+use pakrat_io::text::show;
+use pakrat_io::walk::SourceFile;
 use rayon::prelude::*;
 use serde_json::json;
 
@@ -197,7 +198,7 @@ pub fn from_legacy(a: &ZenFromLegacyArgs) -> Result<ExitCode> {
     if a.output.is_none() && a.into.is_none() {
         bail!("say where the zen packages go: -o DIR (files) or --into MOD_P.utoc (a container)");
     }
-    let folder = sort_legacy_folder(build::walk(&a.src)?)?;
+    let folder = sort_legacy_folder(pakrat_io::walk::walk(&a.src)?)?;
     if folder.packages.is_empty() {
         bail!(
             "{}: no legacy packages (a .uasset/.umap that starts with the package tag C1 83 2A 9E)",

@@ -1,0 +1,336 @@
+//! Conversion at the level of files: a container's packages to legacy
+//! `.uasset`/`.uexp`/bulk files, a folder of legacy packages to zen ones.
+//! The per-package work is in [`super::to_legacy`] and [`super::from_legacy`];
+//! this decides which bytes go in and which files come out, so that the
+//! command line only has to choose, write and report.
+
+use std::collections::HashMap;
+
+use pakrat_io::{Error, Result};
+
+use super::{from_legacy, layout_of, to_legacy, PackageSource, ZenOutput, ZenTarget};
+use crate::legacy::summary::ue5;
+use crate::legacy::{is_legacy_package, Layout, LegacyPackage};
+use crate::zen::{ContainerPackages, PackageEntry, ScriptObjects, ZenPackage};
+use pakrat_io::walk::SourceFile;
+use pakrat_iostore::container_header::HeaderForm;
+use pakrat_iostore::toc::{ChunkId, ChunkType, Numbering};
+use pakrat_iostore::Container;
+
+/// The engine release a container was cooked with, when its TOC version and
+/// container header form tell it alone (the table of
+/// [`pakrat_iostore::engine::FORMATS`]). `None` when several releases share them (UE
+/// 5.6, 5.7 and 5.8 all write TOC v8 with header v5; 5.1 and 5.2 TOC v5 with
+/// header v2), and for the UE4 forms (4.25–4.27, not all in the table).
+pub fn engine_of_container(toc_version: u8, form: HeaderForm) -> Option<&'static str> {
+    form.ue5_version()?;
+    match pakrat_iostore::engine::releases_of(toc_version, form).as_slice() {
+        [one] => Some(one.engine),
+        _ => match (toc_version, form) {
+            // TOC v7 (RemovedOnDemandMetaData) was short-lived, between 5.4
+            // and 5.5; with header v4 it is 5.5 content.
+            (7, HeaderForm::Ue5(4)) => Some("5.5"),
+            // TOC v10 is UE 6.0's whatever the header says.
+            (10, _) => Some("6.0"),
+            _ => None,
+        },
+    }
+}
+
+/// The legacy layout to write `zen` in. Its own versions decide when it has
+/// them, except that UE 5.7 and 5.8 share object version 1018 while only
+/// 5.8 stores import package names; `engine` (the user's `--ue-version`, or
+/// what [`engine_of_container`] found) settles that and unversioned packages.
+/// Without it, such a package is refused rather than guessed.
+pub fn legacy_layout(zen: &ZenPackage, engine: Option<Layout>) -> Result<Layout> {
+    let ambiguous = match &zen.versioning {
+        None => true,
+        Some(v) => v.file_version_ue5 >= ue5::LATEST,
+    };
+    if ambiguous && engine.is_none() {
+        let why = if zen.versioning.is_none() {
+            "is unversioned and the container does not tell which engine release cooked it"
+        } else {
+            "has object version 1018, shared by UE 5.7 and 5.8 (only 5.8 writes import package names)"
+        };
+        return Err(Error::Other(format!(
+            "{}: {why}; give the release with --ue-version (e.g. 5.8)",
+            zen.name
+        )));
+    }
+    Ok(layout_of(zen, engine))
+}
+
+/// One package converted to legacy files.
+#[derive(Debug)]
+pub struct LegacyFiles {
+    /// The package name (`/Game/Maps/Arena`).
+    pub package: String,
+    /// Files to write: path below the output folder and content. The
+    /// `.uasset`/`.umap` first, then the `.uexp`, then bulk data files.
+    pub files: Vec<(String, Vec<u8>)>,
+}
+
+/// The path of a package's `.uasset`/`.umap` below the container's mount
+/// point: its directory index path, else made from the package name.
+pub fn package_file_path(entry: &PackageEntry, zen: &ZenPackage) -> String {
+    if let Some(p) = &entry.path {
+        return p.clone();
+    }
+    let ext = if zen.package_flags & crate::legacy::summary::flags::CONTAINS_MAP != 0 {
+        "umap"
+    } else {
+        "uasset"
+    };
+    format!("{}.{ext}", zen.name.trim_start_matches('/'))
+}
+
+/// Swap the extension of a `.uasset`/`.umap` path (`A/B.umap` →
+/// `A/B.uexp`).
+pub fn sibling(path: &str, ext: &str) -> String {
+    let stem = path
+        .rsplit_once('.')
+        .filter(|(_, e)| !e.contains('/'))
+        .map_or(path, |(s, _)| s);
+    format!("{stem}.{ext}")
+}
+
+/// Convert one package of a container to legacy files: header and export
+/// data from [`to_legacy`], and its bulk data chunks (BulkData,
+/// OptionalBulkData, MemoryMappedBulkData), which are the `.ubulk`,
+/// `.uptnl` and `.m.ubulk` files byte for byte.
+pub fn package_to_legacy(
+    c: &Container,
+    cp: &ContainerPackages,
+    entry: &PackageEntry,
+    src: &dyn PackageSource,
+    engine: Option<Layout>,
+) -> Result<LegacyFiles> {
+    let zen = entry.header.as_ref().map_err(|e| {
+        Error::Other(format!(
+            "{}: its zen header does not read: {e}",
+            entry.path.as_deref().unwrap_or("package")
+        ))
+    })?;
+    let layout = legacy_layout(zen, engine)?;
+    let chunk = c.read_chunk(entry.chunk_index)?;
+    let imported = cp
+        .store_entry(entry.id)
+        .map(|s| s.imported_packages.clone())
+        .unwrap_or_default();
+    let out = to_legacy(zen, &chunk, &imported, src, layout)?;
+    let path = package_file_path(entry, zen);
+    let mut files = vec![
+        (path.clone(), out.uasset),
+        (sibling(&path, "uexp"), out.uexp),
+    ];
+    for (ty, ext) in [
+        (ChunkType::BulkData, "ubulk"),
+        (ChunkType::OptionalBulkData, "uptnl"),
+        (ChunkType::MemoryMappedBulkData, "m.ubulk"),
+    ] {
+        let Some(raw) = ty.to_raw(Numbering::Ue5) else {
+            continue;
+        };
+        let id = ChunkId::new(entry.id, 0, 0, raw);
+        if let Some(i) = c.find_chunk(&id) {
+            let name = c.path_of(i).unwrap_or_else(|| sibling(&path, ext));
+            files.push((name, c.read_chunk(i)?));
+        }
+    }
+    Ok(LegacyFiles {
+        package: zen.name.clone(),
+        files,
+    })
+}
+
+/// A legacy package found in a folder: its header file and its `.uexp`.
+#[derive(Clone, Debug)]
+pub struct LegacySource {
+    /// The `.uasset` or `.umap`.
+    pub header: SourceFile,
+    /// The `.uexp` beside it (absent when the export data follows the
+    /// header in the same file).
+    pub uexp: Option<SourceFile>,
+}
+
+/// A folder sorted for [`legacy_to_zen`]: the legacy packages, and every
+/// other file (bulk data, zen packages, anything else), which is kept as it
+/// is.
+#[derive(Clone, Debug, Default)]
+pub struct LegacyFolder {
+    /// Legacy packages with their `.uexp`.
+    pub packages: Vec<LegacySource>,
+    /// The other files.
+    pub others: Vec<SourceFile>,
+}
+
+/// True for a `.uasset`/`.umap` name.
+fn is_package_name(rel: &str) -> bool {
+    let l = rel.to_ascii_lowercase();
+    l.ends_with(".uasset") || l.ends_with(".umap")
+}
+
+/// Sort a folder listing (from [`pakrat_io::walk::walk`]): a `.uasset`/`.umap`
+/// that starts with the package tag and a negative legacy version is a
+/// legacy package; its `.uexp` goes with it. A `.uexp` without its package
+/// is an error: it cannot be packed on its own.
+pub fn sort_legacy_folder(files: Vec<SourceFile>) -> Result<LegacyFolder> {
+    let mut by_stem: HashMap<String, usize> = HashMap::new();
+    let mut out = LegacyFolder::default();
+    let mut uexps = Vec::new();
+    for f in files {
+        if f.rel.to_ascii_lowercase().ends_with(".uexp") {
+            uexps.push(f);
+            continue;
+        }
+        if is_package_name(&f.rel) {
+            let head = read_head(&f)?;
+            if is_legacy_package(&head) {
+                by_stem.insert(sibling(&f.rel, "").to_ascii_lowercase(), out.packages.len());
+                out.packages.push(LegacySource {
+                    header: f,
+                    uexp: None,
+                });
+                continue;
+            }
+        }
+        out.others.push(f);
+    }
+    for f in uexps {
+        match by_stem.get(&sibling(&f.rel, "").to_ascii_lowercase()) {
+            Some(&i) => out.packages[i].uexp = Some(f),
+            None => {
+                return Err(Error::Other(format!(
+                    "{}: a .uexp without its .uasset or .umap",
+                    f.rel
+                )))
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The first 8 bytes of a file (or of its in-memory content).
+fn read_head(f: &SourceFile) -> Result<Vec<u8>> {
+    use std::io::Read;
+    if let Some(b) = &f.bytes {
+        return Ok(b.get(..8).unwrap_or(b).to_vec());
+    }
+    let mut head = Vec::with_capacity(8);
+    pakrat_io::open_regular(&f.path)?
+        .take(8)
+        .read_to_end(&mut head)
+        .map_err(|e| Error::io(&f.path, e))?;
+    Ok(head)
+}
+
+/// A legacy package converted to zen.
+#[derive(Debug)]
+pub struct ZenFile {
+    /// Path of the package below the folder (the same as the legacy one).
+    pub rel: String,
+    /// The conversion.
+    pub output: ZenOutput,
+}
+
+/// Convert one legacy package of a folder to zen. `engine` is the layout
+/// for unversioned packages (`--ue-version`); `script` checks script
+/// imports against the game's global container when given.
+pub fn legacy_to_zen(
+    src: &LegacySource,
+    engine: Option<Layout>,
+    script: Option<&ScriptObjects>,
+) -> Result<ZenFile> {
+    let header = src.header.read()?;
+    let in_file = |e: Error| e.in_file(&src.header.path);
+    // `read` checks every reference; `from_legacy` checks again for models
+    // made elsewhere.
+    let pkg = LegacyPackage::read(&header, engine).map_err(in_file)?;
+    let ths = usize::try_from(pkg.summary.total_header_size)
+        .ok()
+        .filter(|&t| t <= header.len())
+        .ok_or_else(|| {
+            in_file(Error::Other(format!(
+                "header size {} is beyond the file's {} bytes",
+                pkg.summary.total_header_size,
+                header.len()
+            )))
+        })?;
+    let output = match &src.uexp {
+        Some(u) => {
+            if header.len() != ths {
+                return Err(in_file(Error::Other(format!(
+                    "{} bytes follow the {ths}-byte header, yet a .uexp holds the export data",
+                    header.len() - ths
+                ))));
+            }
+            let data = u.read()?;
+            from_legacy(&pkg, &data, script, ZenTarget::for_layout(pkg.layout))
+        }
+        None => from_legacy(
+            &pkg,
+            &header[ths..],
+            script,
+            ZenTarget::for_layout(pkg.layout),
+        ),
+    }
+    .map_err(in_file)?;
+    Ok(ZenFile {
+        rel: src.header.rel.clone(),
+        output,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn engine_from_container_versions() {
+        assert_eq!(engine_of_container(5, HeaderForm::Ue5(3)), Some("5.3"));
+        assert_eq!(engine_of_container(6, HeaderForm::Ue5(3)), Some("5.4"));
+        assert_eq!(engine_of_container(8, HeaderForm::Ue5(4)), Some("5.5"));
+        assert_eq!(engine_of_container(8, HeaderForm::Ue5(5)), None);
+        assert_eq!(engine_of_container(10, HeaderForm::Ue5(5)), Some("6.0"));
+        assert_eq!(engine_of_container(3, HeaderForm::Ue4), None);
+        assert_eq!(engine_of_container(5, HeaderForm::Ue5(1)), Some("5.0"));
+        assert_eq!(engine_of_container(5, HeaderForm::Ue5(2)), None);
+        assert_eq!(engine_of_container(7, HeaderForm::Ue5(4)), Some("5.5"));
+    }
+
+    #[test]
+    fn sibling_paths() {
+        assert_eq!(sibling("A/B.uasset", "uexp"), "A/B.uexp");
+        assert_eq!(sibling("A/B.umap", "m.ubulk"), "A/B.m.ubulk");
+        assert_eq!(sibling("A.x/B", "uexp"), "A.x/B.uexp");
+    }
+
+    fn file(rel: &str, bytes: &[u8]) -> SourceFile {
+        SourceFile {
+            rel: rel.into(),
+            path: rel.into(),
+            size: bytes.len() as u64,
+            bytes: Some(std::sync::Arc::new(bytes.to_vec())),
+        }
+    }
+
+    #[test]
+    fn folder_pairs_uexp_and_keeps_others() {
+        let legacy = [0xC1, 0x83, 0x2A, 0x9E, 0xF7, 0xFF, 0xFF, 0xFF];
+        let f = sort_legacy_folder(vec![
+            file("A/B.uasset", &legacy),
+            file("A/B.uexp", b"x"),
+            file("A/B.ubulk", b"y"),
+            file("A/Zen.uasset", b"\0\0\0\0\0\0\0\0"),
+            file("notes.txt", b"z"),
+        ])
+        .unwrap();
+        assert_eq!(f.packages.len(), 1);
+        assert_eq!(f.packages[0].uexp.as_ref().unwrap().rel, "A/B.uexp");
+        let others: Vec<_> = f.others.iter().map(|o| o.rel.as_str()).collect();
+        assert_eq!(others, ["A/B.ubulk", "A/Zen.uasset", "notes.txt"]);
+        let err = sort_legacy_folder(vec![file("C.uexp", b"x")]).unwrap_err();
+        assert!(err.to_string().contains("without its .uasset"), "{err}");
+    }
+}

@@ -1,0 +1,21 @@
+//! UE4/UE5 packages, in both forms the engine cooks them:
+//!
+//! * [`legacy`]: `.uasset`/`.umap` + `.uexp` (+ `.ubulk`), the form inside
+//!   `.pak` files and loose cooked folders: summary, name map, imports,
+//!   exports;
+//! * [`zen`]: zen packages, the form inside IoStore containers (one
+//!   ExportBundleData chunk each), with the script objects and container
+//!   headers that resolve their imports;
+//! * [`convert`]: zen ↔ legacy, byte-exact where the engine's cook is;
+//! * [`build`]: lay out a folder of cooked packages as an IoStore container
+//!   (chunk ids, the container header and the companion `.pak`'s files).
+//!
+//! The coming property layer (tagged and unversioned properties, `.usmap`)
+//! goes here too. The containers themselves are `pakrat-pak` and
+//! `pakrat-iostore`; UE1/UE2 packages are `pakrat-classic`.
+#![deny(missing_docs)]
+
+pub mod build;
+pub mod convert;
+pub mod legacy;
+pub mod zen;

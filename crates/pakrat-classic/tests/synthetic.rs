@@ -1,0 +1,437 @@
+//! Hand-built packages: reference resolution, cycles, out-of-range references.
+
+use pakrat_io::Writer;
+/// (class, super, outer, name, flags, data) of one export.
+type Exp = (i32, i32, i32, i32, u32, &'static [u8]);
+
+use pakrat_classic::{ObjRef, Package};
+
+/// A v69 package with the given names, imports (cpkg, cname, outer, name)
+/// and exports (class, super, outer, name, flags, data).
+fn build(names: &[&str], imports: &[(i32, i32, i32, i32)], exports: &[Exp]) -> Vec<u8> {
+    let mut w = Writer::new();
+    w.u32(0x9E2A_83C1).u16(69).u16(0).u32(1);
+    let fields = w.len();
+    w.zeros(24); // counts and offsets, patched below
+    w.guid(pakrat_io::Guid {
+        words: [1, 2, 3, 4],
+    });
+    w.i32(1).i32(exports.len() as i32).i32(names.len() as i32);
+    let mut data_at = Vec::new();
+    for e in exports {
+        data_at.push(w.len());
+        w.bytes(e.5);
+    }
+    let name_off = w.len();
+    for n in names {
+        w.fstring(&(*n).into()).u32(0x0007_0010);
+    }
+    let imp_off = w.len();
+    for i in imports {
+        w.compact(i.0).compact(i.1).i32(i.2).compact(i.3);
+    }
+    let exp_off = w.len();
+    for (k, e) in exports.iter().enumerate() {
+        w.compact(e.0).compact(e.1).i32(e.2).compact(e.3).u32(e.4);
+        w.compact(e.5.len() as i32);
+        if !e.5.is_empty() {
+            w.compact(data_at[k] as i32);
+        }
+    }
+    let v = [
+        names.len(),
+        name_off,
+        exports.len(),
+        exp_off,
+        imports.len(),
+        imp_off,
+    ];
+    for (i, x) in v.iter().enumerate() {
+        w.patch_u32(fields + 4 * i, *x as u32);
+    }
+    w.into_inner()
+}
+
+const NAMES: &[&str] = &[
+    "None", "Core", "Engine", "Package", "Texture", "Class", "MyGroup", "Tex1",
+];
+
+#[test]
+fn resolves_paths_classes_and_packages() {
+    // import 0: Core.Package Engine; import 1: Engine.Texture (outer import 0)
+    let imports = [(1, 3, 0, 2), (1, 5, -1, 4)];
+    // export 0: group MyGroup (class Package import? use 0 = none-class -> "Class");
+    // export 1: Tex1 of class Texture inside MyGroup
+    let exports: [Exp; 2] = [(0, 0, 0, 6, 0, b""), (-2, 0, 1, 7, 0x0007_0004, b"\x00")];
+    let data = build(NAMES, &imports, &exports);
+    let p = Package::parse(&data).unwrap();
+    assert_eq!(p.summary.version, 69);
+    assert_eq!(p.summary.guid.words, [1, 2, 3, 4]);
+    assert_eq!(p.export_path(1).unwrap(), "MyGroup.Tex1");
+    assert_eq!(p.export_class_name(1).unwrap(), "Texture");
+    assert_eq!(p.export_class_name(0).unwrap(), "Class");
+    assert_eq!(p.object_path(ObjRef(-2)).unwrap(), "Engine.Texture");
+    assert_eq!(p.import_package(1).unwrap(), "Engine");
+    assert_eq!(p.imported_packages(), ["Engine"]);
+    assert_eq!(p.export_data(1).unwrap(), b"\x00");
+    assert_eq!(p.find_exports("tex1"), [1]);
+    assert_eq!(p.find_exports("MyGroup.Tex1"), [1]);
+    assert_eq!(p.find_exports("MyPkg.MyGroup.Tex1"), [1]);
+    assert!(p.find_exports("Other.Tex1").is_empty());
+}
+
+#[test]
+fn outer_cycle_is_rejected() {
+    // exports 0 and 1 are each other's outer.
+    let exports: [Exp; 2] = [(0, 0, 2, 6, 0, b""), (0, 0, 1, 7, 0, b"")];
+    let data = build(NAMES, &[], &exports);
+    let err = Package::parse(&data).unwrap_err().to_string();
+    assert!(err.contains("loops"), "{err}");
+    let p = Package::parse_lenient(&data).unwrap();
+    assert_eq!(p.problems().len(), 2);
+    assert!(p.export_path(0).is_err());
+}
+
+#[test]
+fn self_outer_and_out_of_range_are_rejected() {
+    let exports: [Exp; 1] = [(0, 0, 1, 6, 0, b"")];
+    let err = Package::parse(&build(NAMES, &[], &exports))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("loops"), "{err}");
+
+    let exports: [Exp; 1] = [(-5, 0, 0, 6, 0, b"")];
+    let err = Package::parse(&build(NAMES, &[], &exports))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("out of range") && err.contains("class"),
+        "{err}"
+    );
+
+    let imports = [(1, 3, 7, 2)];
+    let err = Package::parse(&build(NAMES, &imports, &[]))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("import 0 outer") && err.contains("out of range"),
+        "{err}"
+    );
+
+    // name index past the table
+    let imports = [(1, 3, 0, 99)];
+    let err = Package::parse(&build(NAMES, &imports, &[]))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("name index 99"), "{err}");
+}
+
+#[test]
+fn truncated_and_huge_counts_fail_cleanly() {
+    let exports: [Exp; 1] = [(0, 0, 0, 6, 0, b"abc")];
+    let data = build(NAMES, &[], &exports);
+    for cut in 0..data.len() {
+        // never panics; most cuts fail
+        let _ = Package::parse(&data[..cut]);
+    }
+    let mut big = data.clone();
+    big[12..16].copy_from_slice(&0x7FFF_FFFFu32.to_le_bytes());
+    let err = Package::parse(&big).unwrap_err().to_string();
+    assert!(
+        err.contains("name table") && err.contains("cannot fit"),
+        "{err}"
+    );
+}
+
+const PNAMES: &[&str] = &[
+    "None", "Core", "Object", "Thing", "MyByte", "MyInt", "bFlag", "MyFloat", "MyName", "MyStr",
+    "Vector", "Loc", "MyArr", "Big", "Wide",
+];
+
+/// One export of class 0 … no: class must be non-zero for a tagged list, so
+/// the export's class is import 0 (`Core.Object`).
+fn props_package(data: &'static [u8], version: u16) -> Vec<u8> {
+    let imports = [(1, 2, 0, 2)];
+    let exports: [Exp; 1] = [(-1, 0, 0, 3, 0, data)];
+    let mut p = build(PNAMES, &imports, &exports);
+    p[4..6].copy_from_slice(&version.to_le_bytes());
+    p
+}
+
+#[test]
+fn tagged_property_encodings() {
+    use pakrat_classic::props::{read_object, PropType, StructValue, Value};
+    #[rustfmt::skip]
+    static DATA: &[u8] = &[
+        4, 0x01, 7,                          // MyByte: byte, size code 0 (1) = 7
+        5, 0xA2, 0x81, 0x02, 0x2A, 0, 0, 0,  // MyInt[0x102] (2-byte index): int = 42
+        6, 0x83,                             // bFlag = true (array bit is the value)
+        6, 0x03,                             // bFlag = false
+        7, 0xA4, 0xC0, 0x01, 0x00, 0x05, 0, 0, 0x80, 0x3F, // MyFloat[0x10005] (4-byte index) = 1.0
+        8, 0x06, 11,                         // MyName = "Loc"
+        9, 0x5D, 4, 3, b'h', b'i', 0,        // MyStr: str, size code 5 (u8 size 4) = "hi"
+        11, 0x3A, 10,                        // Loc: struct Vector, size code 3 (12)
+            0, 0, 0x80, 0x3F, 0, 0, 0, 0x40, 0, 0, 0x40, 0x40,
+        12, 0x69, 3, 0, 2, 0xAA, 0xBB,       // MyArr: array, size code 6 (u16 size 3): count 2
+        13, 0x71, 1, 0, 0, 0, 9,             // Big: byte, size code 7 (i32 size 1) = 9
+        0,                                   // None
+        0xDE, 0xAD,                          // native data
+    ];
+    let data = props_package(DATA, 69);
+    let p = Package::parse(&data).unwrap();
+    let o = read_object(&p, 0).unwrap();
+    let v: Vec<(&str, u32, &Value)> = o
+        .properties
+        .iter()
+        .map(|x| (p.name(x.name), x.array_index, &x.value))
+        .collect();
+    assert_eq!(v.len(), 10, "{v:?}");
+    assert_eq!(v[0], ("MyByte", 0, &Value::Byte(7)));
+    assert_eq!(v[1], ("MyInt", 0x102, &Value::Int(42)));
+    assert_eq!(v[2], ("bFlag", 0, &Value::Bool(true)));
+    assert_eq!(v[3], ("bFlag", 0, &Value::Bool(false)));
+    assert_eq!(v[4], ("MyFloat", 0x10005, &Value::Float(1.0)));
+    assert_eq!(v[5], ("MyName", 0, &Value::Name(11)));
+    assert!(matches!(v[6].2, Value::Str(s) if s.text == "hi"));
+    assert_eq!(o.properties[7].kind, PropType::Struct);
+    assert_eq!(p.name(o.properties[7].struct_name.unwrap()), "Vector");
+    assert!(matches!(v[7].2, Value::Struct(s) if **s == StructValue::Vector([1.0, 2.0, 3.0])));
+    assert!(
+        matches!(v[8].2, Value::Array { count: 2, elem_size: Some(1), data } if *data == [0xAA, 0xBB])
+    );
+    assert_eq!(v[9], ("Big", 0, &Value::Byte(9)));
+    assert_eq!(o.native.rest(), &[0xDE, 0xAD]);
+    // Text view.
+    let t: Vec<String> = o
+        .properties
+        .iter()
+        .map(|x| pakrat_classic::view::property_text(&p, x))
+        .collect();
+    assert_eq!(t[1], "MyInt(258)=42");
+    assert_eq!(t[7], "Loc=(X=1.0,Y=2.0,Z=3.0)");
+}
+
+#[test]
+fn ue2_structs_are_tagged_lists_and_errors_are_precise() {
+    use pakrat_classic::props::{read_object, StructValue, Value};
+    // From v118 a struct other than Vector/Rotator/Color is a tagged list.
+    #[rustfmt::skip]
+    static DATA: &[u8] = &[
+        13, 0x5A, 3, 10,          // Big: struct "Thing", size code 5 (u8 size 10)
+            5, 0x22, 1, 0, 0, 0,  //   MyInt = 1
+            7, 0x04, 0, 0,        //   MyFloat (size code 0 = 1 byte?) -> payload below
+        0,
+    ];
+    let data = props_package(DATA, 128);
+    let p = Package::parse(&data).unwrap();
+    // MyFloat claims 1 byte but a float needs 4: a precise error, not a misread.
+    let err = read_object(&p, 0).unwrap_err().to_string();
+    assert!(err.contains("MyFloat") && err.contains("offset"), "{err}");
+
+    #[rustfmt::skip]
+    static GOOD: &[u8] = &[
+        13, 0x5A, 3, 7,           // Big: struct "Thing", size 7
+            5, 0x22, 1, 0, 0, 0,  //   MyInt = 1
+            0,                    //   None
+        0,
+    ];
+    let data = props_package(GOOD, 128);
+    let p = Package::parse(&data).unwrap();
+    let o = read_object(&p, 0).unwrap();
+    match &o.properties[0].value {
+        Value::Struct(s) => match &**s {
+            StructValue::Tagged(inner) => {
+                assert_eq!(p.name(inner[0].name), "MyInt");
+                assert_eq!(inner[0].value, Value::Int(1));
+            }
+            other => panic!("{other:?}"),
+        },
+        other => panic!("{other:?}"),
+    }
+    // The same bytes before v118 are a binary struct of unknown layout: raw.
+    let data = props_package(GOOD, 69);
+    let p = Package::parse(&data).unwrap();
+    let o = read_object(&p, 0).unwrap();
+    assert!(
+        matches!(&o.properties[0].value, Value::Struct(s) if matches!(**s, StructValue::Raw(b) if b.len() == 7))
+    );
+}
+
+/// A class defined in the package declares `array<int> Vals`: an object of
+/// that class decodes its `Vals` typed when the elements use exactly the
+/// tag's bytes, and keeps the raw bytes when one byte is left over.
+#[test]
+fn arrays_typed_by_local_class_definition_or_kept_raw() {
+    use pakrat_classic::props::{read_object, Value};
+    let names = &[
+        "None",
+        "Core",
+        "Class",
+        "ArrayProperty",
+        "IntProperty",
+        "MyClass",
+        "Vals",
+        "Obj1",
+        "Obj2",
+    ];
+    // Property data: empty tagged list, SuperField, Next, ArrayDim=1,
+    // PropertyFlags=0, Category=None, then (array) Inner = export 3.
+    const ARR: &[u8] = &[0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 3];
+    const INT: &[u8] = &[0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0];
+    // Vals: Array, size in a u8 (code 5): count 2, 7, -1; then None.
+    const OBJ1: &[u8] = &[6, 0x59, 9, 2, 7, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF, 0];
+    const OBJ2: &[u8] = &[6, 0x59, 10, 2, 7, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF, 0, 0];
+    let data = build(
+        names,
+        &[(1, 2, 0, 3), (1, 2, 0, 4)],
+        &[
+            (0, 0, 0, 5, 0, &[]),
+            (-1, 0, 1, 6, 0, ARR),
+            (-2, 0, 2, 6, 0, INT),
+            (1, 0, 0, 7, 0, OBJ1),
+            (1, 0, 0, 8, 0, OBJ2),
+        ],
+    );
+    let pkg = Package::parse(&data).unwrap();
+    let o = read_object(&pkg, 3).unwrap();
+    assert!(
+        matches!(&o.properties[0].value, Value::TypedArray { elems, data }
+            if *elems == [Value::Int(7), Value::Int(-1)] && data.len() == 8),
+        "{:?}",
+        o.properties[0].value
+    );
+    let o = read_object(&pkg, 4).unwrap();
+    assert!(
+        matches!(&o.properties[0].value, Value::Array { count: 2, data, .. } if data.len() == 9),
+        "{:?}",
+        o.properties[0].value
+    );
+}
+
+/// A minimal package of `version`/`licensee` with one name, one import and
+/// one export, built by hand in the layout `pakrat_classic` documents;
+/// `extra` goes where the layout puts its extra header bytes.
+fn tiny(
+    version: u16,
+    licensee: u16,
+    flags: u32,
+    after_imports: &[u8],
+    after_gens: &[u8],
+) -> Vec<u8> {
+    let beta = version < 60;
+    let mut names = Vec::new();
+    for n in ["None", "Core", "Package", "Thing"] {
+        if version < 64 {
+            names.extend_from_slice(n.as_bytes());
+            names.push(0);
+        } else {
+            names.push(n.len() as u8 + 1);
+            names.extend_from_slice(n.as_bytes());
+            names.push(0);
+        }
+        names.extend_from_slice(&0x0007_0010u32.to_le_bytes());
+    }
+    // import: Core.Package "Core"
+    let mut imports = vec![1u8, 2];
+    if beta {
+        imports.push(0); // the unknown compact index
+    } else {
+        imports.extend_from_slice(&0i32.to_le_bytes());
+    }
+    imports.push(1);
+    // export: class import -1 (compact 0x81), super 0, [outer 0], name 3, flags, size 1, offset
+    let header_len =
+        if version < 68 { 44 } else { 56 + 8 } + after_imports.len() + after_gens.len();
+    let body_at = header_len;
+    let names_at = body_at + 1;
+    let imports_at = names_at + names.len();
+    let exports_at = imports_at + imports.len();
+    let mut exports = vec![0x81u8, 0];
+    if !beta {
+        exports.extend_from_slice(&0i32.to_le_bytes());
+    }
+    exports.push(3);
+    exports.extend_from_slice(&0u32.to_le_bytes());
+    exports.push(1);
+    // serial offset as a compact index: 6 bits, then 7 per byte
+    let o = body_at as u32;
+    if o < 64 {
+        exports.push(o as u8);
+    } else {
+        exports.push((o & 63) as u8 | 0x40);
+        exports.push((o >> 6) as u8);
+    }
+    let heritage_at = exports_at + exports.len();
+    let mut h = Vec::new();
+    h.extend_from_slice(&0x9E2A_83C1u32.to_le_bytes());
+    h.extend_from_slice(&version.to_le_bytes());
+    h.extend_from_slice(&licensee.to_le_bytes());
+    h.extend_from_slice(&flags.to_le_bytes());
+    for (n, at) in [(4, names_at), (1, exports_at), (1, imports_at)] {
+        h.extend_from_slice(&(n as u32).to_le_bytes());
+        h.extend_from_slice(&(at as u32).to_le_bytes());
+    }
+    h.extend_from_slice(after_imports);
+    if version < 68 {
+        h.extend_from_slice(&1u32.to_le_bytes());
+        h.extend_from_slice(&(heritage_at as u32).to_le_bytes());
+    } else {
+        h.extend_from_slice(&[7u8; 16]);
+        h.extend_from_slice(&1u32.to_le_bytes());
+        h.extend_from_slice(&1i32.to_le_bytes());
+        h.extend_from_slice(&4i32.to_le_bytes());
+    }
+    h.extend_from_slice(after_gens);
+    assert_eq!(h.len(), header_len);
+    h.push(0); // the object: an empty property list ("None")
+    h.extend_from_slice(&names);
+    h.extend_from_slice(&imports);
+    h.extend_from_slice(&exports);
+    if version < 68 {
+        h.extend_from_slice(&[9u8; 16]);
+    }
+    h
+}
+
+#[test]
+fn licensee_header_layouts_read_and_write_back() {
+    use pakrat_classic::{Package, TableLayout};
+    for (v, l, flags, a, g, layout) in [
+        (57u16, 0u16, 0u32, &[][..], &[][..], TableLayout::Beta),
+        (
+            95,
+            133,
+            1,
+            &[0xAA, 0xBB, 0xCC, 0xDD][..],
+            &[][..],
+            TableLayout::ExtraInt,
+        ),
+        (156, 36, 1, &[][..], &[0u8][..], TableLayout::Dnf2011),
+        // flag 0x20: four build-date ints before the string
+        (
+            156,
+            36,
+            0x21,
+            &[][..],
+            &[
+                1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, 4, 0, 0, 0, 3, b'a', b'b', 0,
+            ][..],
+            TableLayout::Dnf2011,
+        ),
+        (85, 0, 1, &[][..], &[][..], TableLayout::Standard),
+    ] {
+        let data = tiny(v, l, flags, a, g);
+        let p = Package::parse(&data).unwrap_or_else(|e| panic!("v{v}/{l}: {e}"));
+        assert_eq!(p.summary.layout, layout, "v{v}");
+        assert_eq!(p.export_path(0).unwrap(), "Thing");
+        assert_eq!(p.export_class_name(0).unwrap(), "Core");
+        assert_eq!(p.imported_packages(), vec!["Core"]);
+        let w = pakrat_classic::write::Rewrite::new(&p).to_bytes();
+        if layout == TableLayout::Beta {
+            // No sample to check a writer against: refused.
+            assert!(w.unwrap_err().to_string().contains("Unreal beta"));
+        } else {
+            assert_eq!(w.unwrap(), data, "v{v}/{l}: unchanged write");
+        }
+    }
+}
