@@ -22,6 +22,7 @@ mod guid;
 pub mod ini;
 pub mod mapguard;
 pub mod nocase;
+pub mod probe;
 mod reader;
 mod source;
 pub mod staged;

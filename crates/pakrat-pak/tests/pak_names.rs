@@ -3,8 +3,8 @@
 //! of `pak create` / `iostore create` refuses them, naming both paths; a pak
 //! that holds them anyway (another tool wrote it) verifies with a warning.
 
-use pakrat_io::walk::walk;
 use pakrat_codec::KeyRing;
+use pakrat_io::walk::walk;
 use pakrat_pak::{self as pak, write, Pak};
 
 #[test]

@@ -206,30 +206,49 @@ fn le32(data: &[u8], at: u64) -> Option<u32> {
 /// `FFileManagerArc::Init`: the archive ends 0–7 bytes before the certificate
 /// table (the signing tool pads to 8 bytes).
 fn signed_pe_end(data: &[u8]) -> Option<(u64, u64)> {
-    if !data.starts_with(b"MZ") {
+    let mz = data.starts_with(b"MZ");
+    signed_pe_end_by(mz, data.len() as u64, |at| le32(data, at))
+}
+
+/// [`signed_pe_end`] over any view of the file: whether it starts `MZ`, its
+/// size, and its little-endian `u32` at an offset.
+fn signed_pe_end_by(mz: bool, len: u64, le32: impl Fn(u64) -> Option<u32>) -> Option<(u64, u64)> {
+    if !mz {
         return None;
     }
-    let pe = u64::from(le32(data, 0x3C)?);
-    if le32(data, pe)? != 0x0000_4550 {
+    let pe = u64::from(le32(0x3C)?);
+    if le32(pe)? != 0x0000_4550 {
         return None; // "PE\0\0"
     }
     let opt = pe + 24;
-    let magic = le32(data, opt)? & 0xFFFF;
+    let magic = le32(opt)? & 0xFFFF;
     let dirs = match magic {
         0x10B => opt + 96,  // PE32
         0x20B => opt + 112, // PE32+
         _ => return None,
     };
     // IMAGE_DIRECTORY_ENTRY_SECURITY = 4; its "VirtualAddress" is a file offset.
-    let cert = u64::from(le32(data, dirs + 4 * 8)?);
-    if cert == 0 || cert > data.len() as u64 {
+    let cert = u64::from(le32(dirs + 4 * 8)?);
+    if cert == 0 || cert > len {
         return None;
     }
     (0..8u64)
         .filter_map(|i| cert.checked_sub(i))
         .filter(|&end| end >= TRAILER_LEN as u64)
-        .find(|&end| le32(data, end - TRAILER_LEN as u64) == Some(MAGIC))
+        .find(|&end| le32(end - TRAILER_LEN as u64) == Some(MAGIC))
         .map(|end| (end, cert))
+}
+
+/// Whether the file the probe sees is a UMOD: a plain one (the trailer's
+/// magic in its last 20 bytes) or a signed self-extracting `.exe` (the
+/// trailer before the certificate table), as [`read_trailer`] finds them,
+/// reading only the probe's bytes and the PE header's few pointers.
+pub fn sniff(p: &pakrat_io::probe::Probe<'_>) -> bool {
+    let len = p.len();
+    if len >= TRAILER_LEN as u64 && p.le32_at(len - TRAILER_LEN as u64) == Some(MAGIC) {
+        return true;
+    }
+    signed_pe_end_by(p.head().starts_with(b"MZ"), len, |at| p.le32_at(at)).is_some()
 }
 
 /// Find and read the trailer.

@@ -27,8 +27,8 @@ mod manifest;
 pub mod paths;
 
 pub use archive::{
-    crc_combine, read_trailer, Container, Entry, Problem, ProblemKind, Severity, Trailer, Umod,
-    Verification, FLAGS_SETUP, MAGIC, TRAILER_LEN, VERSION,
+    crc_combine, read_trailer, sniff, Container, Entry, Problem, ProblemKind, Severity, Trailer,
+    Umod, Verification, FLAGS_SETUP, MAGIC, TRAILER_LEN, VERSION,
 };
 pub use extract::{extract, extract_with, ExtractOptions, ExtractReport};
 pub use manifest::{

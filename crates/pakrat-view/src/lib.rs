@@ -444,53 +444,27 @@ struct PathQ {
     find: String,
 }
 
-/// What a file is, from its first and last bytes (cheap enough for a
-/// folder of thousands of files).
+/// What a file is, from its first and last bytes (`pakrat-detect`, the
+/// detector the CLI uses too), as the page names it.
 fn sniff(path: &Path) -> &'static str {
-    use std::io::{Read, Seek, SeekFrom};
-    let Ok(mut f) = pakrat_io::open_regular(path) else {
-        return "other";
-    };
-    let mut head = [0u8; 32];
-    let n = f.read(&mut head).unwrap_or(0);
-    let head = &head[..n];
-    if head.starts_with(b"-==--==--==--==-") {
-        return "utoc";
-    }
-    let tag = head
-        .get(..4)
-        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
-    if matches!(tag, Some(0x9E2A_83C1 | 0x9E2A_83C2))
-        || pakrat_classic::lineage::header_version(head).is_some()
-    {
-        return "package";
-    }
-    if pakrat_uz::detect(head).is_some() {
-        return "uz";
-    }
-    let len = f.metadata().map(|m| m.len()).unwrap_or(0);
-    let tail_len = len.min(256);
-    let mut tail = vec![0u8; tail_len as usize];
-    if f.seek(SeekFrom::Start(len - tail_len)).is_ok() && f.read_exact(&mut tail).is_ok() {
-        if tail.len() >= 20
-            && tail[tail.len() - 20..tail.len() - 16] == 0x9FE3_C5A3u32.to_le_bytes()
+    use pakrat_detect::Format;
+    let found = pakrat_detect::detect_file(path).ok().and_then(|(f, _)| f);
+    match found {
+        Some(Format::IoStoreToc) => "utoc",
+        Some(Format::Package | Format::LegacyPackage) => "package",
+        Some(Format::Uz) => "uz",
+        Some(Format::Umod) => "umod",
+        Some(Format::Pak) => "pak",
+        Some(Format::IoStoreCas) => "ucas",
+        // A .ucas without its .utoc still shows as IoStore data.
+        None if path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("ucas")) =>
         {
-            return "umod";
+            "ucas"
         }
-        if tail
-            .windows(4)
-            .any(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]) == 0x5A6F_12E1)
-        {
-            return "pak";
-        }
+        None => "other",
     }
-    if path
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("ucas"))
-    {
-        return "ucas";
-    }
-    "other"
 }
 
 /// `GET /api/ls?path=DIR`: one level of a folder (folders first).

@@ -83,11 +83,11 @@ fn restore_sigpipe() {
 }
 
 /// Sniff a file's format from its content.
-pub fn sniff(path: &Path) -> Result<(Format, pakrat_io::Source)> {
-    let src = pakrat_io::Source::open(path)?;
-    match detect::detect(path, &src) {
-        Some(f) => Ok((f, src)),
-        None if src.is_empty() => bail!("{}: is empty (0 bytes)", path.display()),
+pub fn sniff(path: &Path) -> Result<Format> {
+    let probe = detect::Probe::open(path)?;
+    match detect::detect(path, &probe) {
+        Some(f) => Ok(f),
+        None if probe.is_empty() => bail!("{}: is empty (0 bytes)", path.display()),
         // Named as a format that ends with its magic: most likely cut short.
         None if has_ext(path, "umod") => bail!(
             "{}: looks truncated: no trailer at the end (a .umod ends with a 20-byte trailer, magic A3 C5 E3 9F), or it is not a file pakrat reads ({})",
@@ -114,8 +114,8 @@ fn has_ext(path: &Path, ext: &str) -> bool {
 
 /// [`detect::describe`] of a file on disk.
 fn describe_file(path: &Path) -> String {
-    match pakrat_io::Source::open(path) {
-        Ok(src) => detect::describe(path, &src),
+    match detect::Probe::open(path) {
+        Ok(probe) => detect::describe(path, &probe),
         Err(e) => e.to_string(),
     }
 }
@@ -124,7 +124,7 @@ fn describe_file(path: &Path) -> String {
 /// `.utoc` that describes it, since the data file has no header of its own.
 fn sniff_arg(file: &mut std::path::PathBuf) -> Result<Format> {
     output::set_input(file);
-    let (format, _) = sniff(file)?;
+    let format = sniff(file)?;
     output::set_kind(format.kind());
     if format == Format::IoStoreCas {
         if let Some(toc) = detect::utoc_for_ucas(file) {

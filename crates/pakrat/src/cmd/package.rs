@@ -644,7 +644,10 @@ fn export_folder(a: &ExportArgs) -> Result<ExitCode> {
     let mut others = 0usize;
     for f in files {
         match Source::open(&f) {
-            Ok(src) if crate::detect::detect(&f, &src) == Some(crate::detect::Format::Package) => {
+            Ok(src)
+                if crate::detect::detect(&f, &crate::detect::Probe::of_bytes(&src))
+                    == Some(crate::detect::Format::Package) =>
+            {
                 packages.push((f, src))
             }
             _ => others += 1,
