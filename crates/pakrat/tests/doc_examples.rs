@@ -393,6 +393,7 @@ fn run_doc(doc: &Path, corpus: &Path, root: &Path) -> (String, usize, Vec<String
         .current_dir(&dir)
         .env("PATH", path)
         .env("NO_COLOR", "1")
+        .env("LC_ALL", "C") // `ls` order, messages of the tools beside pakrat
         .env_remove("CI")
         .stdin(Stdio::null())
         .stdout(fs::File::create(&out_path).unwrap())
