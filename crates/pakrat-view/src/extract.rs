@@ -41,21 +41,7 @@ pub(crate) struct ExtractQ {
 /// are streamed into their files one at a time, exports decoded one at a
 /// time within the memory budget.
 pub(crate) async fn extract(State(app): State<Arc<App>>, body: Body) -> Result<Response, ApiError> {
-    let raw = match tokio::time::timeout(BODY_TIMEOUT, axum::body::to_bytes(body, MAX_BODY)).await {
-        Err(_) => {
-            return Err(ApiError(
-                StatusCode::REQUEST_TIMEOUT,
-                format!("the request body did not arrive within {BODY_TIMEOUT:?}"),
-            ))
-        }
-        Ok(Err(_)) => {
-            return Err(ApiError(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                format!("the request body is larger than {MAX_BODY} bytes, or was cut"),
-            ))
-        }
-        Ok(Ok(b)) => b,
-    };
+    let raw = read_body(body).await?;
     let q: ExtractQ =
         serde_json::from_slice(&raw).map_err(|e| bad(format!("the request body: {e}")))?;
     drop(raw);
@@ -132,7 +118,7 @@ pub(crate) fn extract_now(app: &Arc<App>, q: &ExtractQ) -> Result<Response, ApiE
             }
         }
         "pak" => {
-            let pak = open_pak(&file)?;
+            let pak = open_pak(app, &file)?;
             let mut picked = Vec::new();
             for m in &q.members {
                 let e = find_pak_entry(&pak, m)
@@ -157,8 +143,7 @@ pub(crate) fn extract_now(app: &Arc<App>, q: &ExtractQ) -> Result<Response, ApiE
             }
         }
         "utoc" => {
-            let c = pakrat_iostore::Container::open(&file, &pakrat_iostore::KeyRing::new())
-                .map_err(damaged)?;
+            let c = pakrat_iostore::Container::open(&file, &app.keys()).map_err(damaged)?;
             let mut picked = Vec::new();
             for m in &q.members {
                 let f = c

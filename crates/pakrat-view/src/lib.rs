@@ -28,6 +28,7 @@ pub mod budget;
 mod deps;
 mod extract;
 mod graph;
+mod keys;
 mod listing;
 mod member;
 mod object;
@@ -89,6 +90,9 @@ pub struct Options {
     pub port: u16,
     /// The access token (random when `None`).
     pub token: Option<String>,
+    /// AES keys for encrypted `.pak` files and containers (`--aes-key`,
+    /// `--keys`); the page can add more.
+    pub keys: pakrat_iostore::KeyRing,
 }
 
 /// A server being started: its address and the URL to open.
@@ -125,6 +129,8 @@ pub struct App {
     game: Mutex<Option<Arc<pakrat_system::GameDir>>>,
     /// The memory pool requests reserve from.
     budget: Arc<budget::Budget>,
+    /// AES keys: the command line's and the page's.
+    keys: Mutex<keys::Keys>,
 }
 
 /// An API error: status and message.
@@ -181,6 +187,7 @@ impl App {
             dependents: Mutex::new(None),
             game: Mutex::new(None),
             budget: budget::Budget::new(memory_budget()),
+            keys: Mutex::new(keys::Keys::default()),
         }))
     }
 
@@ -224,8 +231,25 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/api/deps", get(deps::deps))
         .route("/api/extract", post(extract::extract))
         .route("/api/deps.svg", get(deps::deps_svg))
+        .route("/api/keys", post(keys::add_key).delete(keys::forget_keys))
         .layer(middleware::from_fn_with_state(app.clone(), server::guard))
         .with_state(app)
+}
+
+/// A POST body: at most [`MAX_BODY`] bytes, arrived within
+/// [`BODY_TIMEOUT`] (408, 413 otherwise).
+async fn read_body(body: axum::body::Body) -> Result<bytes::Bytes, ApiError> {
+    match tokio::time::timeout(BODY_TIMEOUT, axum::body::to_bytes(body, MAX_BODY)).await {
+        Err(_) => Err(ApiError(
+            StatusCode::REQUEST_TIMEOUT,
+            format!("the request body did not arrive within {BODY_TIMEOUT:?}"),
+        )),
+        Ok(Err(_)) => Err(ApiError(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!("the request body is larger than {MAX_BODY} bytes, or was cut"),
+        )),
+        Ok(Ok(b)) => Ok(b),
+    }
 }
 
 /// Run `f` on a blocking thread; a panic there is a 500 answer, and a

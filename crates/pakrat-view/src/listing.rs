@@ -70,7 +70,7 @@ pub(crate) async fn open(
             "package" => package_json(&app, &file)?,
             "umod" => umod_json(&app, &file)?,
             "pak" => {
-                let pak = open_pak(&file)?;
+                let pak = open_pak(&app, &file)?;
                 let _held = app.budget.reserve(
                     pak.index.entries.len() as u64 * JSON_ROW,
                     "listing this pak",
@@ -84,10 +84,11 @@ pub(crate) async fn open(
                 let mut j = listing(&files, &q.dir, &q.find);
                 j["mount_point"] = json!(pak.index.mount_point);
                 j["version"] = json!(pak.footer.version);
+                j["encrypted_index"] = json!(pak.footer.encrypted_index);
                 j
             }
             "utoc" => {
-                let c = pakrat_iostore::Container::open(&file, &pakrat_iostore::KeyRing::new())
+                let c = pakrat_iostore::Container::open(&file, &app.keys())
                     .map_err(damaged)?;
                 let rows = (c.indexed_files().len() + c.toc().len()) as u64;
                 let _held = app
@@ -102,6 +103,12 @@ pub(crate) async fn open(
                 j["mount_point"] = json!(c.mount_point());
                 j["toc_version"] = json!(c.toc().header.version);
                 j["chunks"] = json!(c.toc().chunk_ids.len());
+                // An encrypted container opened without its key lists no
+                // files: the page asks for the key.
+                let encrypted = c.toc().header.has(pakrat_iostore::toc::flags::ENCRYPTED);
+                j["encrypted"] = json!(encrypted);
+                j["needs_key"] = json!(encrypted && c.key().is_none());
+                j["directory_error"] = json!(c.directory_error());
                 if q.dir.is_empty() && q.find.is_empty() {
                     // Chunks by type, and the zen packages (first level only).
                     let mut types: std::collections::BTreeMap<String, usize> = Default::default();

@@ -42,7 +42,7 @@ pub(crate) async fn member(
                 s.data(data).map_err(gone)?;
             }
             "pak" => {
-                let pak = open_pak(&file)?;
+                let pak = open_pak(&app, &file)?;
                 let e = find_pak_entry(&pak, &q.name).ok_or_else(|| no_member(&q.path, &q.name))?;
                 let _held = app
                     .budget
@@ -52,7 +52,7 @@ pub(crate) async fn member(
                     .map_err(damaged)?;
             }
             "utoc" => {
-                let (c, i) = utoc_chunk(&file, &q.name)?;
+                let (c, i) = utoc_chunk(&app, &file, &q.name)?;
                 let _held = app
                     .budget
                     .reserve(chunk_stream_cost(&c), "decoding this file")?;
@@ -86,8 +86,17 @@ pub(crate) fn stopped(g: stream::Gone) -> pakrat_io::Error {
     pakrat_io::Error::Other(g.to_string())
 }
 
-pub(crate) fn open_pak(file: &Path) -> Result<pakrat_iostore::pak::Pak, ApiError> {
-    pakrat_iostore::pak::Pak::open(file, &pakrat_iostore::KeyRing::new()).map_err(damaged)
+/// Open a `.pak` with the server's keys.
+pub(crate) fn open_pak(app: &App, file: &Path) -> Result<pakrat_iostore::pak::Pak, ApiError> {
+    open_pak_with(file, &app.keys())
+}
+
+/// Open a `.pak` with these keys.
+pub(crate) fn open_pak_with(
+    file: &Path,
+    keys: &pakrat_iostore::KeyRing,
+) -> Result<pakrat_iostore::pak::Pak, ApiError> {
+    pakrat_iostore::pak::Pak::open(file, keys).map_err(damaged)
 }
 
 pub(crate) fn find_pak_entry<'a>(
@@ -119,11 +128,11 @@ pub fn chunk_stream_cost(c: &pakrat_iostore::Container) -> u64 {
 /// The container and the entry behind an indexed file of an IoStore
 /// container (a zen package as stored, a bulk data file…).
 pub(crate) fn utoc_chunk(
+    app: &App,
     file: &Path,
     name: &str,
 ) -> Result<(pakrat_iostore::Container, usize), ApiError> {
-    let c =
-        pakrat_iostore::Container::open(file, &pakrat_iostore::KeyRing::new()).map_err(damaged)?;
+    let c = pakrat_iostore::Container::open(file, &app.keys()).map_err(damaged)?;
     let i = c
         .indexed_files()
         .iter()

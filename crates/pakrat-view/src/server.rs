@@ -92,6 +92,7 @@ pub fn serve(opts: &Options, ready: impl FnOnce(&Ready)) -> std::io::Result<()> 
         )
     };
     let app = App::new(root, opts.token.clone().unwrap_or_else(random_token))?;
+    app.set_keys(opts.keys.clone());
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
