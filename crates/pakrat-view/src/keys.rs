@@ -166,7 +166,7 @@ mod tests {
             "{\"00000000000000000000000000000000\": \"c2VjcmV0\"}",
             "{ not json secret",
         ] {
-            let e = parse_keys(k).err().expect(k);
+            let e = parse_keys(k).expect_err(k);
             assert_eq!(e.0, StatusCode::BAD_REQUEST);
             assert!(!e.1.contains(k.trim()), "{}", e.1);
             assert!(!e.1.contains("secret"), "{}", e.1);

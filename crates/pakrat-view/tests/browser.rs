@@ -359,7 +359,44 @@ fn a_browser_sees_textures_sounds_and_containers() {
     assert_eq!(cells, json!(256), "the P8 palette");
     d.screenshot(&shots.join("3-texture.png"));
 
-    // A sound: the <audio> source fetches the sound's stored bytes.
+    a_sound_plays_its_stored_bytes(&d, &shots);
+
+    // A container: its first level, then a file found by the filter.
+    d.click("Content");
+    d.click("Paks");
+    d.click("Fixtures.utoc");
+    d.wait("document.querySelector('#right table')", "container facts");
+    d.wait("[...document.querySelectorAll('#right h3')].some(h => h.textContent.startsWith('Zen packages'))", "zen packages");
+    d.screenshot(&shots.join("5-container.png"));
+    d.js(
+        "const f = document.getElementById('filter'); f.value = 'uasset'; f.dispatchEvent(new Event('input')); return true;",
+        json!([]),
+    );
+    let n = d.wait(
+        "document.querySelectorAll('#found li').length",
+        "files found by the filter",
+    );
+    assert!(n.as_u64().unwrap() > 0);
+    let first_found = d.js(
+        "return document.querySelector('#found li').dataset.path;",
+        json!([]),
+    );
+    assert!(first_found
+        .as_str()
+        .unwrap()
+        .to_lowercase()
+        .contains("uasset"));
+    d.screenshot(&shots.join("6-filter.png"));
+
+    search_hits_open_and_extract_through_a_dialog(&d, &t.path().join("out"), &shots);
+    wide_tables_stay_on_the_page(&d, &shots);
+    big_graphs_zoom_and_pan(&d, &shots);
+    keys_typed_into_the_page(&d, &shots);
+    eprintln!("screenshots in {}", shots.display());
+}
+
+/// A sound: the `<audio>` source fetches the sound's stored bytes.
+fn a_sound_plays_its_stored_bytes(d: &Driver, shots: &Path) {
     d.click("Sounds");
     d.click("DefaultAnnouncements.uax");
     d.click("Sound");
@@ -400,39 +437,6 @@ fn a_browser_sees_textures_sounds_and_containers() {
     );
     assert!(shown.as_str().unwrap().ends_with(".wav"), "{shown}");
     d.screenshot(&shots.join("4-sound.png"));
-
-    // A container: its first level, then a file found by the filter.
-    d.click("Content");
-    d.click("Paks");
-    d.click("Fixtures.utoc");
-    d.wait("document.querySelector('#right table')", "container facts");
-    d.wait("[...document.querySelectorAll('#right h3')].some(h => h.textContent.startsWith('Zen packages'))", "zen packages");
-    d.screenshot(&shots.join("5-container.png"));
-    d.js(
-        "const f = document.getElementById('filter'); f.value = 'uasset'; f.dispatchEvent(new Event('input')); return true;",
-        json!([]),
-    );
-    let n = d.wait(
-        "document.querySelectorAll('#found li').length",
-        "files found by the filter",
-    );
-    assert!(n.as_u64().unwrap() > 0);
-    let first_found = d.js(
-        "return document.querySelector('#found li').dataset.path;",
-        json!([]),
-    );
-    assert!(first_found
-        .as_str()
-        .unwrap()
-        .to_lowercase()
-        .contains("uasset"));
-    d.screenshot(&shots.join("6-filter.png"));
-
-    search_hits_open_and_extract_through_a_dialog(&d, &t.path().join("out"), &shots);
-    wide_tables_stay_on_the_page(&d, &shots);
-    big_graphs_zoom_and_pan(&d, &shots);
-    keys_typed_into_the_page(&d, &shots);
-    eprintln!("screenshots in {}", shots.display());
 }
 
 /// A container search hit opens the file (download, extract); extraction
