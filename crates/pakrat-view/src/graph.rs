@@ -13,7 +13,7 @@ pub(crate) fn xml(s: &str) -> String {
 pub const MAX_ROW: usize = 8;
 
 /// The graph drawn in layers (depth from the root; a layer of more than
-/// [`MAX_ROW`] packages in several rows), missing packages in red with a
+/// 8 (`MAX_ROW`) packages in several rows), missing packages in red with a
 /// dashed border.
 pub fn graph_svg(g: &pakrat_system::deps::DepGraph) -> String {
     let n = g.nodes.len();
