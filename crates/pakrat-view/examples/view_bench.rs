@@ -83,6 +83,7 @@ fn main() {
         path: root.clone(),
         port: 0,
         token: None,
+        keys: Default::default(),
     };
     std::thread::spawn(move || {
         pakrat_view::serve(&opts, |r| tx.send((r.addr.port(), r.url.clone())).unwrap()).unwrap();

@@ -183,7 +183,7 @@ pub async fn stream(
             h.insert(header::CONTENT_TYPE, HeaderValue::from_static(mime));
             if let Ok(v) = HeaderValue::from_str(&format!(
                 "inline; filename=\"{}\"",
-                crate::safe_file_name(&name)
+                crate::object::safe_file_name(&name)
             )) {
                 h.insert(header::CONTENT_DISPOSITION, v);
             }

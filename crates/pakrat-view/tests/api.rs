@@ -12,11 +12,17 @@ struct Server {
 }
 
 fn start(root: &Path) -> Server {
+    start_with(root, Default::default())
+}
+
+/// A server knowing these AES keys (as `--aes-key`/`--keys` give them).
+fn start_with(root: &Path, keys: pakrat_codec::KeyRing) -> Server {
     let (tx, rx) = std::sync::mpsc::channel();
     let opts = pakrat_view::Options {
         path: root.to_path_buf(),
         port: 0,
         token: None,
+        keys,
     };
     std::thread::spawn(move || {
         pakrat_view::serve(&opts, |r| {
@@ -405,4 +411,118 @@ fn dependencies_and_extraction() {
     let (st, v) = post(&s, "/api/extract", &umod);
     assert_eq!(st, 200, "{v}");
     assert_eq!(v["written"].as_array().unwrap().len(), 1);
+}
+
+/// The repak test paks' key (base64, from their crypto.json) and the
+/// CUE4Parse fixtures' key (hex), as the README of the corpus gives them.
+const REPAK_KEY: &str = "lNJbw660IOC+kU7cnVQ1oeqrXyhk4J6UAZrCBbcnp94=";
+const CUE4PARSE_KEY: &str = "435545345061727365466978747572654145534b657930313233343536373839";
+
+fn delete(s: &Server, pq: &str) -> u16 {
+    exchange(
+        s,
+        &format!(
+            "DELETE {pq} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nx-pakrat-token: {}\r\nConnection: close\r\n\r\n",
+            s.port, s.token
+        ),
+    )
+    .0
+}
+
+#[test]
+fn keys_from_the_command_line_and_from_the_page() {
+    let Some(c) = pakrat_testkit::corpus_dir() else {
+        return;
+    };
+    let t = tempfile::tempdir().unwrap();
+    let pak = "pack_v11_compress_encrypt_encryptindex.pak";
+    std::fs::copy(
+        c.join("pak/repak_tests/packs").join(pak),
+        t.path().join(pak),
+    )
+    .unwrap();
+    let toc = "iostore/cue4parse/UE5_8/IoStore/Tagged/OodleEncrypted/CUE4ParseFixtures-Minimal-OodleEncrypted-Windows";
+    for ext in ["utoc", "ucas"] {
+        std::fs::copy(
+            c.join(format!("{toc}.{ext}")),
+            t.path().join(format!("Enc.{ext}")),
+        )
+        .unwrap();
+    }
+    let original = std::fs::read(c.join("pak/repak_tests/pack/root/test.txt")).unwrap();
+
+    // --aes-key: the pak opens, its encrypted entry decrypts to the original.
+    let mut ring = pakrat_codec::KeyRing::new();
+    ring.add(pakrat_codec::AesKey::parse(REPAK_KEY).unwrap());
+    let s = start_with(t.path(), ring);
+    let j = json(&s, &format!("/api/open?path={pak}"));
+    assert_eq!(j["total_files"], 4, "{j}");
+    let (st, b) = get(&s, &format!("/api/member?path={pak}&name=test.txt"));
+    assert_eq!(st, 200);
+    assert_eq!(b, original);
+
+    // No key: a clear 422; a malformed key: 400 that does not repeat it;
+    // a wrong key: 422 "wrong AES key", not kept; the right one: kept.
+    let s = start(t.path());
+    let (st, b) = get(&s, &format!("/api/open?path={pak}"));
+    let msg = String::from_utf8_lossy(&b).into_owned();
+    assert_eq!(st, 422, "{msg}");
+    assert!(msg.contains("the index is encrypted"), "{msg}");
+    let (st, j) = post(&s, "/api/keys", &serde_json::json!({"key": "abc123secret"}));
+    assert_eq!(st, 400, "{j}");
+    assert!(!j.to_string().contains("abc123secret"), "{j}");
+    let wrong = "00".repeat(32);
+    let (st, j) = post(
+        &s,
+        "/api/keys",
+        &serde_json::json!({"key": wrong, "path": pak}),
+    );
+    assert_eq!(st, 422, "{j}");
+    assert!(
+        j["error"].as_str().unwrap().contains("wrong AES key"),
+        "{j}"
+    );
+    assert!(!j.to_string().contains(&wrong), "{j}");
+    let (st, _) = get(&s, &format!("/api/open?path={pak}"));
+    assert_eq!(st, 422, "a refused key is not kept");
+    let (st, j) = post(
+        &s,
+        "/api/keys",
+        &serde_json::json!({"key": REPAK_KEY, "path": pak}),
+    );
+    assert_eq!(st, 200, "{j}");
+    assert_eq!(j["checked"], true, "{j}");
+    assert!(!j.to_string().contains(REPAK_KEY), "{j}");
+    assert_eq!(json(&s, &format!("/api/open?path={pak}"))["total_files"], 4);
+    let (st, b) = get(&s, &format!("/api/member?path={pak}&name=test.txt"));
+    assert_eq!((st, b), (200, original));
+
+    // A container: refused without its key, listed with it (typed as a
+    // keys JSON), forgotten on DELETE.
+    let (st, _) = get(&s, "/api/open?path=Enc.utoc");
+    assert_eq!(st, 422, "the pak's key is wrong for it");
+    let (st, j) = post(
+        &s,
+        "/api/keys",
+        &serde_json::json!({"key": REPAK_KEY, "path": "Enc.utoc"}),
+    );
+    assert_eq!(st, 422, "{j}");
+    let keys_json = serde_json::json!({"00000000000000000000000000000000": CUE4PARSE_KEY});
+    let (st, j) = post(
+        &s,
+        "/api/keys",
+        &serde_json::json!({"key": keys_json.to_string(), "path": "Enc.utoc"}),
+    );
+    assert_eq!(st, 200, "{j}");
+    assert_eq!(j["checked"], true, "{j}");
+    let j = json(&s, "/api/open?path=Enc.utoc");
+    assert!(j["chunks"].as_u64().unwrap() > 0, "{j}");
+    assert_eq!(j["needs_key"], false, "{j}");
+    assert_eq!(delete(&s, "/api/keys"), 200);
+    // Without a key the container opens without its file list, and says so.
+    let j = json(&s, "/api/open?path=Enc.utoc");
+    assert_eq!(j["needs_key"], true, "keys forgotten: {j}");
+    assert_eq!(j["total_files"], 0, "{j}");
+    let (st, _) = get(&s, &format!("/api/open?path={pak}"));
+    assert_eq!(st, 422, "keys forgotten");
 }

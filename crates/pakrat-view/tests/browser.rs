@@ -277,6 +277,13 @@ fn a_browser_sees_textures_sounds_and_containers() {
         &c.join("ue1/DefaultAnnouncements.uax"),
         &root.join("Sounds/DefaultAnnouncements.uax"),
     );
+    // A UT2004 map importing 25 packages (none of them here: all missing).
+    copy(&c.join("ue2/DM-Gael.ut2"), &root.join("Maps/DM-Gael.ut2"));
+    // A pak whose index is encrypted (its key is typed into the page).
+    copy(
+        &c.join("pak/repak_tests/packs/pack_v11_compress_encrypt_encryptindex.pak"),
+        &root.join("Content/Paks/Enc.pak"),
+    );
     let toc = "iostore/cue4parse/UE5_8/IoStore/Tagged/Zlib/CUE4ParseFixtures-Minimal-Zlib-Windows";
     for ext in ["utoc", "ucas"] {
         copy(
@@ -289,6 +296,7 @@ fn a_browser_sees_textures_sounds_and_containers() {
         path: root.clone(),
         port: 0,
         token: None,
+        keys: Default::default(),
     };
     std::thread::spawn(move || {
         pakrat_view::serve(&opts, |r| tx.send(r.url.clone()).unwrap()).unwrap();
@@ -351,7 +359,44 @@ fn a_browser_sees_textures_sounds_and_containers() {
     assert_eq!(cells, json!(256), "the P8 palette");
     d.screenshot(&shots.join("3-texture.png"));
 
-    // A sound: the <audio> source fetches the sound's stored bytes.
+    a_sound_plays_its_stored_bytes(&d, &shots);
+
+    // A container: its first level, then a file found by the filter.
+    d.click("Content");
+    d.click("Paks");
+    d.click("Fixtures.utoc");
+    d.wait("document.querySelector('#right table')", "container facts");
+    d.wait("[...document.querySelectorAll('#right h3')].some(h => h.textContent.startsWith('Zen packages'))", "zen packages");
+    d.screenshot(&shots.join("5-container.png"));
+    d.js(
+        "const f = document.getElementById('filter'); f.value = 'uasset'; f.dispatchEvent(new Event('input')); return true;",
+        json!([]),
+    );
+    let n = d.wait(
+        "document.querySelectorAll('#found li').length",
+        "files found by the filter",
+    );
+    assert!(n.as_u64().unwrap() > 0);
+    let first_found = d.js(
+        "return document.querySelector('#found li').dataset.path;",
+        json!([]),
+    );
+    assert!(first_found
+        .as_str()
+        .unwrap()
+        .to_lowercase()
+        .contains("uasset"));
+    d.screenshot(&shots.join("6-filter.png"));
+
+    search_hits_open_and_extract_through_a_dialog(&d, &t.path().join("out"), &shots);
+    wide_tables_stay_on_the_page(&d, &shots);
+    big_graphs_zoom_and_pan(&d, &shots);
+    keys_typed_into_the_page(&d, &shots);
+    eprintln!("screenshots in {}", shots.display());
+}
+
+/// A sound: the `<audio>` source fetches the sound's stored bytes.
+fn a_sound_plays_its_stored_bytes(d: &Driver, shots: &Path) {
     d.click("Sounds");
     d.click("DefaultAnnouncements.uax");
     d.click("Sound");
@@ -392,32 +437,236 @@ fn a_browser_sees_textures_sounds_and_containers() {
     );
     assert!(shown.as_str().unwrap().ends_with(".wav"), "{shown}");
     d.screenshot(&shots.join("4-sound.png"));
+}
 
-    // A container: its first level, then a file found by the filter.
-    d.click("Content");
-    d.click("Paks");
-    d.click("Fixtures.utoc");
-    d.wait("document.querySelector('#right table')", "container facts");
-    d.wait("[...document.querySelectorAll('#right h3')].some(h => h.textContent.startsWith('Zen packages'))", "zen packages");
-    d.screenshot(&shots.join("5-container.png"));
+/// A container search hit opens the file (download, extract); extraction
+/// goes through a dialog (never `prompt()`), refuses to overwrite until
+/// "replace" is ticked, and the files land on disk.
+fn search_hits_open_and_extract_through_a_dialog(d: &Driver, out: &Path, shots: &Path) {
+    let hit = d.js(
+        "const a = document.querySelector('#found a.hit'); a.click(); return a.textContent;",
+        json!([]),
+    );
+    let hit = hit.as_str().unwrap().to_string();
+    d.wait(
+        &format!(
+            "document.querySelector('#right h2') && document.querySelector('#right h2').textContent === {}",
+            json!(hit)
+        ),
+        "the search hit's page",
+    );
+    let got = d.js_async(
+        "const done = arguments[arguments.length - 1]; \
+         fetch(document.querySelector('#right a[download]').href).then(r => r.arrayBuffer().then(b => done([r.status, b.byteLength])));",
+        json!([]),
+    );
+    assert_eq!(got[0], 200, "{got}");
+    assert!(got[1].as_u64().unwrap() > 0, "{got}");
+    // The dialog, not prompt().
     d.js(
-        "const f = document.getElementById('filter'); f.value = 'uasset'; f.dispatchEvent(new Event('input')); return true;",
+        "window.prompt = () => { window.__prompted = true; return null; }; \
+         window.confirm = () => { window.__prompted = true; return false; }; \
+         document.getElementById('extract').click(); return true;",
         json!([]),
     );
-    let n = d.wait(
-        "document.querySelectorAll('#found li').length",
-        "files found by the filter",
+    d.wait(
+        "document.getElementById('exdlg').open",
+        "the extract dialog",
     );
-    assert!(n.as_u64().unwrap() > 0);
-    let first_found = d.js(
-        "return document.querySelector('#found li').dataset.path;",
+    let extract = |force: bool| {
+        d.js(
+            "document.getElementById('exdest').value = arguments[0]; \
+             document.getElementById('exforce').checked = arguments[1]; \
+             document.getElementById('exmsg').textContent = ''; \
+             document.getElementById('exgo').click(); return true;",
+            json!([out.display().to_string(), force]),
+        );
+        d.wait(
+            "(() => { const t = document.getElementById('exmsg').textContent; return !t.includes('extracting') && t; })()",
+            "the extraction's answer",
+        )
+    };
+    let said = extract(false);
+    assert!(
+        said.as_str().unwrap().contains("1 file(s) written"),
+        "{said}"
+    );
+    let written = out.join(&hit);
+    assert!(
+        std::fs::metadata(&written).is_ok_and(|m| m.len() > 0),
+        "{} not written",
+        written.display()
+    );
+    d.screenshot(&shots.join("7-extract-dialog.png"));
+    let said = extract(false);
+    assert!(said.as_str().unwrap().contains("already exists"), "{said}");
+    let said = extract(true);
+    assert!(said.as_str().unwrap().contains("written"), "{said}");
+    let prompted = d.js("return !!window.__prompted;", json!([]));
+    assert_eq!(prompted, json!(false), "prompt() or confirm() was used");
+    d.js(
+        "document.getElementById('exclose').click(); return true;",
         json!([]),
     );
-    assert!(first_found
-        .as_str()
-        .unwrap()
-        .to_lowercase()
-        .contains("uasset"));
-    d.screenshot(&shots.join("6-filter.png"));
-    eprintln!("screenshots in {}", shots.display());
+    d.wait(
+        "!document.getElementById('exdlg').open",
+        "the dialog closed",
+    );
+}
+
+/// Nothing the right panel shows runs off the page in a narrow window: wide
+/// tables scroll within themselves, long paths wrap.
+fn wide_tables_stay_on_the_page(d: &Driver, shots: &Path) {
+    d.cmd("POST", "window/rect", json!({"width": 900, "height": 800}));
+    d.click("Fixtures.utoc");
+    d.wait("[...document.querySelectorAll('#right h3')].some(h => h.textContent.startsWith('Zen packages'))", "zen packages");
+    let fits = d.js(
+        "const r = document.getElementById('right').getBoundingClientRect(); \
+         const tables = [...document.querySelectorAll('#right table')]; \
+         return {page: document.documentElement.scrollWidth <= window.innerWidth, \
+                 panel: r.right <= window.innerWidth + 1, \
+                 tables: tables.length, \
+                 inside: tables.every(t => t.getBoundingClientRect().right <= r.right + 1)};",
+        json!([]),
+    );
+    d.js_async(
+        "const done = arguments[arguments.length - 1]; requestAnimationFrame(() => requestAnimationFrame(() => done(true)));",
+        json!([]),
+    );
+    d.screenshot(&shots.join("8-narrow.png"));
+    assert_eq!(
+        fits,
+        json!({"page": true, "panel": true, "tables": 3, "inside": true}),
+        "tables at 900 px"
+    );
+    d.cmd("POST", "window/rect", json!({"width": 1280, "height": 800}));
+}
+
+/// A map importing 25 packages: its graph wraps into rows (at most 8 boxes,
+/// 1,344 px, wide: it was 4,166), and it zooms (buttons, wheel) and pans
+/// (drag).
+fn big_graphs_zoom_and_pan(d: &Driver, shots: &Path) {
+    d.js(
+        "const f = document.getElementById('filter'); f.value = ''; f.dispatchEvent(new Event('input')); return true;",
+        json!([]),
+    );
+    d.click("Maps");
+    d.click("DM-Gael.ut2");
+    let w = d.wait(
+        "(() => { const i = document.querySelector('img.deps'); return i && i.complete && i.naturalWidth && document.getElementById('graphbox').dataset.zoom ? i.naturalWidth : 0; })()",
+        "the dependency graph",
+    );
+    assert!(w.as_u64().unwrap() <= 1344, "graph {w} px wide");
+    let state = "const b = document.getElementById('graphbox'), i = b.querySelector('img'); \
+                 return [Number(b.dataset.zoom), i.getBoundingClientRect().width, i.naturalWidth, b.scrollLeft, b.scrollWidth > b.clientWidth];";
+    let fit = d.js(state, json!([]));
+    let z0 = fit[0].as_f64().unwrap();
+    assert!(z0 <= 1.0, "{fit}");
+    assert!(
+        (fit[1].as_f64().unwrap() - fit[2].as_f64().unwrap() * z0).abs() <= 1.0,
+        "{fit}"
+    );
+    d.js("document.querySelector('button[data-zoom=in]').click(); document.querySelector('button[data-zoom=in]').click(); return true;", json!([]));
+    let zin = d.js(state, json!([]));
+    assert!(
+        (zin[0].as_f64().unwrap() - z0 * 1.5625).abs() < 1e-6 || zin[0].as_f64().unwrap() == 4.0,
+        "{zin}"
+    );
+    d.js("document.querySelector('button[data-zoom=\"1\"]').click(); document.getElementById('graphbox').scrollLeft = 0; return true;", json!([]));
+    let one = d.js(state, json!([]));
+    assert_eq!(one[0], json!(1), "{one}");
+    assert_eq!(
+        one[1].as_f64().unwrap().round() as u64,
+        w.as_u64().unwrap(),
+        "1:1"
+    );
+    assert_eq!(one[4], json!(true), "the box scrolls at 1:1: {one}");
+    // Drag 200 px to the left: the view moves 200 px to the right.
+    let moved = d.js(
+        "const b = document.getElementById('graphbox'), r = b.getBoundingClientRect(); \
+         const at = (t, x) => b.dispatchEvent(new PointerEvent(t, {bubbles: true, pointerId: 7, clientX: x, clientY: r.top + 40})); \
+         at('pointerdown', r.left + 300); at('pointermove', r.left + 200); at('pointermove', r.left + 100); at('pointerup', r.left + 100); \
+         return b.scrollLeft;",
+        json!([]),
+    );
+    assert_eq!(moved, json!(200), "scrollLeft after the drag");
+    // The wheel zooms in around the pointer.
+    let z = d.js(
+        "const b = document.getElementById('graphbox'), r = b.getBoundingClientRect(); \
+         b.dispatchEvent(new WheelEvent('wheel', {bubbles: true, cancelable: true, deltaY: -100, clientX: r.left + 50, clientY: r.top + 20})); \
+         return Number(b.dataset.zoom);",
+        json!([]),
+    );
+    assert!((z.as_f64().unwrap() - 1.1).abs() < 1e-6, "{z}");
+    d.js(
+        "document.querySelector('.graphbar').scrollIntoView(); return true;",
+        json!([]),
+    );
+    d.screenshot(&shots.join("9-graph.png"));
+}
+
+/// The repak test paks' key, as their crypto.json gives it (base64).
+const REPAK_KEY: &str = "lNJbw660IOC+kU7cnVQ1oeqrXyhk4J6UAZrCBbcnp94=";
+
+/// A pak with an encrypted index: the page says so and asks for the key;
+/// a wrong key is a clear error in the dialog; the right one lists the
+/// pak. The key is in no URL the page requested.
+fn keys_typed_into_the_page(d: &Driver, shots: &Path) {
+    d.click("Enc.pak");
+    d.wait(
+        "document.querySelector('#right button.askkey')",
+        "the key button",
+    );
+    let msg = d.js(
+        "return document.querySelector('#right .err').textContent;",
+        json!([]),
+    );
+    assert!(
+        msg.as_str().unwrap().contains("the index is encrypted"),
+        "{msg}"
+    );
+    d.js(
+        "document.querySelector('#right button.askkey').click(); return true;",
+        json!([]),
+    );
+    d.wait("document.getElementById('keydlg').open", "the key dialog");
+    let try_key = |k: &str| {
+        d.js(
+            "document.getElementById('keymsg').textContent = ''; \
+             document.getElementById('keytext').value = arguments[0]; \
+             document.getElementById('keygo').click(); return true;",
+            json!([k]),
+        );
+    };
+    try_key(&"00".repeat(32));
+    let said = d.wait(
+        "(() => { const t = document.getElementById('keymsg').textContent; return !t.includes('trying') && t; })()",
+        "the wrong key's error",
+    );
+    assert!(said.as_str().unwrap().contains("wrong AES key"), "{said}");
+    assert_eq!(
+        d.js("return document.getElementById('keydlg').open;", json!([])),
+        json!(true)
+    );
+    d.screenshot(&shots.join("10-wrong-key.png"));
+    try_key(REPAK_KEY);
+    d.wait(
+        "!document.getElementById('keydlg').open",
+        "the key accepted",
+    );
+    d.wait(
+        "[...document.querySelectorAll('#right tr')].some(r => r.cells[0].textContent === 'files' && r.cells[1].textContent === '4')",
+        "the pak's facts",
+    );
+    d.click("test.txt");
+    d.screenshot(&shots.join("11-key.png"));
+    let urls = d.js(
+        "return performance.getEntriesByType('resource').map(e => e.name).concat([location.href]).join(' ');",
+        json!([]),
+    );
+    let urls = urls.as_str().unwrap();
+    for k in [REPAK_KEY, "lNJbw660IOC", "lNJbw660IOC%2BkU7"] {
+        assert!(!urls.contains(k), "the key is in a URL: {urls}");
+    }
+    assert!(urls.contains("/api/keys"), "{urls}");
 }

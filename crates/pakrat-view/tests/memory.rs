@@ -28,6 +28,7 @@ fn child_server() {
         path: root.into(),
         port: 0,
         token: None,
+        keys: Default::default(),
     };
     pakrat_view::serve(&opts, |r| {
         println!("URL {}", r.url);

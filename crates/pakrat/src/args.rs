@@ -116,6 +116,10 @@ pub struct ViewArgs {
     /// --no-open), instead of the bare URL.
     #[arg(long)]
     pub json: bool,
+    /// Keys for encrypted paks and containers (more can be typed into the
+    /// page).
+    #[command(flatten)]
+    pub keys: KeyArgs,
 }
 
 /// `pakrat completions`.

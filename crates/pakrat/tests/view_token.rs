@@ -197,3 +197,91 @@ fn view_json_prints_one_line_with_the_url_and_the_launcher() {
     assert_eq!(rest, "", "more than one line");
     assert!(!page_path.exists(), "the launcher page outlives the viewer");
 }
+
+/// `GET path_and_query` with `token`: (status line, body).
+fn get_text(port: u16, token: &str, path_and_query: &str) -> (String, String) {
+    let mut c = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    write!(
+        c,
+        "GET {path_and_query}&t={token} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut answer = String::new();
+    c.read_to_string(&mut answer).unwrap();
+    let (head, body) = answer.split_once("\r\n\r\n").unwrap();
+    (head.lines().next().unwrap().to_string(), body.to_string())
+}
+
+/// `view --keys FILE --aes-key KEY` takes the forms `list`/`extract` take:
+/// an encrypted-index pak (key from a Crypto.json) and an encrypted
+/// container (hex key) open; a malformed key stops it with exit 2 and a
+/// message that does not repeat the key.
+#[test]
+fn view_takes_keys_as_the_other_commands_do() {
+    let Some(c) = pakrat_testkit::corpus_dir() else {
+        return;
+    };
+    let t = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        c.join("pak/repak_tests/packs/pack_v11_compress_encrypt_encryptindex.pak"),
+        t.path().join("Enc.pak"),
+    )
+    .unwrap();
+    let toc = "iostore/cue4parse/UE5_8/IoStore/Tagged/OodleEncrypted/CUE4ParseFixtures-Minimal-OodleEncrypted-Windows";
+    for ext in ["utoc", "ucas"] {
+        std::fs::copy(
+            c.join(format!("{toc}.{ext}")),
+            t.path().join(format!("Enc.{ext}")),
+        )
+        .unwrap();
+    }
+    let mut viewer = Viewer(
+        Command::new(env!("CARGO_BIN_EXE_pakrat"))
+            .args(["view", "--no-open", "--json", "--keys"])
+            .arg(c.join("pak/repak_tests/crypto.json"))
+            .args([
+                "--aes-key",
+                "435545345061727365466978747572654145534b657930313233343536373839",
+            ])
+            .arg(t.path())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let child = &mut viewer.0;
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    out.read_line(&mut line).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&line).unwrap();
+    let url = v["url"].as_str().unwrap();
+    let token = url.split("t=").nth(1).unwrap().split('#').next().unwrap();
+    let port = v["address"]
+        .as_str()
+        .unwrap()
+        .rsplit(':')
+        .next()
+        .unwrap()
+        .parse::<u16>()
+        .unwrap();
+    let (st, body) = get_text(port, token, "/api/open?path=Enc.pak");
+    assert!(st.contains(" 200 "), "{st}: {body}");
+    let j: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(j["total_files"], 4, "{j}");
+    let (st, body) = get_text(port, token, "/api/open?path=Enc.utoc");
+    assert!(st.contains(" 200 "), "{st}: {body}");
+    let j: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(j["needs_key"], false, "{j}");
+    assert!(j["total_files"].as_u64().unwrap() > 0, "{j}");
+    interrupt_and_wait(child);
+
+    let bad = Command::new(env!("CARGO_BIN_EXE_pakrat"))
+        .args(["view", "--no-open", "--aes-key", "zz-not-a-key-secret"])
+        .arg(t.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert_eq!(bad.status.code(), Some(2), "{err}");
+    assert!(err.contains("--aes-key"), "{err}");
+    assert!(!err.contains("zz-not-a-key-secret"), "{err}");
+}

@@ -74,12 +74,13 @@ fn open_browser(url: &str) -> Option<Launcher> {
     Some(l)
 }
 
-/// `pakrat view PATH [--port N] [--no-open]`.
+/// `pakrat view PATH [--port N] [--no-open] [--aes-key KEY] [--keys FILE]`.
 pub fn view(a: &ViewArgs) -> Result<ExitCode> {
     let opts = pakrat_view::Options {
         path: a.path.clone(),
         port: a.port,
         token: None,
+        keys: crate::cmd::iostore::keyring(&a.keys)?,
     };
     // The launcher page lives until the viewer stops.
     let mut launched = None;
