@@ -1,11 +1,9 @@
-//! The steps of [`Summary::read`]: version fields, custom versions, table
-//! offsets and cook info.
+//! The steps of [`Summary::read`](super::Summary::read): version fields,
+//! custom versions, table offsets and cook info.
 
 use pakrat_codec::fstring::read_fstring;
 use pakrat_io::{Error, Guid, Reader, Result};
 
-#[cfg(doc)]
-use super::Summary;
 use super::{
     custom_version_form, read_engine_version, ue4, ue5, ChunkIds, CustomVersion, EngineVersion,
     Layout, Section, PACKAGE_FILE_TAG,

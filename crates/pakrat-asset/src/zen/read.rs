@@ -1,4 +1,4 @@
-//! Parsing a zen package header, one layout at a time.
+//! Reading a zen package header ([`parse`]), one layout at a time.
 
 use pakrat_codec::names::{
     read_name_batch, read_name_batch_parts, with_number, BatchName, MappedName,
