@@ -7,10 +7,13 @@
 //! version writes is kept (`Option` = "not written at this version"), so
 //! [`Summary::write`] reproduces the bytes [`Summary::read`] saw.
 
-use pakrat_io::{Error, Guid, Reader, Result, Writer};
+use pakrat_io::{Guid, Reader, Result, Writer};
 use serde::Serialize;
 
 use pakrat_codec::fstring::read_fstring;
+
+mod read;
+use read::{read_custom_versions, CookInfo, Tables, Versions};
 
 /// `PACKAGE_FILE_TAG`.
 pub const PACKAGE_FILE_TAG: u32 = 0x9E2A_83C1;
@@ -388,84 +391,9 @@ impl Summary {
     /// Read a summary from the start of a `.uasset`. `fallback` gives the
     /// layout of an unversioned package (required then).
     pub fn read(r: &mut Reader<'_>, fallback: Option<Layout>) -> Result<(Summary, Layout)> {
-        let at = r.offset();
-        let tag = r.u32("package tag")?;
-        if tag != PACKAGE_FILE_TAG {
-            return Err(Error::invalid(
-                at,
-                format!("package tag {tag:#010x}, expected {PACKAGE_FILE_TAG:#010x} (not a UE4/UE5 .uasset)"),
-            ));
-        }
-        let at = r.offset();
-        let legacy = r.i32("LegacyFileVersion")?;
-        if !(-9..=-2).contains(&legacy) {
-            return Err(if legacy >= 0 {
-                Error::unsupported(
-                    at,
-                    format!(
-                        "LegacyFileVersion {legacy}: a UE3 package (UE4+ packages store -2 … -9)"
-                    ),
-                )
-            } else {
-                Error::unsupported(
-                    at,
-                    format!("LegacyFileVersion {legacy}: newer than -9, layout not known"),
-                )
-            });
-        }
-        let legacy_ue3_version = if legacy != -4 {
-            Some(r.i32("LegacyUE3Version")?)
-        } else {
-            None
-        };
-        let file_version_ue4 = r.i32("FileVersionUE4")?;
-        let file_version_ue5 = if legacy <= -8 {
-            Some(r.i32("FileVersionUE5")?)
-        } else {
-            None
-        };
-        let licensee_version = r.i32("FileVersionLicenseeUE4")?;
-        let unversioned =
-            file_version_ue4 == 0 && file_version_ue5.unwrap_or(0) == 0 && licensee_version == 0;
-        let layout = if unversioned {
-            fallback.ok_or_else(|| {
-                Error::unsupported(
-                    at,
-                    "unversioned package (all versions 0): give the engine version (--ue-version, e.g. 5.4)",
-                )
-            })?
-        } else {
-            Layout {
-                ue4: file_version_ue4,
-                ue5: file_version_ue5.unwrap_or(0),
-                import_package_name: fallback.and_then(|f| f.import_package_name),
-            }
-        };
-        if layout.ue4 < ue4::OLDEST_LOADABLE_PACKAGE || layout.ue4 > ue4::LATEST {
-            return Err(Error::unsupported(
-                at,
-                format!(
-                    "FileVersionUE4 {} outside the known range {}..={}",
-                    layout.ue4,
-                    ue4::OLDEST_LOADABLE_PACKAGE,
-                    ue4::LATEST
-                ),
-            ));
-        }
-        if layout.ue5 != 0 && !(ue5::INITIAL_VERSION..=ue5::LATEST).contains(&layout.ue5) {
-            return Err(Error::unsupported(
-                at,
-                format!(
-                    "FileVersionUE5 {} outside the known range {}..={}",
-                    layout.ue5,
-                    ue5::INITIAL_VERSION,
-                    ue5::LATEST
-                ),
-            ));
-        }
-        let (v4, v5) = (layout.ue4, layout.ue5);
+        let (v, layout) = Versions::read(r, fallback)?;
         // UE checks the version here; the -9 legacy bump came with it.
-        let saved_hash_form = v5 >= ue5::PACKAGE_SAVED_HASH;
+        let saved_hash_form = layout.ue5 >= ue5::PACKAGE_SAVED_HASH;
         let mut total_header_size = 0;
         let saved_hash = if saved_hash_form {
             let h = r.array::<20>("SavedHash")?;
@@ -474,235 +402,59 @@ impl Summary {
         } else {
             None
         };
-        let form = custom_version_form(legacy);
-        let n = i64::from(r.i32("custom version count")?);
-        let n = r.check_count(n, if form == 0 { 8 } else { 20 }, "custom version count")?;
-        let mut custom_versions = Vec::with_capacity(n);
-        for _ in 0..n {
-            let cv = match form {
-                0 => {
-                    let tag = r.u32("custom version tag")?;
-                    let mut b = [0u8; 16];
-                    b[..4].copy_from_slice(&tag.to_le_bytes());
-                    CustomVersion {
-                        key: Guid::from_bytes(b),
-                        version: r.i32("custom version")?,
-                        friendly_name: None,
-                    }
-                }
-                1 => CustomVersion {
-                    key: r.guid("custom version key")?,
-                    version: r.i32("custom version")?,
-                    friendly_name: Some(read_fstring(r, "custom version name")?),
-                },
-                _ => CustomVersion {
-                    key: r.guid("custom version key")?,
-                    version: r.i32("custom version")?,
-                    friendly_name: None,
-                },
-            };
-            custom_versions.push(cv);
-        }
+        let custom_versions = read_custom_versions(r, v.legacy)?;
         if !saved_hash_form {
             total_header_size = r.i32("TotalHeaderSize")?;
         }
         let package_name = read_fstring(r, "PackageName")?;
         let package_flags = r.u32("PackageFlags")?;
         let filter = package_flags & flags::FILTER_EDITOR_ONLY != 0;
-        let sec = |r: &mut Reader<'_>, what: &str| -> Result<Section> {
-            Ok(Section {
-                count: r.i32(what)?,
-                offset: r.i32(what)?,
-            })
-        };
-        let names = sec(r, "name map count/offset")?;
-        let soft_object_paths = if v5 >= ue5::ADD_SOFTOBJECTPATH_LIST {
-            Some(sec(r, "soft object paths")?)
-        } else {
-            None
-        };
-        let localization_id = if !filter && v4 >= ue4::ADDED_PACKAGE_SUMMARY_LOCALIZATION_ID {
-            Some(read_fstring(r, "LocalizationId")?)
-        } else {
-            None
-        };
-        let gatherable_text = if v4 >= ue4::SERIALIZE_TEXT_IN_PACKAGES {
-            Some(sec(r, "gatherable text data")?)
-        } else {
-            None
-        };
-        let exports = sec(r, "export map count/offset")?;
-        let imports = sec(r, "import map count/offset")?;
-        let cells = if v5 >= ue5::VERSE_CELLS {
-            Some((sec(r, "cell export map")?, sec(r, "cell import map")?))
-        } else {
-            None
-        };
-        let metadata_offset = if v5 >= ue5::METADATA_SERIALIZATION_OFFSET {
-            Some(r.i32("MetaDataOffset")?)
-        } else {
-            None
-        };
-        let depends_offset = r.i32("DependsOffset")?;
-        let soft_package_references = if v4 >= ue4::ADD_STRING_ASSET_REFERENCES_MAP {
-            Some(sec(r, "soft package references")?)
-        } else {
-            None
-        };
-        let searchable_names_offset = if v4 >= ue4::ADDED_SEARCHABLE_NAMES {
-            Some(r.i32("SearchableNamesOffset")?)
-        } else {
-            None
-        };
-        let thumbnail_table_offset = r.i32("ThumbnailTableOffset")?;
-        let import_type_hierarchies = if v5 >= ue5::IMPORT_TYPE_HIERARCHIES {
-            Some(sec(r, "import type hierarchies")?)
-        } else {
-            None
-        };
-        let guid = if v5 < ue5::PACKAGE_SAVED_HASH {
-            Some(r.guid("package Guid")?)
-        } else {
-            None
-        };
-        let (persistent_guid, owner_persistent_guid) = if !filter && v4 >= ue4::ADDED_PACKAGE_OWNER
-        {
-            let p = r.guid("PersistentGuid")?;
-            let o = if v4 < ue4::NON_OUTER_PACKAGE_IMPORT {
-                Some(r.guid("OwnerPersistentGuid")?)
-            } else {
-                None
-            };
-            (Some(p), o)
-        } else {
-            (None, None)
-        };
-        let n = i64::from(r.i32("generation count")?);
-        let n = r.check_count(n, 8, "generation count")?;
-        let mut generations = Vec::with_capacity(n);
-        for _ in 0..n {
-            generations.push((
-                r.i32("generation export count")?,
-                r.i32("generation name count")?,
-            ));
-        }
-        let (saved_by, engine_changelist) = if v4 >= ue4::ENGINE_VERSION_OBJECT {
-            (Some(read_engine_version(r)?), None)
-        } else {
-            (None, Some(r.i32("EngineChangelist")?))
-        };
-        let compatible_with = if v4 >= ue4::PACKAGE_SUMMARY_HAS_COMPATIBLE_ENGINE_VERSION {
-            Some(read_engine_version(r)?)
-        } else {
-            None
-        };
-        let at = r.offset();
-        let compression_flags = r.u32("CompressionFlags")?;
-        let chunks = r.i32("compressed chunk count")?;
-        if chunks != 0 {
-            return Err(Error::unsupported(at + 4, format!("{chunks} compressed chunks: package-level compression (UE3 style) is not supported by UE4+ either")));
-        }
-        let package_source = r.u32("PackageSource")?;
-        let n = i64::from(r.i32("AdditionalPackagesToCook count")?);
-        let n = r.check_count(n, 4, "AdditionalPackagesToCook count")?;
-        let mut additional_packages_to_cook = Vec::with_capacity(n);
-        for _ in 0..n {
-            additional_packages_to_cook.push(read_fstring(r, "AdditionalPackagesToCook")?);
-        }
-        let num_texture_allocations = if legacy > -7 {
-            let at = r.offset();
-            let n = r.i32("NumTextureAllocations")?;
-            if n != 0 {
-                return Err(Error::unsupported(at, format!("NumTextureAllocations {n}: texture allocation info is not supported (expected 0)")));
-            }
-            Some(n)
-        } else {
-            None
-        };
-        let asset_registry_data_offset = r.i32("AssetRegistryDataOffset")?;
-        let bulk_data_start_offset = r.i64("BulkDataStartOffset")?;
-        let world_tile_info_data_offset = if v4 >= ue4::WORLD_LEVEL_INFO {
-            Some(r.i32("WorldTileInfoDataOffset")?)
-        } else {
-            None
-        };
-        let chunk_ids = if v4 >= ue4::CHANGED_CHUNKID_TO_BE_AN_ARRAY_OF_CHUNKIDS {
-            let n = i64::from(r.i32("ChunkIDs count")?);
-            let n = r.check_count(n, 4, "ChunkIDs count")?;
-            Some(ChunkIds::Array(
-                (0..n)
-                    .map(|_| r.i32("ChunkID"))
-                    .collect::<Result<Vec<_>>>()?,
-            ))
-        } else if v4 >= ue4::ADDED_CHUNKID_TO_ASSETDATA_AND_UPACKAGE {
-            Some(ChunkIds::Single(r.i32("ChunkID")?))
-        } else {
-            None
-        };
-        let preload_dependencies = if v4 >= ue4::PRELOAD_DEPENDENCIES_IN_COOKED_EXPORTS {
-            Some(sec(r, "preload dependencies")?)
-        } else {
-            None
-        };
-        let names_referenced_from_export_data = if v5 >= ue5::NAMES_REFERENCED_FROM_EXPORT_DATA {
-            Some(r.i32("NamesReferencedFromExportDataCount")?)
-        } else {
-            None
-        };
-        let payload_toc_offset = if v5 >= ue5::PAYLOAD_TOC {
-            Some(r.i64("PayloadTocOffset")?)
-        } else {
-            None
-        };
-        let data_resource_offset = if v5 >= ue5::DATA_RESOURCES {
-            Some(r.i32("DataResourceOffset")?)
-        } else {
-            None
-        };
+        let t = Tables::read(r, layout, filter)?;
+        let c = CookInfo::read(r, layout, v.legacy)?;
         Ok((
             Summary {
-                legacy_file_version: legacy,
-                legacy_ue3_version,
-                file_version_ue4,
-                file_version_ue5,
-                licensee_version,
+                legacy_file_version: v.legacy,
+                legacy_ue3_version: v.legacy_ue3_version,
+                file_version_ue4: v.file_version_ue4,
+                file_version_ue5: v.file_version_ue5,
+                licensee_version: v.licensee_version,
                 saved_hash,
                 custom_versions,
                 total_header_size,
                 package_name,
                 package_flags,
-                names,
-                soft_object_paths,
-                localization_id,
-                gatherable_text,
-                exports,
-                imports,
-                cells,
-                metadata_offset,
-                depends_offset,
-                soft_package_references,
-                searchable_names_offset,
-                thumbnail_table_offset,
-                import_type_hierarchies,
-                guid,
-                persistent_guid,
-                owner_persistent_guid,
-                generations,
-                saved_by,
-                engine_changelist,
-                compatible_with,
-                compression_flags,
-                package_source,
-                additional_packages_to_cook,
-                num_texture_allocations,
-                asset_registry_data_offset,
-                bulk_data_start_offset,
-                world_tile_info_data_offset,
-                chunk_ids,
-                preload_dependencies,
-                names_referenced_from_export_data,
-                payload_toc_offset,
-                data_resource_offset,
+                names: t.names,
+                soft_object_paths: t.soft_object_paths,
+                localization_id: t.localization_id,
+                gatherable_text: t.gatherable_text,
+                exports: t.exports,
+                imports: t.imports,
+                cells: t.cells,
+                metadata_offset: t.metadata_offset,
+                depends_offset: t.depends_offset,
+                soft_package_references: t.soft_package_references,
+                searchable_names_offset: t.searchable_names_offset,
+                thumbnail_table_offset: t.thumbnail_table_offset,
+                import_type_hierarchies: t.import_type_hierarchies,
+                guid: t.guid,
+                persistent_guid: t.persistent_guid,
+                owner_persistent_guid: t.owner_persistent_guid,
+                generations: c.generations,
+                saved_by: c.saved_by,
+                engine_changelist: c.engine_changelist,
+                compatible_with: c.compatible_with,
+                compression_flags: c.compression_flags,
+                package_source: c.package_source,
+                additional_packages_to_cook: c.additional_packages_to_cook,
+                num_texture_allocations: c.num_texture_allocations,
+                asset_registry_data_offset: c.asset_registry_data_offset,
+                bulk_data_start_offset: c.bulk_data_start_offset,
+                world_tile_info_data_offset: c.world_tile_info_data_offset,
+                chunk_ids: c.chunk_ids,
+                preload_dependencies: c.preload_dependencies,
+                names_referenced_from_export_data: c.names_referenced_from_export_data,
+                payload_toc_offset: c.payload_toc_offset,
+                data_resource_offset: c.data_resource_offset,
             },
             layout,
         ))
