@@ -23,7 +23,7 @@ fn main() -> ExitCode {
             .num_threads(n)
             .build_global();
     }
-    cmd::set_quiet(cli.quiet);
+    cmd::common::set_quiet(cli.quiet);
     let res = run(cli.command);
     // An input cut short while it was read (see pakrat_io::mapguard) was
     // read as zeros past its new end: whatever the command made of it is

@@ -4,8 +4,8 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::process::ExitCode;
 
-use anyhow::{bail, Context, Result};
-use pakrat_codec::{AesKey, KeyRing};
+use anyhow::{bail, Result};
+use pakrat_codec::KeyRing;
 use pakrat_io::text::show;
 use pakrat_iostore::container::{guid_text, ChunkInfo};
 use pakrat_iostore::toc::{flags, EncryptionMethod};
@@ -13,28 +13,8 @@ use pakrat_iostore::{extract, verify as iverify, Container};
 use serde_json::json;
 
 use crate::args::*;
-use crate::cmd::progress;
+use crate::cmd::common::{exit_code, global_script, open_container, progress};
 use crate::output::{human_size, print_json};
-
-/// Build the key ring from `--aes-key` and `--keys`.
-pub fn keyring(k: &KeyArgs) -> Result<KeyRing> {
-    let mut ring = KeyRing::new();
-    for s in &k.aes_keys {
-        ring.add(AesKey::parse(s).context("--aes-key")?);
-    }
-    if let Some(f) = &k.keys_file {
-        let text = pakrat_io::read_text_capped(f, pakrat_io::caps::KEYS_FILE, "a keys file")
-            .context("--keys")?;
-        ring.add_json(&text)
-            .with_context(|| format!("keys file {}", f.display()))?;
-    }
-    Ok(ring)
-}
-
-/// Open a container with the keys of a command.
-pub fn open(path: &std::path::Path, k: &KeyArgs) -> Result<Container> {
-    Ok(Container::open(path, &keyring(k)?)?)
-}
 
 fn encryption_name(m: EncryptionMethod) -> &'static str {
     match m {
@@ -48,7 +28,7 @@ fn encryption_name(m: EncryptionMethod) -> &'static str {
 pub fn info(a: &InfoArgs) -> Result<ExitCode> {
     // A key that does not fit still leaves the (unencrypted) header worth
     // showing: open without keys, show it, report the key and exit 1.
-    let (c, key_error) = match open(&a.file, &a.keys) {
+    let (c, key_error) = match open_container(&a.file, &a.keys) {
         Ok(c) => (c, None),
         Err(e) => match Container::open(&a.file, &KeyRing::new()) {
             Ok(c) => (c, Some(crate::output::error_text(&e))),
@@ -241,7 +221,7 @@ fn chunk_json(x: &ChunkInfo) -> serde_json::Value {
 
 /// `list` for this format.
 pub fn list(a: &ListArgs) -> Result<ExitCode> {
-    let c = open(&a.file, &a.keys)?;
+    let c = open_container(&a.file, &a.keys)?;
     let indexed = c.toc().header.has(flags::INDEXED);
     if indexed && !a.chunks {
         if let Err(e) = c.directory() {
@@ -303,7 +283,7 @@ pub fn list(a: &ListArgs) -> Result<ExitCode> {
 
 /// `verify` for this format.
 pub fn verify(a: &VerifyArgs) -> Result<ExitCode> {
-    let c = open(&a.file, &a.keys)?;
+    let c = open_container(&a.file, &a.keys)?;
     let total: u64 = c.toc().offsets.iter().map(|o| o.length).sum();
     let bar = progress(total, a.out.json, "verifying");
     let tick = |n: u64| {
@@ -318,11 +298,7 @@ pub fn verify(a: &VerifyArgs) -> Result<ExitCode> {
     if let Some(pb) = &bar {
         pb.finish_and_clear();
     }
-    let code = if r.ok() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    };
+    let code = exit_code(r.ok());
     if a.out.json {
         let mut v = serde_json::to_value(&r)?;
         if let Some(m) = v.as_object_mut() {
@@ -396,7 +372,7 @@ pub fn verify(a: &VerifyArgs) -> Result<ExitCode> {
 
 /// `extract` for this format.
 pub fn extract(a: &ExtractArgs) -> Result<ExitCode> {
-    let c = open(&a.file, &a.keys)?;
+    let c = open_container(&a.file, &a.keys)?;
     let indexed = c.toc().header.has(flags::INDEXED);
     if indexed {
         if let Err(e) = c.directory() {
@@ -408,7 +384,7 @@ pub fn extract(a: &ExtractArgs) -> Result<ExitCode> {
             a.file.display()
         );
     }
-    let globs = crate::cmd::globset(&a.globs)?;
+    let globs = crate::cmd::common::globset(&a.globs)?;
     let jobs: Vec<extract::Job> = c
         .chunks()
         .into_iter()
@@ -444,12 +420,18 @@ pub fn extract(a: &ExtractArgs) -> Result<ExitCode> {
     // Nothing selected is an error before any folder is made (as for
     // UMODs and paks).
     if jobs.is_empty() {
-        return Err(crate::cmd::nothing_matches(&a.file, "file", &a.globs));
+        return Err(crate::cmd::common::nothing_matches(
+            &a.file, "file", &a.globs,
+        ));
     }
     let out = pakrat_io::fsutil::OutputDir::create(&a.output, a.force)?;
-    crate::cmd::refuse_existing(&out, jobs.iter().map(|j| j.name.as_str()))?;
+    crate::cmd::common::refuse_existing(&out, jobs.iter().map(|j| j.name.as_str()))?;
     let total: u64 = jobs.iter().map(|j| j.size).sum();
-    let bar = progress(total, crate::cmd::quiet() || a.out.json, "extracting");
+    let bar = progress(
+        total,
+        crate::cmd::common::quiet() || a.out.json,
+        "extracting",
+    );
     let tick = |n: u64| {
         if let Some(pb) = &bar {
             pb.inc(n);
@@ -498,51 +480,7 @@ pub fn extract(a: &ExtractArgs) -> Result<ExitCode> {
             out.root().display()
         );
     }
-    Ok(if errors.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
-}
-
-/// The global container's script objects: from `explicit` (`--global`;
-/// an error if it does not load), else from a `global.utoc` next to `file`
-/// or one folder up (the CUE4Parse fixtures keep it there). Also returns a
-/// note when none was found or it did not load.
-pub fn global_script(
-    file: &std::path::Path,
-    explicit: Option<&std::path::Path>,
-    keys: &KeyArgs,
-) -> Result<(Option<pakrat_asset::zen::ScriptObjects>, Vec<String>)> {
-    // Absolute, so that a bare `X.utoc` has a folder and a parent folder.
-    let file = &std::path::absolute(file).unwrap_or_else(|_| file.to_path_buf());
-    let found = explicit.map(|g| g.to_path_buf()).or_else(|| {
-        let dir = file.parent()?;
-        [dir.join("global.utoc"), dir.parent()?.join("global.utoc")]
-            .into_iter()
-            .find(|g| g.is_file() && g.file_name() != file.file_name())
-    });
-    let mut notes = Vec::new();
-    let script = match &found {
-        Some(g) => match Container::open(g, &keyring(keys)?)
-            .and_then(|gc| pakrat_asset::zen::load_script_objects(&gc))
-        {
-            Ok(s) => Some(s),
-            Err(e) if explicit.is_some() => return Err(anyhow::anyhow!("{}: {e}", g.display())),
-            Err(e) => {
-                notes.push(format!("{}: script objects not loaded: {e}", g.display()));
-                None
-            }
-        },
-        None => {
-            notes.push(
-                "no global.utoc next to the container: script objects not loaded, class names not resolved (use --global)"
-                    .into(),
-            );
-            None
-        }
-    };
-    Ok((script, notes))
+    Ok(exit_code(errors.is_empty()))
 }
 
 /// `packages` for this format: the zen packages of a container, or one
@@ -564,7 +502,7 @@ pub fn packages(a: &PackagesArgs) -> Result<ExitCode> {
             }
         }};
     }
-    let c = open(&a.file, &a.keys)?;
+    let c = open_container(&a.file, &a.keys)?;
     let (script, notes) = global_script(&a.file, a.global.as_deref(), &a.keys)?;
     let all = match ContainerPackages::read(&c) {
         Ok(p) => p,

@@ -12,9 +12,10 @@ use pakrat_io::{Guid, Source};
 use serde::Serialize;
 
 use crate::args::*;
+use crate::cmd::common::{in_file, parse_package};
 
 fn open(path: &Path) -> Result<Source> {
-    let src = Source::open(path).map_err(|e| anyhow::Error::new(e.in_file(path)))?;
+    let src = Source::open(path).map_err(|e| in_file(e, path))?;
     if let Some(v) = pakrat_classic::lineage::header_version(&src) {
         bail!(
             "{}: an encrypted Lineage II package (Lineage2Ver{v}); pakrat reads it but does not \
@@ -23,10 +24,6 @@ fn open(path: &Path) -> Result<Source> {
         );
     }
     Ok(src)
-}
-
-fn parse<'a>(path: &Path, src: &'a Source) -> Result<Package<'a>> {
-    Package::parse(src).map_err(|e| anyhow::Error::new(e.in_file(path)))
 }
 
 /// What one edited file became (text and `--json`).
@@ -95,7 +92,7 @@ fn check_targets(file: &Path, e: &EditArgs) -> Result<()> {
     } else if e.backup && backup_path(file).exists() {
         exist.push(backup_path(file));
     }
-    crate::cmd::refuse_existing_paths(e.force, exist)
+    crate::cmd::common::refuse_existing_paths(e.force, exist)
 }
 
 /// Run one edit: parse, `edit`, write (unless --dry-run), report.
@@ -106,7 +103,7 @@ fn run_edit(
 ) -> Result<ExitCode> {
     check_targets(file, e)?;
     let src = open(file)?;
-    let pkg = parse(file, &src)?;
+    let pkg = parse_package(file, &src)?;
     let mut w = Rewrite::new(&pkg);
     let strip = edit(&pkg, &mut w)?;
     let (bytes, tables) = w
@@ -398,7 +395,7 @@ pub fn rename(a: &RenameArgs) -> Result<ExitCode> {
     // The renamed package itself: same content, or a new GUID/generation.
     let (bytes, changes) = {
         let src = open(file)?;
-        let pkg = parse(file, &src)?;
+        let pkg = parse_package(file, &src)?;
         let mut w = Rewrite::new(&pkg);
         if a.new_guid {
             w.new_generation(random_guid()?);
@@ -421,7 +418,7 @@ pub fn rename(a: &RenameArgs) -> Result<ExitCode> {
                     .filter(|b| b.exists()),
             );
         }
-        crate::cmd::refuse_existing_paths(a.force, exist)?;
+        crate::cmd::common::refuse_existing_paths(a.force, exist)?;
     }
     let mut done = Vec::new();
     if !a.dry_run {

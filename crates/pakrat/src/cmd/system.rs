@@ -15,15 +15,8 @@ use pakrat_system::{deps, flags, scan, GameDir, Via};
 use serde::Serialize;
 
 use crate::args::*;
+use crate::cmd::common::exit_code;
 use crate::output::{human_size, with_stdout, write_json as json};
-
-fn code(problems: bool) -> ExitCode {
-    if problems {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    }
-}
 
 fn open_game(g: &GameDirArgs) -> Result<GameDir> {
     Ok(GameDir::open(&g.game_dir, g.ini.as_deref())?)
@@ -112,7 +105,7 @@ fn deps_to(a: &DepsArgs, w: &mut dyn Write) -> Result<ExitCode> {
         || !g.mismatches.is_empty();
     if a.dot {
         write!(w, "{}", g.to_dot())?;
-        return Ok(code(problems));
+        return Ok(exit_code(!problems));
     }
     if a.out.json {
         #[derive(Serialize)]
@@ -128,7 +121,7 @@ fn deps_to(a: &DepsArgs, w: &mut dyn Write) -> Result<ExitCode> {
                 graph: &g,
             },
         )?;
-        return Ok(code(problems));
+        return Ok(exit_code(!problems));
     }
     writeln!(w, "{}", describe_game(&game))?;
     write!(w, "{}", g.to_tree_bounded(&game.root, a.max_depth))?;
@@ -178,7 +171,7 @@ fn deps_to(a: &DepsArgs, w: &mut dyn Write) -> Result<ExitCode> {
             show(&from_cache.join(", "))
         )?;
     }
-    Ok(code(problems))
+    Ok(exit_code(!problems))
 }
 
 /// `scan`: every package of a folder tree, with findings.
@@ -193,7 +186,7 @@ fn scan_to(a: &ScanArgs, w: &mut dyn Write) -> Result<ExitCode> {
         .filter_map(|f| std::fs::metadata(f).ok())
         .map(|m| m.len())
         .sum();
-    let bar = crate::cmd::progress(total, a.json, "scanning");
+    let bar = crate::cmd::common::progress(total, a.json, "scanning");
     let tick = |n: u64| {
         if let Some(pb) = &bar {
             pb.inc(n);
@@ -258,7 +251,7 @@ fn scan_to(a: &ScanArgs, w: &mut dyn Write) -> Result<ExitCode> {
                 "seconds": secs,
             }),
         )?;
-        return Ok(code(problems));
+        return Ok(exit_code(!problems));
     }
     for p in &r.packages {
         writeln!(
@@ -341,7 +334,7 @@ fn scan_to(a: &ScanArgs, w: &mut dyn Write) -> Result<ExitCode> {
         r.missing.len(),
         r.cycles.len()
     )?;
-    Ok(code(problems))
+    Ok(exit_code(!problems))
 }
 
 /// `flags`: show or change package flags, compare with a `.upkg`.
@@ -388,7 +381,7 @@ fn flags_to(a: &FlagsArgs, w: &mut dyn Write) -> Result<ExitCode> {
                 upkg: upkg.as_deref(),
             },
         )?;
-        return Ok(code(mismatch));
+        return Ok(exit_code(!mismatch));
     }
     let show = |f: &flags::FlagsInfo| format!("{:#010x} [{}]", f.flags, f.names.join(" "));
     if changes.is_empty() {
@@ -432,7 +425,7 @@ fn flags_to(a: &FlagsArgs, w: &mut dyn Write) -> Result<ExitCode> {
             )?;
         }
     }
-    Ok(code(mismatch))
+    Ok(exit_code(!mismatch))
 }
 
 /// `cache list`: check `cache.ini` and every cache file.
@@ -445,7 +438,7 @@ fn cache_list_to(a: &CacheListArgs, w: &mut dyn Write) -> Result<ExitCode> {
     let problems = r.problems().count();
     if a.out.json {
         json(w, &r)?;
-        return Ok(code(problems > 0));
+        return Ok(exit_code(problems == 0));
     }
     match &r.ini {
         Some(p) => writeln!(
@@ -482,7 +475,7 @@ fn cache_list_to(a: &CacheListArgs, w: &mut dyn Write) -> Result<ExitCode> {
         "{} ok, {problems} with problems",
         r.items.len() - problems
     )?;
-    Ok(code(problems > 0))
+    Ok(exit_code(problems == 0))
 }
 
 /// `cache restore`: copy cached packages back under their original names.
@@ -501,7 +494,7 @@ fn cache_restore_to(a: &CacheRestoreArgs, w: &mut dyn Write) -> Result<ExitCode>
         .count();
     if a.out.json {
         json(w, &out)?;
-        return Ok(code(skipped > 0));
+        return Ok(exit_code(skipped == 0));
     }
     writeln!(w, "{}", describe_game(&game))?;
     for it in &out.items {
@@ -551,5 +544,5 @@ fn cache_restore_to(a: &CacheRestoreArgs, w: &mut dyn Write) -> Result<ExitCode>
             n(Action::AlreadyThere)
         )?;
     }
-    Ok(code(skipped > 0))
+    Ok(exit_code(skipped == 0))
 }
