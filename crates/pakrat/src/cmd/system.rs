@@ -180,6 +180,20 @@ pub fn scan(a: &ScanArgs) -> Result<ExitCode> {
 }
 
 fn scan_to(a: &ScanArgs, w: &mut dyn Write) -> Result<ExitCode> {
+    let (r, secs) = scan_with_progress(a)?;
+    if a.json {
+        write_scan_json(w, &r, secs)?;
+    } else {
+        write_scan_packages(w, &r)?;
+        write_scan_findings(w, &r)?;
+        write_scan_summary(w, &r)?;
+    }
+    Ok(exit_code(!scan_problems(&r)))
+}
+
+/// Scan the folder, with a progress bar over the bytes of its files; and
+/// the seconds the scan took.
+fn scan_with_progress(a: &ScanArgs) -> Result<(scan::ScanReport, f64)> {
     let files = scan::list_files(&a.dir)?;
     let total: u64 = files
         .iter()
@@ -198,61 +212,70 @@ fn scan_to(a: &ScanArgs, w: &mut dyn Write) -> Result<ExitCode> {
     if let Some(pb) = &bar {
         pb.finish_and_clear();
     }
-    let problems = !r.errors.is_empty()
+    Ok((r, secs))
+}
+
+/// Whether the scan found anything wrong (exit code 1).
+fn scan_problems(r: &scan::ScanReport) -> bool {
+    !r.errors.is_empty()
         || !r.collisions.is_empty()
         || !r.duplicates.is_empty()
         || !r.missing.is_empty()
         || !r.mismatches.is_empty()
-        || !r.cycles.is_empty();
-    if a.json {
-        // JSON lines: one object per package, then one per finding, then a summary.
-        fn line<T: Serialize>(w: &mut dyn Write, kind: &str, v: &T) -> Result<()> {
-            let mut obj = serde_json::to_value(v)?;
-            if let Some(m) = obj.as_object_mut() {
-                m.insert("type".into(), kind.into());
-            }
-            writeln!(w, "{}", serde_json::to_string(&obj)?)?;
-            Ok(())
+        || !r.cycles.is_empty()
+}
+
+/// JSON lines: one object per package, then one per finding, then a summary.
+fn write_scan_json(w: &mut dyn Write, r: &scan::ScanReport, secs: f64) -> Result<()> {
+    fn line<T: Serialize>(w: &mut dyn Write, kind: &str, v: &T) -> Result<()> {
+        let mut obj = serde_json::to_value(v)?;
+        if let Some(m) = obj.as_object_mut() {
+            m.insert("type".into(), kind.into());
         }
-        for p in &r.packages {
-            line(w, "package", p)?;
-        }
-        for e in &r.errors {
-            line(w, "error", e)?;
-        }
-        for c in &r.collisions {
-            line(w, "collision", c)?;
-        }
-        for d in &r.duplicates {
-            line(w, "duplicate", d)?;
-        }
-        for m in &r.missing {
-            line(w, "missing", m)?;
-        }
-        for m in &r.mismatches {
-            line(w, "mismatch", m)?;
-        }
-        for c in &r.cycles {
-            line(w, "cycle", &serde_json::json!({ "packages": c }))?;
-        }
-        line(
-            w,
-            "summary",
-            &serde_json::json!({
-                "files": r.files_seen,
-                "packages": r.packages.len(),
-                "bytes": r.bytes,
-                "errors": r.errors.len(),
-                "collisions": r.collisions.len(),
-                "duplicates": r.duplicates.len(),
-                "missing": r.missing.len(),
-                "mismatches": r.mismatches.len(),
-                "cycles": r.cycles.len(),
-                "seconds": secs,
-            }),
-        )?;
-        return Ok(exit_code(!problems));
+        writeln!(w, "{}", serde_json::to_string(&obj)?)?;
+        Ok(())
     }
+    for p in &r.packages {
+        line(w, "package", p)?;
+    }
+    for e in &r.errors {
+        line(w, "error", e)?;
+    }
+    for c in &r.collisions {
+        line(w, "collision", c)?;
+    }
+    for d in &r.duplicates {
+        line(w, "duplicate", d)?;
+    }
+    for m in &r.missing {
+        line(w, "missing", m)?;
+    }
+    for m in &r.mismatches {
+        line(w, "mismatch", m)?;
+    }
+    for c in &r.cycles {
+        line(w, "cycle", &serde_json::json!({ "packages": c }))?;
+    }
+    line(
+        w,
+        "summary",
+        &serde_json::json!({
+            "files": r.files_seen,
+            "packages": r.packages.len(),
+            "bytes": r.bytes,
+            "errors": r.errors.len(),
+            "collisions": r.collisions.len(),
+            "duplicates": r.duplicates.len(),
+            "missing": r.missing.len(),
+            "mismatches": r.mismatches.len(),
+            "cycles": r.cycles.len(),
+            "seconds": secs,
+        }),
+    )
+}
+
+/// One line a package: version, GUID, flags and imports.
+fn write_scan_packages(w: &mut dyn Write, r: &scan::ScanReport) -> Result<()> {
     for p in &r.packages {
         writeln!(
             w,
@@ -272,6 +295,12 @@ fn scan_to(a: &ScanArgs, w: &mut dyn Write) -> Result<ExitCode> {
             }
         )?;
     }
+    Ok(())
+}
+
+/// One line a finding: unreadable files, collisions, duplicates, missing
+/// imports, generation mismatches and cycles.
+fn write_scan_findings(w: &mut dyn Write, r: &scan::ScanReport) -> Result<()> {
     for e in &r.errors {
         writeln!(
             w,
@@ -316,6 +345,11 @@ fn scan_to(a: &ScanArgs, w: &mut dyn Write) -> Result<ExitCode> {
     for c in &r.cycles {
         writeln!(w, "CYCLE {}", show(&c.join(" -> ")))?;
     }
+    Ok(())
+}
+
+/// The closing lines: generation mismatches, then the counts.
+fn write_scan_summary(w: &mut dyn Write, r: &scan::ScanReport) -> Result<()> {
     if !r.mismatches.is_empty() {
         writeln!(
             w,
@@ -334,7 +368,7 @@ fn scan_to(a: &ScanArgs, w: &mut dyn Write) -> Result<ExitCode> {
         r.missing.len(),
         r.cycles.len()
     )?;
-    Ok(exit_code(!problems))
+    Ok(())
 }
 
 /// `flags`: show or change package flags, compare with a `.upkg`.
