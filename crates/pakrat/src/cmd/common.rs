@@ -244,6 +244,31 @@ impl indicatif::TermLike for LineTerm {
     }
 }
 
+/// Where `extract` writes the `names` it selected: the error of
+/// [`nothing_matches`] when it selected none (before any folder is made),
+/// else the output folder, refusing files that exist already unless
+/// `--force` ([`refuse_existing`]).
+pub fn extract_output<'a>(
+    a: &crate::args::ExtractArgs,
+    names: impl ExactSizeIterator<Item = &'a str>,
+) -> Result<pakrat_io::fsutil::OutputDir> {
+    if names.len() == 0 {
+        return Err(nothing_matches(&a.file, "file", &a.globs));
+    }
+    let out = pakrat_io::fsutil::OutputDir::create(&a.output, a.force)?;
+    refuse_existing(&out, names)?;
+    Ok(out)
+}
+
+/// The progress callback of a library call: advances `bar`, if any.
+pub fn ticker(bar: &Option<indicatif::ProgressBar>) -> impl Fn(u64) + Sync + '_ {
+    move |n| {
+        if let Some(pb) = bar {
+            pb.inc(n);
+        }
+    }
+}
+
 /// Case-insensitive member globs (`*` crosses `/`), or `None` for none.
 pub fn globset(globs: &[String]) -> anyhow::Result<Option<globset::GlobSet>> {
     use anyhow::Context;

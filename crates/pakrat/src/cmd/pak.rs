@@ -12,7 +12,9 @@ use pakrat_pak::{self as pak, write, Cipher, Pak, PakEntry};
 use serde_json::json;
 
 use crate::args::*;
-use crate::cmd::common::{exit_code, globset, keyring, open_pak, progress};
+use crate::cmd::common::{
+    exit_code, extract_output, globset, keyring, open_pak, progress, quiet, ticker,
+};
 use crate::output::{human_size, print_json};
 
 fn entry_json(p: &Pak, e: &PakEntry) -> serde_json::Value {
@@ -403,24 +405,10 @@ pub fn extract(a: &ExtractArgs) -> Result<ExitCode> {
         .iter()
         .filter(|e| !e.deleted() && g.as_ref().is_none_or(|g| g.is_match(&e.path)))
         .collect();
-    if sel.is_empty() {
-        return Err(crate::cmd::common::nothing_matches(
-            &a.file, "file", &a.globs,
-        ));
-    }
-    let out = pakrat_io::fsutil::OutputDir::create(&a.output, a.force)?;
-    crate::cmd::common::refuse_existing(&out, sel.iter().map(|e| e.path.as_str()))?;
+    let out = extract_output(a, sel.iter().map(|e| e.path.as_str()))?;
     let total: u64 = sel.iter().map(|e| e.uncompressed_size).sum();
-    let bar = progress(
-        total,
-        crate::cmd::common::quiet() || a.out.json,
-        "extracting",
-    );
-    let tick = |n: u64| {
-        if let Some(pb) = &bar {
-            pb.inc(n);
-        }
-    };
+    let bar = progress(total, quiet() || a.out.json, "extracting");
+    let tick = ticker(&bar);
     let start = std::time::Instant::now();
     let opts = pak::extract::Options {
         verify_hashes: !a.no_verify,

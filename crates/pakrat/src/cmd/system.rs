@@ -201,11 +201,7 @@ fn scan_with_progress(a: &ScanArgs) -> Result<(scan::ScanReport, f64)> {
         .map(|m| m.len())
         .sum();
     let bar = crate::cmd::common::progress(total, a.json, "scanning");
-    let tick = |n: u64| {
-        if let Some(pb) = &bar {
-            pb.inc(n);
-        }
-    };
+    let tick = crate::cmd::common::ticker(&bar);
     let start = std::time::Instant::now();
     let r = scan::scan_files(&a.dir, &files, &tick)?;
     let secs = start.elapsed().as_secs_f64();

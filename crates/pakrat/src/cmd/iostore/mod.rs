@@ -17,7 +17,7 @@ use pakrat_iostore::{extract, verify as iverify, Container};
 use serde_json::json;
 
 use crate::args::*;
-use crate::cmd::common::{exit_code, open_container, progress};
+use crate::cmd::common::{exit_code, extract_output, open_container, progress, quiet, ticker};
 use crate::output::{human_size, print_json};
 
 fn encryption_name(m: EncryptionMethod) -> &'static str {
@@ -348,11 +348,7 @@ pub fn verify(a: &VerifyArgs) -> Result<ExitCode> {
     let c = open_container(&a.file, &a.keys)?;
     let total: u64 = c.toc().offsets.iter().map(|o| o.length).sum();
     let bar = progress(total, a.out.json, "verifying");
-    let tick = |n: u64| {
-        if let Some(pb) = &bar {
-            pb.inc(n);
-        }
-    };
+    let tick = ticker(&bar);
     let opts = iverify::Options {
         allow_unhashed: a.allow_unhashed,
     };
@@ -481,24 +477,10 @@ pub fn extract(a: &ExtractArgs) -> Result<ExitCode> {
     }
     // Nothing selected is an error before any folder is made (as for
     // UMODs and paks).
-    if jobs.is_empty() {
-        return Err(crate::cmd::common::nothing_matches(
-            &a.file, "file", &a.globs,
-        ));
-    }
-    let out = pakrat_io::fsutil::OutputDir::create(&a.output, a.force)?;
-    crate::cmd::common::refuse_existing(&out, jobs.iter().map(|j| j.name.as_str()))?;
+    let out = extract_output(a, jobs.iter().map(|j| j.name.as_str()))?;
     let total: u64 = jobs.iter().map(|j| j.size).sum();
-    let bar = progress(
-        total,
-        crate::cmd::common::quiet() || a.out.json,
-        "extracting",
-    );
-    let tick = |n: u64| {
-        if let Some(pb) = &bar {
-            pb.inc(n);
-        }
-    };
+    let bar = progress(total, quiet() || a.out.json, "extracting");
+    let tick = ticker(&bar);
     let start = std::time::Instant::now();
     let opts = extract::Options {
         verify_hashes: !a.no_verify,
