@@ -1,4 +1,4 @@
-//! Handlers for iostore commands (`packages` in [`packages`]).
+//! Handlers for iostore commands (`packages` in its own file).
 
 mod packages;
 
