@@ -99,36 +99,89 @@ fn codec(reps: usize, mut f: impl FnMut()) -> f64 {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    let reps: usize = args
-        .iter()
-        .position(|a| a == "--reps")
-        .and_then(|i| args.get(i + 1))
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(5);
-    let bin = PathBuf::from(env!("CARGO_BIN_EXE_pakrat"));
     let c = corpus();
     if !c.join("MANIFEST.tsv").is_file() {
         eprintln!("no corpus at {} (set PAKRAT_CORPUS)", c.display());
         std::process::exit(1);
     }
     let tmp = tempfile::tempdir().unwrap();
-    let t = tmp.path();
-    let out = t.join("out");
-    std::fs::create_dir_all(&out).unwrap();
-    let s = |p: &Path| p.to_str().unwrap().to_string();
+    let inputs = Inputs::make(&c, tmp.path());
+    let reps = reps_arg();
+    let mut b = Bench {
+        bin: PathBuf::from(env!("CARGO_BIN_EXE_pakrat")),
+        out: tmp.path().join("out"),
+        reps,
+        small: reps * 10,
+        kfuz2: std::env::var_os("PAKRAT_KFUZ2").map(PathBuf::from),
+        rows: Vec::new(),
+    };
+    std::fs::create_dir_all(&b.out).unwrap();
+    b.floor();
+    b.decompress(&[
+        (c.join("uz/KFMutators.u.uz2"), b.small),
+        (c.join("uz/ZeroPingPlus103.u.uz"), b.small),
+        (inputs.xgame_uz2.clone(), b.small),
+        (inputs.big_uz2.clone(), reps),
+    ]);
+    b.compress(&[(&inputs.xgame, b.small), (&inputs.big, reps)]);
+    b.decompress_many(&c, tmp.path());
+    b.info(&c);
+    print_rows(&b.rows);
+}
 
-    // Inputs made here: XGame.u.uz2, and a 64 MiB blob of corpus packages.
-    let xgame = t.join("XGame.u");
-    std::fs::copy(c.join("ue2/XGame.u"), &xgame).unwrap();
-    let xgame_uz2 = t.join("XGame.u.uz2");
-    let opts = CompressOptions::new(UzFormat::Uz2, "XGame.u");
-    std::fs::write(
-        &xgame_uz2,
-        pakrat_uz::compress(&std::fs::read(&xgame).unwrap(), &opts).unwrap(),
-    )
-    .unwrap();
-    let mut blob = Vec::with_capacity(64 << 20);
+/// `--reps N`, 5 when not given.
+fn reps_arg() -> usize {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter()
+        .position(|a| a == "--reps")
+        .and_then(|i| args.get(i + 1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(5)
+}
+
+/// A path as an argument.
+fn s(p: &Path) -> String {
+    p.to_str().unwrap().to_string()
+}
+
+/// Inputs made here: XGame.u.uz2, and a 64 MiB blob of corpus packages.
+struct Inputs {
+    xgame: PathBuf,
+    xgame_uz2: PathBuf,
+    big: PathBuf,
+    big_uz2: PathBuf,
+}
+
+impl Inputs {
+    fn make(c: &Path, t: &Path) -> Inputs {
+        let xgame = t.join("XGame.u");
+        std::fs::copy(c.join("ue2/XGame.u"), &xgame).unwrap();
+        let xgame_uz2 = t.join("XGame.u.uz2");
+        let opts = CompressOptions::new(UzFormat::Uz2, "XGame.u");
+        std::fs::write(
+            &xgame_uz2,
+            pakrat_uz::compress(&std::fs::read(&xgame).unwrap(), &opts).unwrap(),
+        )
+        .unwrap();
+        let blob = package_blob(c, 64 << 20);
+        let big = t.join("Big.u");
+        std::fs::write(&big, &blob).unwrap();
+        let big_uz2 = t.join("Big.u.uz2");
+        let opts = CompressOptions::new(UzFormat::Uz2, "Big.u");
+        std::fs::write(&big_uz2, pakrat_uz::compress(&blob, &opts).unwrap()).unwrap();
+        Inputs {
+            xgame,
+            xgame_uz2,
+            big,
+            big_uz2,
+        }
+    }
+}
+
+/// `len` bytes of the corpus's ue1 and ue2 packages, one after another
+/// (again from the first when they run out).
+fn package_blob(c: &Path, len: usize) -> Vec<u8> {
+    let mut blob = Vec::with_capacity(len);
     let mut pkgs: Vec<PathBuf> = ["ue1", "ue2"]
         .iter()
         .flat_map(|k| std::fs::read_dir(c.join(k)).unwrap())
@@ -138,136 +191,169 @@ fn main() {
     'fill: loop {
         for p in &pkgs {
             blob.extend_from_slice(&std::fs::read(p).unwrap());
-            if blob.len() >= 64 << 20 {
+            if blob.len() >= len {
                 break 'fill;
             }
         }
     }
-    blob.truncate(64 << 20);
-    let big = t.join("Big.u");
-    std::fs::write(&big, &blob).unwrap();
-    let big_uz2 = t.join("Big.u.uz2");
-    let opts = CompressOptions::new(UzFormat::Uz2, "Big.u");
-    std::fs::write(&big_uz2, pakrat_uz::compress(&blob, &opts).unwrap()).unwrap();
-    drop(blob);
+    blob.truncate(len);
+    blob
+}
 
-    let mut rows = Vec::new();
-    let small = reps * 10;
-    let kfuz2 = std::env::var_os("PAKRAT_KFUZ2").map(PathBuf::from);
-    let (w, cpu_ms) = whole(&bin, &["--version"], &out, small);
-    rows.push(Row {
-        case: "--version (process floor)".into(),
-        bytes_in: 0,
-        wall_ms: w,
-        cpu_ms,
-        codec_ms: None,
-        kfuz2: None,
-    });
-    let decompress_cases: Vec<(PathBuf, usize)> = vec![
-        (c.join("uz/KFMutators.u.uz2"), small),
-        (c.join("uz/ZeroPingPlus103.u.uz"), small),
-        (xgame_uz2.clone(), small),
-        (big_uz2.clone(), reps),
-    ];
-    for (input, n) in &decompress_cases {
-        let data = std::fs::read(input).unwrap();
-        let (w, cpu_ms) = whole(&bin, &["decompress", &s(input), "-o", &s(&out)], &out, *n);
-        // kfuz2 reads .uz2 only.
-        let kf = kfuz2
-            .as_ref()
-            .filter(|_| s(input).ends_with(".uz2"))
-            .map(|k| whole(k, &["-d", &s(input), "-o", &s(&out), "-q"], &out, *n));
-        let codec_ms = codec(*n, || {
-            let d = pakrat_uz::decompress_with(&data, &Limits::default()).unwrap();
-            std::hint::black_box(d);
-        });
-        rows.push(Row {
-            case: format!(
-                "decompress {}",
-                input.file_name().unwrap().to_string_lossy()
-            ),
-            bytes_in: data.len() as u64,
+/// The runs, and the rows they measured.
+struct Bench {
+    bin: PathBuf,
+    /// The output folder, emptied before every run.
+    out: PathBuf,
+    /// Runs of a large input.
+    reps: usize,
+    /// Runs of a small input.
+    small: usize,
+    /// KFRedirectTool's `kfuz2_cli`, when `PAKRAT_KFUZ2` names it.
+    kfuz2: Option<PathBuf>,
+    rows: Vec<Row>,
+}
+
+impl Bench {
+    /// `--version`: starting the process and parsing the command line.
+    fn floor(&mut self) {
+        let (w, cpu_ms) = whole(&self.bin, &["--version"], &self.out, self.small);
+        self.rows.push(Row {
+            case: "--version (process floor)".into(),
+            bytes_in: 0,
             wall_ms: w,
             cpu_ms,
-            codec_ms: Some(codec_ms),
-            kfuz2: kf,
+            codec_ms: None,
+            kfuz2: None,
         });
     }
-    for (input, n) in [(&xgame, small), (&big, reps)] {
-        let data = std::fs::read(input).unwrap();
-        let name = input.file_name().unwrap().to_string_lossy().into_owned();
-        let (w, cpu_ms) = whole(
-            &bin,
-            &["compress", &s(input), "--format", "uz2", "-o", &s(&out)],
-            &out,
-            n,
-        );
-        // --nocheck: kfuz2 otherwise refuses what is not a KF1 package.
-        let kf = kfuz2
-            .as_ref()
-            .map(|k| whole(k, &[&s(input), "-o", &s(&out), "--nocheck", "-q"], &out, n));
-        let opts = CompressOptions::new(UzFormat::Uz2, name.clone());
-        let codec_ms = codec(n.min(5), || {
-            std::hint::black_box(pakrat_uz::compress(&data, &opts).unwrap());
-        });
-        rows.push(Row {
-            case: format!("compress {name} --format uz2"),
-            bytes_in: data.len() as u64,
-            wall_ms: w,
-            cpu_ms,
-            codec_ms: Some(codec_ms),
-            kfuz2: kf,
-        });
-    }
-    // A redirect folder of small files: one pakrat run for all of them (the
-    // start-up is paid once) against one kfuz2 run per file (it takes one
-    // input). Reported per file.
-    let many = t.join("many");
-    std::fs::create_dir_all(&many).unwrap();
-    let small_uz2 = c.join("uz/KFMutators.u.uz2");
-    let files: Vec<String> = (0..MANY)
-        .map(|k| {
-            let f = many.join(format!("Pkg{k:03}.u.uz2"));
-            std::fs::copy(&small_uz2, &f).unwrap();
-            s(&f)
-        })
-        .collect();
-    let mut args = vec!["decompress".to_string(), "-o".into(), s(&out)];
-    args.extend(files.iter().cloned());
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let (w, cpu_ms) = whole(&bin, &args, &out, reps);
-    let kf = kfuz2.as_ref().map(|k| {
-        let (mut w, mut cpu) = (0.0, 0.0);
-        for f in &files {
-            let (fw, fc) = whole(k, &["-d", f, "-o", &s(&out), "-q"], &out, 1);
-            w += fw;
-            cpu += fc;
+
+    /// `decompress` of each input, `n` runs each.
+    fn decompress(&mut self, cases: &[(PathBuf, usize)]) {
+        let out = s(&self.out);
+        for (input, n) in cases {
+            let data = std::fs::read(input).unwrap();
+            let (w, cpu_ms) = whole(
+                &self.bin,
+                &["decompress", &s(input), "-o", &out],
+                &self.out,
+                *n,
+            );
+            // kfuz2 reads .uz2 only.
+            let kf = self
+                .kfuz2
+                .as_ref()
+                .filter(|_| s(input).ends_with(".uz2"))
+                .map(|k| whole(k, &["-d", &s(input), "-o", &out, "-q"], &self.out, *n));
+            let codec_ms = codec(*n, || {
+                let d = pakrat_uz::decompress_with(&data, &Limits::default()).unwrap();
+                std::hint::black_box(d);
+            });
+            self.rows.push(Row {
+                case: format!(
+                    "decompress {}",
+                    input.file_name().unwrap().to_string_lossy()
+                ),
+                bytes_in: data.len() as u64,
+                wall_ms: w,
+                cpu_ms,
+                codec_ms: Some(codec_ms),
+                kfuz2: kf,
+            });
         }
-        (w / MANY as f64, cpu / MANY as f64)
-    });
-    rows.push(Row {
-        case: format!("decompress {MANY} × KFMutators (per file)"),
-        bytes_in: 3107,
-        wall_ms: w / MANY as f64,
-        cpu_ms: cpu_ms / MANY as f64,
-        codec_ms: None,
-        kfuz2: kf,
-    });
-    let (w, cpu_ms) = whole(
-        &bin,
-        &["info", &s(&c.join("uz/KFMutators.u.uz2"))],
-        &out,
-        small,
-    );
-    rows.push(Row {
-        case: "info KFMutators.u.uz2".into(),
-        bytes_in: 3107,
-        wall_ms: w,
-        cpu_ms,
-        codec_ms: None,
-        kfuz2: None,
-    });
+    }
 
+    /// `compress --format uz2` of each input, `n` runs each.
+    fn compress(&mut self, cases: &[(&PathBuf, usize)]) {
+        let out = s(&self.out);
+        for &(input, n) in cases {
+            let data = std::fs::read(input).unwrap();
+            let name = input.file_name().unwrap().to_string_lossy().into_owned();
+            let (w, cpu_ms) = whole(
+                &self.bin,
+                &["compress", &s(input), "--format", "uz2", "-o", &out],
+                &self.out,
+                n,
+            );
+            // --nocheck: kfuz2 otherwise refuses what is not a KF1 package.
+            let kf = self
+                .kfuz2
+                .as_ref()
+                .map(|k| whole(k, &[&s(input), "-o", &out, "--nocheck", "-q"], &self.out, n));
+            let opts = CompressOptions::new(UzFormat::Uz2, name.clone());
+            let codec_ms = codec(n.min(5), || {
+                std::hint::black_box(pakrat_uz::compress(&data, &opts).unwrap());
+            });
+            self.rows.push(Row {
+                case: format!("compress {name} --format uz2"),
+                bytes_in: data.len() as u64,
+                wall_ms: w,
+                cpu_ms,
+                codec_ms: Some(codec_ms),
+                kfuz2: kf,
+            });
+        }
+    }
+
+    /// A redirect folder of small files: one pakrat run for all of them (the
+    /// start-up is paid once) against one kfuz2 run per file (it takes one
+    /// input). Reported per file.
+    fn decompress_many(&mut self, c: &Path, t: &Path) {
+        let out = s(&self.out);
+        let many = t.join("many");
+        std::fs::create_dir_all(&many).unwrap();
+        let small_uz2 = c.join("uz/KFMutators.u.uz2");
+        let files: Vec<String> = (0..MANY)
+            .map(|k| {
+                let f = many.join(format!("Pkg{k:03}.u.uz2"));
+                std::fs::copy(&small_uz2, &f).unwrap();
+                s(&f)
+            })
+            .collect();
+        let mut args = vec!["decompress".to_string(), "-o".into(), out.clone()];
+        args.extend(files.iter().cloned());
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (w, cpu_ms) = whole(&self.bin, &args, &self.out, self.reps);
+        let kf = self.kfuz2.as_ref().map(|k| {
+            let (mut w, mut cpu) = (0.0, 0.0);
+            for f in &files {
+                let (fw, fc) = whole(k, &["-d", f, "-o", &out, "-q"], &self.out, 1);
+                w += fw;
+                cpu += fc;
+            }
+            (w / MANY as f64, cpu / MANY as f64)
+        });
+        self.rows.push(Row {
+            case: format!("decompress {MANY} × KFMutators (per file)"),
+            bytes_in: 3107,
+            wall_ms: w / MANY as f64,
+            cpu_ms: cpu_ms / MANY as f64,
+            codec_ms: None,
+            kfuz2: kf,
+        });
+    }
+
+    /// `info` of a small .uz2.
+    fn info(&mut self, c: &Path) {
+        let (w, cpu_ms) = whole(
+            &self.bin,
+            &["info", &s(&c.join("uz/KFMutators.u.uz2"))],
+            &self.out,
+            self.small,
+        );
+        self.rows.push(Row {
+            case: "info KFMutators.u.uz2".into(),
+            bytes_in: 3107,
+            wall_ms: w,
+            cpu_ms,
+            codec_ms: None,
+            kfuz2: None,
+        });
+    }
+}
+
+/// The table of results.
+fn print_rows(rows: &[Row]) {
     println!(
         "whole-process time, {} threads available; median wall of N runs, mean CPU (user+sys) of the child",
         std::thread::available_parallelism().map_or(1, |n| n.get())
@@ -276,7 +362,7 @@ fn main() {
         "{:<38} {:>11} {:>9} {:>9} {:>10} {:>9} {:>16}",
         "case", "input", "wall ms", "CPU ms", "codec ms", "CPU/codec", "kfuz2 wall/CPU"
     );
-    for r in &rows {
+    for r in rows {
         let (codec, ratio) = match r.codec_ms {
             Some(c) => (format!("{c:.2}"), format!("{:.2}", r.cpu_ms / c)),
             None => ("-".into(), "-".into()),

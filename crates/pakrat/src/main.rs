@@ -23,7 +23,7 @@ fn main() -> ExitCode {
             .num_threads(n)
             .build_global();
     }
-    cmd::set_quiet(cli.quiet);
+    cmd::common::set_quiet(cli.quiet);
     let res = run(cli.command);
     // An input cut short while it was read (see pakrat_io::mapguard) was
     // read as zeros past its new end: whatever the command made of it is
@@ -202,63 +202,10 @@ fn run(command: Command) -> Result<ExitCode> {
         output::set_kind(kind);
     }
     match command {
-        Command::Info(mut a) => match sniff_arg(&mut a.file)? {
-            Format::Umod => cmd::umod::info(&a),
-            Format::Package => cmd::package::info(&a),
-            Format::LegacyPackage => cmd::legacy::info(&a),
-            Format::IoStoreToc | Format::IoStoreCas => cmd::iostore::info(&a),
-            Format::Pak => cmd::pak::info(&a),
-            Format::Uz => cmd::uz::info(&a),
-        },
-        Command::List(a) if a.file.is_dir() => cmd::pak::list_dir(&a),
-        Command::List(mut a) => match sniff_arg(&mut a.file)? {
-            f if (a.names || a.imports || a.exports)
-                && !matches!(f, Format::Package | Format::LegacyPackage) =>
-            {
-                bail!(
-                    "{}: --names, --imports and --exports list package tables (UE1/UE2 packages, UE4/UE5 .uasset); this is {}",
-                    a.file.display(),
-                    describe_file(&a.file)
-                )
-            }
-            f if a.chunks && !matches!(f, Format::IoStoreToc | Format::IoStoreCas) => bail!(
-                "{}: --chunks lists IoStore chunks; this is {}",
-                a.file.display(),
-                describe_file(&a.file)
-            ),
-            Format::Pak => cmd::pak::list(&a),
-            _ if !a.globs.is_empty() => bail!(
-                "{}: GLOB filters of `list` apply to .pak files (use `extract` with globs for other formats)",
-                a.file.display()
-            ),
-            Format::Umod => cmd::umod::list(&a),
-            Format::Package => cmd::package::list(&a),
-            Format::LegacyPackage => cmd::legacy::list(&a),
-            Format::IoStoreToc | Format::IoStoreCas => cmd::iostore::list(&a),
-            Format::Uz => bail!("{}", uz_hint(&a.file, "list")),
-        },
-        Command::Verify(mut a) => match sniff_arg(&mut a.file)? {
-            Format::Pak => cmd::pak::verify(&a),
-            Format::Umod => cmd::umod::verify(&a),
-            Format::Package => cmd::package::verify(&a),
-            Format::LegacyPackage => cmd::legacy::verify(&a),
-            Format::IoStoreToc | Format::IoStoreCas => cmd::iostore::verify(&a),
-            Format::Uz => bail!("{}", uz_hint(&a.file, "verify")),
-        },
-        Command::Extract(mut a) => match sniff_arg(&mut a.file)? {
-            Format::Pak => cmd::pak::extract(&a),
-            Format::Umod => cmd::umod::extract(&a),
-            Format::IoStoreToc | Format::IoStoreCas => cmd::iostore::extract(&a),
-            Format::Package => bail!(
-                "{}: is a package; use `pakrat export` to export its objects",
-                a.file.display()
-            ),
-            Format::LegacyPackage => bail!(
-                "{}: is a UE4/UE5 package (its export data is in the .uexp beside it); nothing to extract. `pakrat list` shows its tables, `pakrat zen from-legacy` turns it into a zen package",
-                a.file.display()
-            ),
-            Format::Uz => bail!("{}", uz_hint(&a.file, "extract")),
-        },
+        Command::Info(a) => info(a),
+        Command::List(a) => list(a),
+        Command::Verify(a) => verify(a),
+        Command::Extract(a) => extract(a),
         Command::Props(a) => {
             detect::require(&a.package, &[Format::Package], "a UE1/UE2 package")?;
             cmd::package::props(&a)
@@ -288,15 +235,7 @@ fn run(command: Command) -> Result<ExitCode> {
             }
             cmd::uz::decompress(&a)
         }
-        Command::Umod(c) => match c {
-            args::UmodCommand::Create(a) => cmd::umod::create(&a),
-            args::UmodCommand::Install(a) => {
-                detect::require(&a.file, &[Format::Umod], "a UMOD installer")?;
-                cmd::umod::install(&a)
-            }
-            args::UmodCommand::Uninstall(a) => cmd::umod::uninstall(&a),
-            args::UmodCommand::Recover(a) => cmd::umod::recover(&a),
-        },
+        Command::Umod(c) => umod(c),
         Command::Pak(c) => match c {
             args::PakCommand::Create(a) => cmd::pak::create(&a),
         },
@@ -305,60 +244,161 @@ fn run(command: Command) -> Result<ExitCode> {
             args::IostoreCommand::Create(a) => cmd::iostore_write::create(&a),
             args::IostoreCommand::Patch(a) => cmd::iostore_write::patch(&a),
         },
-        Command::Zen(c) => match c {
-            args::ZenCommand::ToLegacy(a) => {
-                detect::require(
-                    &a.file,
-                    &[Format::IoStoreToc, Format::IoStoreCas],
-                    "an IoStore container",
-                )?;
-                cmd::zen::to_legacy(&a)
-            }
-            args::ZenCommand::FromLegacy(a) => cmd::zen::from_legacy(&a),
-        },
+        Command::Zen(c) => zen(c),
         Command::Completions(a) => {
             use clap::CommandFactory;
             let mut cmd = Cli::command();
             clap_complete::generate(a.shell, &mut cmd, "pakrat", &mut std::io::stdout());
             Ok(ExitCode::SUCCESS)
         }
-        Command::Man(a) => {
-            use clap::CommandFactory;
-            match &a.output {
-                None => {
-                    clap_mangen::Man::new(without_help(Cli::command()))
-                        .render(&mut std::io::stdout())?;
-                }
-                Some(dir) => {
-                    let out = pakrat_io::fsutil::OutputDir::create(dir, a.force)?;
-                    let n = man_pages(&out, without_help(Cli::command()))?;
-                    println!("wrote {n} manual pages into {}", out.root().display());
-                }
-            }
-            Ok(ExitCode::SUCCESS)
-        }
-        Command::Package(c) => {
-            use args::PackageCommand as P;
-            let file = match &c {
-                P::RenameName(a) => &a.package,
-                P::Rename(a) => &a.package,
-                P::SetGuid(a) => &a.package,
-                P::SetFlags(a) => &a.package,
-                P::Strip(a) => &a.package,
-            };
-            detect::require(file, &[Format::Package], "a UE1/UE2 package")?;
-            match c {
-                P::RenameName(a) => cmd::rewrite::rename_name(&a),
-                P::Rename(a) => cmd::rewrite::rename(&a),
-                P::SetGuid(a) => cmd::rewrite::set_guid(&a),
-                P::SetFlags(a) => cmd::rewrite::set_flags(&a),
-                P::Strip(a) => cmd::rewrite::strip(&a),
-            }
-        }
+        Command::Man(a) => man(&a),
+        Command::Package(c) => package(c),
         Command::View(a) => cmd::view::view(&a),
         Command::Cache(c) => match c {
             args::CacheCommand::List(a) => cmd::system::cache_list(&a),
             args::CacheCommand::Restore(a) => cmd::system::cache_restore(&a),
         },
+    }
+}
+
+/// `info`, by the format of the file.
+fn info(mut a: args::InfoArgs) -> Result<ExitCode> {
+    match sniff_arg(&mut a.file)? {
+        Format::Umod => cmd::umod::info(&a),
+        Format::Package => cmd::package::info(&a),
+        Format::LegacyPackage => cmd::legacy::info(&a),
+        Format::IoStoreToc | Format::IoStoreCas => cmd::iostore::info(&a),
+        Format::Pak => cmd::pak::info(&a),
+        Format::Uz => cmd::uz::info(&a),
+    }
+}
+
+/// `list`, by the format of the file (a folder: the paks in it); options
+/// that do not apply to the format are refused.
+fn list(mut a: args::ListArgs) -> Result<ExitCode> {
+    if a.file.is_dir() {
+        return cmd::pak::list_dir(&a);
+    }
+    match sniff_arg(&mut a.file)? {
+        f if (a.names || a.imports || a.exports)
+            && !matches!(f, Format::Package | Format::LegacyPackage) =>
+        {
+            bail!(
+                "{}: --names, --imports and --exports list package tables (UE1/UE2 packages, UE4/UE5 .uasset); this is {}",
+                a.file.display(),
+                describe_file(&a.file)
+            )
+        }
+        f if a.chunks && !matches!(f, Format::IoStoreToc | Format::IoStoreCas) => bail!(
+            "{}: --chunks lists IoStore chunks; this is {}",
+            a.file.display(),
+            describe_file(&a.file)
+        ),
+        Format::Pak => cmd::pak::list(&a),
+        _ if !a.globs.is_empty() => bail!(
+            "{}: GLOB filters of `list` apply to .pak files (use `extract` with globs for other formats)",
+            a.file.display()
+        ),
+        Format::Umod => cmd::umod::list(&a),
+        Format::Package => cmd::package::list(&a),
+        Format::LegacyPackage => cmd::legacy::list(&a),
+        Format::IoStoreToc | Format::IoStoreCas => cmd::iostore::list(&a),
+        Format::Uz => bail!("{}", uz_hint(&a.file, "list")),
+    }
+}
+
+/// `verify`, by the format of the file.
+fn verify(mut a: args::VerifyArgs) -> Result<ExitCode> {
+    match sniff_arg(&mut a.file)? {
+        Format::Pak => cmd::pak::verify(&a),
+        Format::Umod => cmd::umod::verify(&a),
+        Format::Package => cmd::package::verify(&a),
+        Format::LegacyPackage => cmd::legacy::verify(&a),
+        Format::IoStoreToc | Format::IoStoreCas => cmd::iostore::verify(&a),
+        Format::Uz => bail!("{}", uz_hint(&a.file, "verify")),
+    }
+}
+
+/// `extract`, by the format of the file; packages and .uz files say what
+/// to use instead.
+fn extract(mut a: args::ExtractArgs) -> Result<ExitCode> {
+    match sniff_arg(&mut a.file)? {
+        Format::Pak => cmd::pak::extract(&a),
+        Format::Umod => cmd::umod::extract(&a),
+        Format::IoStoreToc | Format::IoStoreCas => cmd::iostore::extract(&a),
+        Format::Package => bail!(
+            "{}: is a package; use `pakrat export` to export its objects",
+            a.file.display()
+        ),
+        Format::LegacyPackage => bail!(
+            "{}: is a UE4/UE5 package (its export data is in the .uexp beside it); nothing to extract. `pakrat list` shows its tables, `pakrat zen from-legacy` turns it into a zen package",
+            a.file.display()
+        ),
+        Format::Uz => bail!("{}", uz_hint(&a.file, "extract")),
+    }
+}
+
+/// `umod create|install|uninstall|recover`.
+fn umod(c: args::UmodCommand) -> Result<ExitCode> {
+    match c {
+        args::UmodCommand::Create(a) => cmd::umod::create(&a),
+        args::UmodCommand::Install(a) => {
+            detect::require(&a.file, &[Format::Umod], "a UMOD installer")?;
+            cmd::umod::install(&a)
+        }
+        args::UmodCommand::Uninstall(a) => cmd::umod::uninstall(&a),
+        args::UmodCommand::Recover(a) => cmd::umod::recover(&a),
+    }
+}
+
+/// `zen to-legacy|from-legacy`.
+fn zen(c: args::ZenCommand) -> Result<ExitCode> {
+    match c {
+        args::ZenCommand::ToLegacy(a) => {
+            detect::require(
+                &a.file,
+                &[Format::IoStoreToc, Format::IoStoreCas],
+                "an IoStore container",
+            )?;
+            cmd::zen::to_legacy(&a)
+        }
+        args::ZenCommand::FromLegacy(a) => cmd::zen::from_legacy(&a),
+    }
+}
+
+/// `man`: the manual page on stdout, or one page a command into a folder.
+fn man(a: &args::ManArgs) -> Result<ExitCode> {
+    use clap::CommandFactory;
+    match &a.output {
+        None => {
+            clap_mangen::Man::new(without_help(Cli::command())).render(&mut std::io::stdout())?;
+        }
+        Some(dir) => {
+            let out = pakrat_io::fsutil::OutputDir::create(dir, a.force)?;
+            let n = man_pages(&out, without_help(Cli::command()))?;
+            println!("wrote {n} manual pages into {}", out.root().display());
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `package rename-name|rename|set-guid|set-flags|strip`, on a UE1/UE2
+/// package only.
+fn package(c: args::PackageCommand) -> Result<ExitCode> {
+    use args::PackageCommand as P;
+    let file = match &c {
+        P::RenameName(a) => &a.package,
+        P::Rename(a) => &a.package,
+        P::SetGuid(a) => &a.package,
+        P::SetFlags(a) => &a.package,
+        P::Strip(a) => &a.package,
+    };
+    detect::require(file, &[Format::Package], "a UE1/UE2 package")?;
+    match c {
+        P::RenameName(a) => cmd::rewrite::rename_name(&a),
+        P::Rename(a) => cmd::rewrite::rename(&a),
+        P::SetGuid(a) => cmd::rewrite::set_guid(&a),
+        P::SetFlags(a) => cmd::rewrite::set_flags(&a),
+        P::Strip(a) => cmd::rewrite::strip(&a),
     }
 }

@@ -1,14 +1,9 @@
 //! Format detection and dispatch: content decides, not the extension.
 
 use std::fs;
-use std::path::Path;
 
 mod common;
-use common::pakrat;
-
-fn copy(from: &Path, to: &Path) {
-    fs::copy(from, to).unwrap_or_else(|e| panic!("copy {}: {e}", from.display()));
-}
+use common::{copy, pakrat};
 
 #[test]
 fn unknown_content_is_a_clear_error() {

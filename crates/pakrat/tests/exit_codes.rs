@@ -6,17 +6,7 @@ mod common;
 
 use std::path::Path;
 
-use common::pakrat;
-
-/// Exit code, stdout, stderr.
-fn run(dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let out = pakrat().current_dir(dir).args(args).output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use common::run_in as run;
 
 /// A UE1 package header (tag, version 69, licensee 0) and some zeros: what
 /// every command sniffs as "an Unreal package (version 69, UE1)".

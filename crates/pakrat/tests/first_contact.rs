@@ -4,13 +4,9 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use common::pakrat;
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
+use common::{pakrat, run, s};
 
 struct Files {
     utx: PathBuf,
@@ -449,16 +445,6 @@ fn an_empty_container_verifies() {
     assert_eq!(v["partitions"], 1, "{v}");
 }
 
-/// Run and return (exit code, stdout, stderr).
-fn run(args: &[&str]) -> (Option<i32>, String, String) {
-    let out = pakrat().args(args).output().unwrap();
-    (
-        out.status.code(),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
-}
-
 #[test]
 fn export_skips_what_the_file_does_not_hold() {
     // ChizraEFX.utx: a procedural FireTexture (pixels drawn at run time) and
@@ -470,7 +456,7 @@ fn export_skips_what_the_file_does_not_hold() {
     let t = tempfile::tempdir().unwrap();
     let out = t.path().join("o");
     let (code, stdout, stderr) = run(&["export", s(&c.join("ue1/ChizraEFX.utx")), "-o", s(&out)]);
-    assert_eq!(code, Some(0), "{stdout}{stderr}");
+    assert_eq!(code, 0, "{stdout}{stderr}");
     assert!(
         stdout.contains("FireTexture lightning6 skipped: procedural FireTexture"),
         "{stdout}"
@@ -502,7 +488,7 @@ fn export_skips_what_the_file_does_not_hold() {
     assert_eq!(causes, ["content"; 3], "{v}");
     // A server-stripped package (every sound empty): skipped, exit 0.
     let (code, stdout, _) = run(&["export", s(&c.join("ue1/Activates.uax")), "-o", s(&out)]);
-    assert_eq!(code, Some(0), "{stdout}");
+    assert_eq!(code, 0, "{stdout}");
     assert!(
         stdout.contains("skipped: stripped: the sound holds no data"),
         "{stdout}"
@@ -516,7 +502,7 @@ fn export_skips_what_the_file_does_not_hold() {
         "-o",
         s(&out),
     ]);
-    assert_eq!(code, Some(0), "{stdout}");
+    assert_eq!(code, 0, "{stdout}");
     assert!(out.join("Classes/Object.uc").is_file(), "{stdout}");
 }
 
@@ -529,7 +515,7 @@ fn export_refuses_existing_files_up_front() {
     let t = tempfile::tempdir().unwrap();
     let out = t.path().join("o");
     let (code, _, err) = run(&["export", s(&core), "-o", s(&out)]);
-    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(code, 0, "{err}");
     // Remove one output: the second run must still write nothing.
     let gone = out.join("Classes/Object.uc");
     std::fs::remove_file(&gone).unwrap();
@@ -542,7 +528,7 @@ fn export_refuses_existing_files_up_front() {
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(!gone.exists(), "written despite the refusal");
     let (code, _, err) = run(&["export", s(&core), "-o", s(&out), "--force"]);
-    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(code, 0, "{err}");
     assert!(gone.is_file());
     // --class that matches nothing: one error, no folder made.
     let none = t.path().join("none");
@@ -567,7 +553,7 @@ fn export_of_a_folder_exports_each_package() {
     std::fs::write(src.join("readme.txt"), "not a package").unwrap();
     let out = t.path().join("o");
     let (code, stdout, err) = run(&["export", s(&src), "-o", s(&out)]);
-    assert_eq!(code, Some(0), "{stdout}{err}");
+    assert_eq!(code, 0, "{stdout}{err}");
     assert!(out.join("Core/Classes/Object.uc").is_file(), "{stdout}");
     assert!(
         stdout.contains("2 packages (1 other files ignored)"),
@@ -605,7 +591,7 @@ fn deps_on_a_plain_folder_resolves_siblings_and_says_so() {
         .unwrap();
     std::fs::copy(c.join("ue1/ut469b_Engine.u"), dir.join("deeper/ENGINE.u")).unwrap();
     let (code, stdout, err) = run(&["deps", s(&dir.join("UWindow.u"))]);
-    assert_eq!(code, Some(0), "{stdout}{err}");
+    assert_eq!(code, 0, "{stdout}{err}");
     assert!(stdout.contains("a plain folder of packages"), "{stdout}");
     assert!(
         stdout.contains("3 packages: 3 found, 0 missing"),

@@ -7,7 +7,7 @@ mod common;
 use std::path::Path;
 use std::time::Duration;
 
-use common::pakrat;
+use common::{names_in as names, pakrat};
 use predicates::prelude::*;
 
 /// A source folder: a 1 MiB file (big.bin) and a small one.
@@ -21,15 +21,6 @@ fn source(dir: &Path) -> std::path::PathBuf {
 }
 
 /// Every name in `dir` (no recursion).
-fn names(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    v.sort();
-    v
-}
-
 /// `pak create` whose input shrinks right after it is mapped (the test
 /// hook cuts big.bin to 4 KiB, as another process could): before the
 /// handler, SIGBUS killed pakrat and left its temporary file behind. Now

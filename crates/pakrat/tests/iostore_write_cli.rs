@@ -5,7 +5,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{files, json_ok, pakrat, FIXTURE_KEY};
+use common::{copy_tree, files, json_ok, pakrat, s, FIXTURE_KEY};
 use predicates::prelude::*;
 
 fn fixtures() -> Option<Vec<PathBuf>> {
@@ -21,10 +21,6 @@ fn fixtures() -> Option<Vec<PathBuf>> {
         }
     }
     Some(v)
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
 }
 
 fn extract(utoc: &Path, out: &Path) {
@@ -291,14 +287,6 @@ fn try_create_args(dir: &Path, extra: &[&str], expect: &str) {
         .failure()
         .stderr(predicate::str::contains(expect));
     assert!(!utoc.exists());
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    for (rel, data) in files(from) {
-        let p = to.join(rel);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, data).unwrap();
-    }
 }
 
 #[test]

@@ -6,20 +6,7 @@ mod common;
 
 use std::path::Path;
 
-use common::pakrat;
-
-/// Run `pakrat ARGS`; the exit code and stdout parsed as JSON.
-fn run_json(args: &[&str]) -> (i32, serde_json::Value) {
-    let out = pakrat().args(args).output().expect("run pakrat");
-    let v = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "{args:?}: stdout is not one JSON value ({e}): {}\nstderr: {}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        )
-    });
-    (out.status.code().unwrap_or(-1), v)
-}
+use common::{pakrat, run_json};
 
 /// The top-level keys every `COMMAND --json` object has (docs/json.md).
 fn keys_of(command: &str) -> &'static [&'static str] {

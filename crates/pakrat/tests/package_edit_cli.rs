@@ -7,11 +7,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::pakrat;
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
+use common::{json_ok as json, ok, pakrat, s};
 
 fn copy_into(dir: &Path, rel: &str) -> PathBuf {
     let c = pakrat_testkit::corpus_dir().unwrap();
@@ -22,20 +18,6 @@ fn copy_into(dir: &Path, rel: &str) -> PathBuf {
     perm.set_readonly(false);
     std::fs::set_permissions(&to, perm).unwrap();
     to
-}
-
-fn ok(args: &[&str]) -> String {
-    let out = pakrat().args(args).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
-fn json(args: &[&str]) -> serde_json::Value {
-    serde_json::from_str(&ok(args)).unwrap()
 }
 
 #[test]

@@ -6,11 +6,8 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::{files, json_ok, pakrat, FIXTURE_KEY};
+use pakrat_testkit::corpus_dir as corpus;
 use predicates::prelude::*;
-
-fn corpus() -> Option<PathBuf> {
-    pakrat_testkit::corpus_dir()
-}
 
 fn packs(c: &Path) -> PathBuf {
     c.join("pak/repak_tests/packs")

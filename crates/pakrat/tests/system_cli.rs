@@ -8,31 +8,8 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 mod common;
-use common::pakrat;
-
-fn corpus() -> Option<PathBuf> {
-    pakrat_testkit::corpus_dir()
-}
-
-/// Run and parse stdout as one JSON value; returns (exit code, value).
-fn run_json(args: &[&str]) -> (i32, Value) {
-    let out = pakrat().args(args).output().expect("run pakrat");
-    let code = out.status.code().unwrap_or(-1);
-    let text = String::from_utf8_lossy(&out.stdout);
-    let v: Value = serde_json::from_str(&text).unwrap_or_else(|e| {
-        panic!(
-            "{args:?}: stdout is not JSON ({e}): {text}\nstderr: {}",
-            String::from_utf8_lossy(&out.stderr)
-        )
-    });
-    (code, v)
-}
-
-fn copy(src: &Path, dst: &Path) {
-    fs::create_dir_all(dst.parent().unwrap()).unwrap();
-    fs::copy(src, dst)
-        .unwrap_or_else(|e| panic!("copy {} -> {}: {e}", src.display(), dst.display()));
-}
+use common::{copy, pakrat, run_json};
+use pakrat_testkit::corpus_dir as corpus;
 
 /// The manifest detail of a corpus file.
 fn detail(local: &str) -> String {

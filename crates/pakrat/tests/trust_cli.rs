@@ -6,7 +6,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{pakrat, FIXTURE_KEY};
+use common::{pakrat, run, FIXTURE_KEY};
 
 const OTHER_KEY: &str = "0x000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
 
@@ -39,15 +39,6 @@ fn encrypted_stored_pak(src: &Path, pak: &Path, key: &str) {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-}
-
-fn run(args: &[&str]) -> (i32, String, String) {
-    let out = pakrat().args(args).output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 #[test]

@@ -9,7 +9,7 @@ use pakrat_uz::{CompressOptions, UzFormat, UzSignature};
 use predicates::str::contains;
 
 mod common;
-use common::pakrat;
+use common::{names_in as files_in, pakrat};
 
 fn corpus(rel: &str) -> Option<PathBuf> {
     let p = pakrat_testkit::corpus_dir()?.join(rel);
@@ -18,18 +18,6 @@ fn corpus(rel: &str) -> Option<PathBuf> {
 
 fn json(out: &[u8]) -> serde_json::Value {
     serde_json::from_slice(out).expect("valid JSON on stdout")
-}
-
-fn files_in(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = fs::read_dir(dir)
-        .map(|r| {
-            r.filter_map(|e| e.ok())
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .collect()
-        })
-        .unwrap_or_default();
-    v.sort();
-    v
 }
 
 #[test]

@@ -6,7 +6,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{files, json_ok, pakrat};
+use common::{files, json_ok, pakrat, s};
 use predicates::prelude::*;
 
 /// The five packages cooked both ways, below the legacy pak's mount point.
@@ -48,10 +48,6 @@ fn fixtures() -> Option<Vec<Fixture>> {
         }
     }
     Some(v)
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
 }
 
 fn extract(file: &Path, out: &Path) {

@@ -19,8 +19,7 @@ use serde_json::json;
 use pakrat_io::text::show;
 
 use crate::args::*;
-use crate::cmd::iostore::{keyring, open};
-use crate::cmd::progress;
+use crate::cmd::common::{keyring, open_container, open_pak, progress};
 use crate::output::{human_size, print_json};
 
 /// Parse `--compress`.
@@ -251,7 +250,7 @@ fn report(
 
 /// `iostore repack`.
 pub fn repack(a: &IostoreRepackArgs) -> Result<ExitCode> {
-    let c = open(&a.input, &a.keys)?;
+    let c = open_container(&a.input, &a.keys)?;
     if !c.has_data() {
         bail!(
             "{}: the .ucas is missing; only a complete container can be repacked",
@@ -351,7 +350,7 @@ fn base_pak_version(
 ) -> Option<u32> {
     let pak = b.path().with_extension("pak");
     if pak.is_file() {
-        if let Ok(p) = crate::cmd::pak::open(&pak, keys) {
+        if let Ok(p) = open_pak(&pak, keys) {
             return Some(p.footer.version);
         }
     }
@@ -461,7 +460,7 @@ pub fn create_from(
     let name = stem(&a.output)?;
     let ring = keyring(&a.keys)?;
     let base = match &a.base {
-        Some(b) => Some(open(b, &a.keys)?),
+        Some(b) => Some(open_container(b, &a.keys)?),
         None => None,
     };
     let mut o = Options {
@@ -601,7 +600,7 @@ pub fn patch(a: &IostorePatchArgs) -> Result<ExitCode> {
     let Some(add) = &a.add else {
         bail!("nothing to patch: give --add DIR with the new and changed files");
     };
-    let base = open(&a.base, &a.keys)?;
+    let base = open_container(&a.base, &a.keys)?;
     if !base.has_data() {
         bail!(
             "{}: the .ucas is missing; a patch compares against the base's chunks",
@@ -668,7 +667,7 @@ pub fn patch(a: &IostorePatchArgs) -> Result<ExitCode> {
     let base_pak = a.base.with_extension("pak");
     let mut pak_files = plan.pak_files.clone();
     if base_pak.is_file() && !pak_files.is_empty() {
-        let p = crate::cmd::pak::open(&base_pak, &a.keys)?;
+        let p = open_pak(&base_pak, &a.keys)?;
         let mount = p.index.mount_point.clone();
         pak_files.retain(|f| {
             let full = format!("{}{}", mount_dir(&a.mount), f.rel);

@@ -9,23 +9,14 @@ use std::process::ExitCode;
 use anyhow::{anyhow, Result};
 use pakrat_asset::legacy::files::{self as lfiles, BulkFile};
 use pakrat_asset::legacy::summary::flags;
-use pakrat_asset::legacy::{Layout, LegacyPackage};
+use pakrat_asset::legacy::LegacyPackage;
 use pakrat_io::text::show;
 use pakrat_io::Source;
 use serde_json::json;
 
 use crate::args::*;
+use crate::cmd::common::{engine, exit_code};
 use crate::output::{human_size, with_stdout, write_json};
-
-/// `--ue-version X.Y` as a layout; an unknown release is an error.
-pub fn engine(v: Option<&str>) -> Result<Option<Layout>> {
-    match v {
-        None => Ok(None),
-        Some(s) => Layout::for_engine(s).map(Some).ok_or_else(|| {
-            anyhow!("--ue-version {s:?}: not a known engine release (4.0 to 5.8, or 6.0)")
-        }),
-    }
-}
 
 /// A legacy package and the files beside it.
 struct Loaded {
@@ -239,7 +230,7 @@ pub fn info(a: &InfoArgs) -> Result<ExitCode> {
                 }
             ),
         )?;
-        line(w, crate::cmd::imports_from(&imports))?;
+        line(w, crate::cmd::common::imports_from(&imports))?;
         let top: Vec<String> = classes
             .iter()
             .take(8)
@@ -378,10 +369,6 @@ pub fn verify(a: &VerifyArgs) -> Result<ExitCode> {
                 r.resources_checked
             )?;
         }
-        Ok(if ok {
-            ExitCode::SUCCESS
-        } else {
-            ExitCode::from(1)
-        })
+        Ok(exit_code(ok))
     })
 }

@@ -18,6 +18,7 @@ use serde::Serialize;
 use serde_json::json;
 
 use crate::args::*;
+use crate::cmd::common::{exit_code, in_file, parse_package};
 use crate::output::human_size;
 
 /// Append a line to the output buffer (`fmt::Write` on a String cannot fail).
@@ -48,21 +49,9 @@ fn print_json<T: Serialize + ?Sized>(v: &T) -> Result<()> {
     emit(&s)
 }
 
-/// A library error as one flat message (its Display already includes the
-/// file and the cause; anyhow's `{:#}` would print the cause twice).
-fn flat(e: pakrat_io::Error, path: &Path) -> anyhow::Error {
-    // Typed, so `--json` errors can name the file and offset; main prints
-    // each cause once (`output::error_text`).
-    anyhow::Error::new(e.in_file(path))
-}
-
 fn open(path: &Path) -> Result<Source> {
     // Encrypted Lineage II packages are read decrypted.
-    pakrat_classic::lineage::open(path).map_err(|e| flat(e, path))
-}
-
-fn parse<'a>(path: &Path, src: &'a Source) -> Result<Package<'a>> {
-    Package::parse(src).map_err(|e| flat(e, path))
+    pakrat_classic::lineage::open(path).map_err(|e| in_file(e, path))
 }
 
 /// Imported packages with the number of imports inside each.
@@ -96,8 +85,8 @@ fn engine_of(version: u16) -> &'static str {
 pub fn info(a: &InfoArgs) -> Result<ExitCode> {
     let mut o = String::new();
     let (src, encrypted) =
-        pakrat_classic::lineage::open_reporting(&a.file).map_err(|e| flat(e, &a.file))?;
-    let p = parse(&a.file, &src)?;
+        pakrat_classic::lineage::open_reporting(&a.file).map_err(|e| in_file(e, &a.file))?;
+    let p = parse_package(&a.file, &src)?;
     let s = &p.summary;
     let imports = import_counts(&p);
     let mut classes: BTreeMap<&str, usize> = BTreeMap::new();
@@ -196,7 +185,7 @@ pub fn info(a: &InfoArgs) -> Result<ExitCode> {
         s.imports.count,
         s.imports.offset
     );
-    outln!(o, "{}", crate::cmd::imports_from(&imports));
+    outln!(o, "{}", crate::cmd::common::imports_from(&imports));
     let top: Vec<String> = classes
         .iter()
         .take(8)
@@ -241,7 +230,7 @@ struct ExportRow {
 pub fn list(a: &ListArgs) -> Result<ExitCode> {
     let mut o = String::new();
     let src = open(&a.file)?;
-    let p = parse(&a.file, &src)?;
+    let p = parse_package(&a.file, &src)?;
     let path_of = |r: ObjRef| p.object_path(r).unwrap_or_else(|e| format!("<{e}>"));
     // Default (no table chosen): exports.
     let exports = a.exports || (!a.names && !a.imports);
@@ -341,7 +330,7 @@ pub fn list(a: &ListArgs) -> Result<ExitCode> {
 pub fn verify(a: &VerifyArgs) -> Result<ExitCode> {
     let mut o = String::new();
     let src = open(&a.file)?;
-    let p = Package::parse_lenient(&src).map_err(|e| flat(e, &a.file))?;
+    let p = Package::parse_lenient(&src).map_err(|e| in_file(e, &a.file))?;
     let report = pakrat_classic::verify::verify(&p);
     let ok = report.problems.is_empty();
     if a.out.json {
@@ -380,11 +369,7 @@ pub fn verify(a: &VerifyArgs) -> Result<ExitCode> {
         );
     }
     emit(&o)?;
-    Ok(if ok {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    Ok(exit_code(ok))
 }
 
 fn find(p: &Package<'_>, file: &Path, q: &str) -> Result<Vec<usize>> {
@@ -403,13 +388,13 @@ fn find(p: &Package<'_>, file: &Path, q: &str) -> Result<Vec<usize>> {
 pub fn props(a: &PropsArgs) -> Result<ExitCode> {
     let mut o = String::new();
     let src = open(&a.package)?;
-    let p = parse(&a.package, &src)?;
+    let p = parse_package(&a.package, &src)?;
     let found = find(&p, &a.package, &a.object)?;
     let mut json_out = Vec::new();
     for (k, &i) in found.iter().enumerate() {
         let path = p.export_path(i)?;
         let class = p.export_class_name(i)?;
-        let obj = read_object(&p, i).map_err(|e| flat(e, &a.package))?;
+        let obj = read_object(&p, i).map_err(|e| in_file(e, &a.package))?;
         if a.out.json {
             json_out.push(json!({
                 "index": i,
@@ -522,7 +507,7 @@ pub fn export(a: &ExportArgs) -> Result<ExitCode> {
     }
     let mut o = String::new();
     let src = open(&a.package)?;
-    let p = parse(&a.package, &src)?;
+    let p = parse_package(&a.package, &src)?;
     let opts = export_options(a)?;
     let mut only = Vec::new();
     for o in &a.objects {
@@ -537,24 +522,24 @@ pub fn export(a: &ExportArgs) -> Result<ExitCode> {
             .filter_map(pakrat_classic::export::kind_of_class)
             .any(|k| opts.kinds.contains(&k));
         if !any {
-            return Err(crate::cmd::nothing_matches(
+            return Err(crate::cmd::common::nothing_matches(
                 &a.package,
                 "object",
                 &[format!("--class {}", a.class.join(","))],
             ));
         }
     }
-    let out = OutputDir::create(&a.output, a.force).map_err(|e| flat(e, &a.output))?;
+    let out = OutputDir::create(&a.output, a.force).map_err(|e| in_file(e, &a.output))?;
     // Every name is known before anything is written: refuse existing files
     // once, up front (like extract).
     let paths = export_paths(&p, &only, &opts);
-    crate::cmd::refuse_existing(&out, paths.iter().map(String::as_str))?;
+    crate::cmd::common::refuse_existing(&out, paths.iter().map(String::as_str))?;
     let n = if only.is_empty() {
         p.exports.len()
     } else {
         only.len()
     };
-    let bar = crate::cmd::progress_count(n as u64, a.out.json, "exporting", "objects");
+    let bar = crate::cmd::common::progress_count(n as u64, a.out.json, "exporting", "objects");
     let reports = export_objects_with(&p, &only, &out, &opts, &|| {
         if let Some(b) = &bar {
             b.inc(1)
@@ -620,11 +605,7 @@ pub fn export(a: &ExportArgs) -> Result<ExitCode> {
         );
     }
     emit(&o)?;
-    Ok(if t.failed == 0 {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    Ok(exit_code(t.failed == 0))
 }
 
 /// `export DIR -o OUT`: every UE1/UE2 package under DIR (found by content)
@@ -638,7 +619,7 @@ fn export_folder(a: &ExportArgs) -> Result<ExitCode> {
         );
     }
     let opts = export_options(a)?;
-    let files = pakrat_system::scan::list_files(&a.package).map_err(|e| flat(e, &a.package))?;
+    let files = pakrat_system::scan::list_files(&a.package).map_err(|e| in_file(e, &a.package))?;
     // Open and sniff every file; keep the UE1/UE2 packages.
     let mut packages = Vec::new();
     let mut others = 0usize;
@@ -670,9 +651,9 @@ fn export_folder(a: &ExportArgs) -> Result<ExitCode> {
     // Parse each once; refuse existing outputs for all of them up front.
     let parsed: Vec<(&Path, Result<Package<'_>>)> = packages
         .iter()
-        .map(|(f, src)| (f.as_path(), parse(f, src)))
+        .map(|(f, src)| (f.as_path(), parse_package(f, src)))
         .collect();
-    let out = OutputDir::create(&a.output, a.force).map_err(|e| flat(e, &a.output))?;
+    let out = OutputDir::create(&a.output, a.force).map_err(|e| in_file(e, &a.output))?;
     let mut planned = Vec::new();
     for (f, p) in &parsed {
         if let Ok(p) = p {
@@ -684,8 +665,13 @@ fn export_folder(a: &ExportArgs) -> Result<ExitCode> {
             );
         }
     }
-    crate::cmd::refuse_existing(&out, planned.iter().map(String::as_str))?;
-    let bar = crate::cmd::progress_count(parsed.len() as u64, a.out.json, "exporting", "packages");
+    crate::cmd::common::refuse_existing(&out, planned.iter().map(String::as_str))?;
+    let bar = crate::cmd::common::progress_count(
+        parsed.len() as u64,
+        a.out.json,
+        "exporting",
+        "packages",
+    );
     let mut o = String::new();
     let mut json_rows = Vec::new();
     let (mut files, mut content, mut failed, mut bad) = (0, 0, 0, 0);
@@ -702,7 +688,7 @@ fn export_folder(a: &ExportArgs) -> Result<ExitCode> {
                 let dir = out
                     .resolve(&sub(f))
                     .and_then(|d| OutputDir::create(d, a.force))
-                    .map_err(|e| flat(e, &a.output))?;
+                    .map_err(|e| in_file(e, &a.output))?;
                 let reports = export_objects(p, &[], &dir, &opts);
                 let t = Tally::of(&reports);
                 files += t.files;
@@ -752,9 +738,5 @@ fn export_folder(a: &ExportArgs) -> Result<ExitCode> {
         );
         emit(&o)?;
     }
-    Ok(if failed == 0 && bad == 0 {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    Ok(exit_code(failed == 0 && bad == 0))
 }

@@ -12,14 +12,10 @@ use pakrat_pak::{self as pak, write, Cipher, Pak, PakEntry};
 use serde_json::json;
 
 use crate::args::*;
-use crate::cmd::iostore::keyring;
-use crate::cmd::{globset, progress};
+use crate::cmd::common::{
+    exit_code, extract_output, globset, keyring, open_pak, progress, quiet, ticker,
+};
 use crate::output::{human_size, print_json};
-
-/// Open a pak, decrypting with the keys given.
-pub fn open(path: &Path, k: &KeyArgs) -> Result<Pak> {
-    Ok(Pak::open(path, &keyring(k)?)?)
-}
 
 fn entry_json(p: &Pak, e: &PakEntry) -> serde_json::Value {
     json!({
@@ -42,7 +38,7 @@ pub fn info(a: &InfoArgs) -> Result<ExitCode> {
     let f = pak::parse(tail, src.len() as u64).map_err(|e| e.in_file(&a.file))?;
     drop(src);
     // The footer is worth showing even when the index cannot be read.
-    let opened = open(&a.file, &a.keys);
+    let opened = open_pak(&a.file, &a.keys);
     let companion = a.file.with_extension("utoc");
     let companion = companion.is_file().then_some(companion);
     if a.out.json {
@@ -74,11 +70,7 @@ pub fn info(a: &InfoArgs) -> Result<ExitCode> {
             Err(e) => v["index_error"] = json!(e.to_string()),
         }
         print_json(&v)?;
-        return Ok(if opened.is_ok() {
-            ExitCode::SUCCESS
-        } else {
-            ExitCode::from(1)
-        });
+        return Ok(exit_code(opened.is_ok()));
     }
     println!("{}: pak file", a.file.display());
     println!("  version:           {} ({})", f.version, f.version_name);
@@ -178,11 +170,7 @@ pub fn info(a: &InfoArgs) -> Result<ExitCode> {
     if let Some(p) = &companion {
         println!("  companion IoStore container: {}", p.display());
     }
-    Ok(if opened.is_ok() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    Ok(exit_code(opened.is_ok()))
 }
 
 /// `list` for a pak.
@@ -190,7 +178,7 @@ pub fn list(a: &ListArgs) -> Result<ExitCode> {
     if a.names || a.imports || a.exports || a.chunks {
         bail!("{}: --names, --imports, --exports and --chunks apply to packages and IoStore containers, not paks", a.file.display());
     }
-    let p = open(&a.file, &a.keys)?;
+    let p = open_pak(&a.file, &a.keys)?;
     let g = globset(&a.globs)?;
     let sel: Vec<&PakEntry> = p
         .index
@@ -321,16 +309,12 @@ pub fn list_dir(a: &ListArgs) -> Result<ExitCode> {
             eprintln!("pakrat: error: {}", show(e));
         }
     }
-    Ok(if errors.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    Ok(exit_code(errors.is_empty()))
 }
 
 /// `verify` for a pak.
 pub fn verify(a: &VerifyArgs) -> Result<ExitCode> {
-    let p = open(&a.file, &a.keys)?;
+    let p = open_pak(&a.file, &a.keys)?;
     let total = p.index.entries.iter().map(|e| e.uncompressed_size).sum();
     let bar = progress(total, a.out.json, "verifying");
     let r = pak::verify::verify_with(&p, &|n| {
@@ -341,11 +325,7 @@ pub fn verify(a: &VerifyArgs) -> Result<ExitCode> {
     if let Some(b) = bar {
         b.finish_and_clear();
     }
-    let code = if r.ok() && r.complete() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    };
+    let code = exit_code(r.ok() && r.complete());
     if a.out.json {
         let mut v = serde_json::to_value(&r)?;
         if let Some(m) = v.as_object_mut() {
@@ -417,7 +397,7 @@ pub fn extract(a: &ExtractArgs) -> Result<ExitCode> {
             a.file.display()
         );
     }
-    let p = open(&a.file, &a.keys)?;
+    let p = open_pak(&a.file, &a.keys)?;
     let g = globset(&a.globs)?;
     let sel: Vec<&PakEntry> = p
         .index
@@ -425,18 +405,10 @@ pub fn extract(a: &ExtractArgs) -> Result<ExitCode> {
         .iter()
         .filter(|e| !e.deleted() && g.as_ref().is_none_or(|g| g.is_match(&e.path)))
         .collect();
-    if sel.is_empty() {
-        return Err(crate::cmd::nothing_matches(&a.file, "file", &a.globs));
-    }
-    let out = pakrat_io::fsutil::OutputDir::create(&a.output, a.force)?;
-    crate::cmd::refuse_existing(&out, sel.iter().map(|e| e.path.as_str()))?;
+    let out = extract_output(a, sel.iter().map(|e| e.path.as_str()))?;
     let total: u64 = sel.iter().map(|e| e.uncompressed_size).sum();
-    let bar = progress(total, crate::cmd::quiet() || a.out.json, "extracting");
-    let tick = |n: u64| {
-        if let Some(pb) = &bar {
-            pb.inc(n);
-        }
-    };
+    let bar = progress(total, quiet() || a.out.json, "extracting");
+    let tick = ticker(&bar);
     let start = std::time::Instant::now();
     let opts = pak::extract::Options {
         verify_hashes: !a.no_verify,
@@ -480,11 +452,7 @@ pub fn extract(a: &ExtractArgs) -> Result<ExitCode> {
             show(&p.index.mount_point)
         );
     }
-    Ok(if s.errors.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    Ok(exit_code(s.errors.is_empty()))
 }
 
 /// Paths in the order a file names them.
@@ -493,7 +461,7 @@ fn order_from(path: &Path, keys: &KeyArgs) -> Result<Vec<String>> {
         .extension()
         .is_some_and(|x| x.eq_ignore_ascii_case("pak"));
     if is_pak {
-        let p = open(path, keys)?;
+        let p = open_pak(path, keys)?;
         let mut e: Vec<&PakEntry> = p.index.entries.iter().collect();
         e.sort_by_key(|e| e.offset);
         return Ok(e.iter().map(|e| e.path.clone()).collect());

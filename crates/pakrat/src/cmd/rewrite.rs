@@ -12,9 +12,10 @@ use pakrat_io::{Guid, Source};
 use serde::Serialize;
 
 use crate::args::*;
+use crate::cmd::common::{in_file, parse_package};
 
 fn open(path: &Path) -> Result<Source> {
-    let src = Source::open(path).map_err(|e| anyhow::Error::new(e.in_file(path)))?;
+    let src = Source::open(path).map_err(|e| in_file(e, path))?;
     if let Some(v) = pakrat_classic::lineage::header_version(&src) {
         bail!(
             "{}: an encrypted Lineage II package (Lineage2Ver{v}); pakrat reads it but does not \
@@ -23,10 +24,6 @@ fn open(path: &Path) -> Result<Source> {
         );
     }
     Ok(src)
-}
-
-fn parse<'a>(path: &Path, src: &'a Source) -> Result<Package<'a>> {
-    Package::parse(src).map_err(|e| anyhow::Error::new(e.in_file(path)))
 }
 
 /// What one edited file became (text and `--json`).
@@ -95,7 +92,7 @@ fn check_targets(file: &Path, e: &EditArgs) -> Result<()> {
     } else if e.backup && backup_path(file).exists() {
         exist.push(backup_path(file));
     }
-    crate::cmd::refuse_existing_paths(e.force, exist)
+    crate::cmd::common::refuse_existing_paths(e.force, exist)
 }
 
 /// Run one edit: parse, `edit`, write (unless --dry-run), report.
@@ -106,7 +103,7 @@ fn run_edit(
 ) -> Result<ExitCode> {
     check_targets(file, e)?;
     let src = open(file)?;
-    let pkg = parse(file, &src)?;
+    let pkg = parse_package(file, &src)?;
     let mut w = Rewrite::new(&pkg);
     let strip = edit(&pkg, &mut w)?;
     let (bytes, tables) = w
@@ -297,6 +294,53 @@ struct Updated {
 /// `pakrat package rename`.
 pub fn rename(a: &RenameArgs) -> Result<ExitCode> {
     let file = &a.package;
+    let (old, target) = rename_target(a)?;
+    // Which packages import it (read before anything is written).
+    let mut candidates = Vec::new();
+    let mut links = Vec::new();
+    for d in &a.update {
+        packages_under(d, &mut candidates, &mut links)?;
+    }
+    let not_followed = links_not_followed(&links, &old);
+    let (updates, unreadable) = updated_importers(file, candidates, &old, &a.new_name)?;
+    let (bytes, changes) = renamed_self(file, a.new_guid)?;
+    let plan = RenamePlan {
+        old,
+        target,
+        bytes,
+        changes,
+        updates,
+        unreadable,
+        not_followed,
+    };
+    let done = if a.dry_run {
+        plan.updates
+            .iter()
+            .map(|(p, _, n)| Updated {
+                file: p.clone(),
+                imports: *n,
+                backup: None,
+            })
+            .collect()
+    } else {
+        plan.refuse_existing(a)?;
+        plan.write(a)?
+    };
+    for l in &plan.not_followed {
+        eprintln!("warning: {}", pakrat_io::text::show(l));
+    }
+    if a.out.json {
+        plan.print_json(a, &done)?;
+    } else {
+        plan.print_text(a, &done);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The package's current name (its file stem) and the path it is renamed
+/// to, after checking the new name.
+fn rename_target(a: &RenameArgs) -> Result<(String, PathBuf)> {
+    let file = &a.package;
     let old = file
         .file_stem()
         .and_then(|s| s.to_str())
@@ -316,15 +360,20 @@ pub fn rename(a: &RenameArgs) -> Result<ExitCode> {
     if a.new_name.eq_ignore_ascii_case(&old) {
         bail!("{}: the package is already named {old}", file.display());
     }
-    // Which packages import it (read before anything is written).
-    let mut candidates = Vec::new();
-    let mut links = Vec::new();
-    for d in &a.update {
-        packages_under(d, &mut candidates, &mut links)?;
-    }
-    // Links are not followed; those that lead to an importer (or to a
-    // folder, which may hold some) are listed, never silently skipped.
-    let not_followed: Vec<String> = links
+    Ok((old, target))
+}
+
+/// Whether `pkg` imports the package `name` (names compare without case).
+fn imports_package(pkg: &Package<'_>, name: &str) -> bool {
+    pkg.imported_packages()
+        .iter()
+        .any(|n| n.eq_ignore_ascii_case(name))
+}
+
+/// Links are not followed; those that lead to an importer of `old` (or to
+/// a folder, which may hold some) are listed, never silently skipped.
+fn links_not_followed(links: &[PathBuf], old: &str) -> Vec<String> {
+    links
         .iter()
         .filter_map(|l| {
             let target = std::fs::read_link(l)
@@ -339,11 +388,7 @@ pub fn rename(a: &RenameArgs) -> Result<ExitCode> {
             let imports = l.is_file()
                 && pakrat_system::scan::has_package_tag(l)
                 && open(l).ok().is_some_and(|src| {
-                    Package::parse(&src).is_ok_and(|pkg| {
-                        pkg.imported_packages()
-                            .iter()
-                            .any(|n| n.eq_ignore_ascii_case(&old))
-                    })
+                    Package::parse(&src).is_ok_and(|pkg| imports_package(&pkg, old))
                 });
             imports.then(|| {
                 format!(
@@ -352,9 +397,23 @@ pub fn rename(a: &RenameArgs) -> Result<ExitCode> {
                 )
             })
         })
-        .collect();
+        .collect()
+}
+
+/// An importer with its imports of the old name renamed: its path, new
+/// bytes and how many imports changed.
+type Update = (PathBuf, Vec<u8>, usize);
+
+/// The candidates (other than `file` itself) that import `old`, rewritten
+/// to import `new` and read back; and the ones that could not be read.
+fn updated_importers(
+    file: &Path,
+    candidates: Vec<PathBuf>,
+    old: &str,
+    new: &str,
+) -> Result<(Vec<Update>, Vec<String>)> {
     let real_self = std::fs::canonicalize(file)?;
-    let mut updates: Vec<(PathBuf, Vec<u8>, usize)> = Vec::new();
+    let mut updates = Vec::new();
     let mut unreadable = Vec::new();
     for p in candidates {
         if std::fs::canonicalize(&p).is_ok_and(|r| r == real_self) {
@@ -374,15 +433,11 @@ pub fn rename(a: &RenameArgs) -> Result<ExitCode> {
                 continue;
             }
         };
-        if !pkg
-            .imported_packages()
-            .iter()
-            .any(|n| n.eq_ignore_ascii_case(&old))
-        {
+        if !imports_package(&pkg, old) {
             continue;
         }
         let mut w = Rewrite::new(&pkg);
-        let n = w.rename_imported_package(&old, &a.new_name)?;
+        let n = w.rename_imported_package(old, new)?;
         if n == 0 {
             continue;
         }
@@ -395,37 +450,65 @@ pub fn rename(a: &RenameArgs) -> Result<ExitCode> {
         })?;
         updates.push((p, bytes, n));
     }
-    // The renamed package itself: same content, or a new GUID/generation.
-    let (bytes, changes) = {
-        let src = open(file)?;
-        let pkg = parse(file, &src)?;
-        let mut w = Rewrite::new(&pkg);
-        if a.new_guid {
-            w.new_generation(random_guid()?);
-        }
-        let bytes = w
-            .to_bytes()
-            .map_err(|e| anyhow!("{}: {e}", file.display()))?;
-        (bytes, w.changes().to_vec())
-    };
-    // Refuse up front: the new name, and backups.
-    if !a.dry_run {
+    Ok((updates, unreadable))
+}
+
+/// The renamed package itself: same content, or a new GUID/generation.
+fn renamed_self(file: &Path, new_guid: bool) -> Result<(Vec<u8>, Vec<Change>)> {
+    let src = open(file)?;
+    let pkg = parse_package(file, &src)?;
+    let mut w = Rewrite::new(&pkg);
+    if new_guid {
+        w.new_generation(random_guid()?);
+    }
+    let bytes = w
+        .to_bytes()
+        .map_err(|e| anyhow!("{}: {e}", file.display()))?;
+    Ok((bytes, w.changes().to_vec()))
+}
+
+/// Everything a rename writes, worked out before anything is written.
+struct RenamePlan {
+    /// The package's name before.
+    old: String,
+    /// Where the renamed package goes.
+    target: PathBuf,
+    /// The renamed package's bytes.
+    bytes: Vec<u8>,
+    /// What changed inside it.
+    changes: Vec<Change>,
+    /// The importers to update.
+    updates: Vec<Update>,
+    /// Candidates that could not be read.
+    unreadable: Vec<String>,
+    /// Links leading to importers or folders, not followed.
+    not_followed: Vec<String>,
+}
+
+impl RenamePlan {
+    /// Refuse up front: the new name, and backups.
+    fn refuse_existing(&self, a: &RenameArgs) -> Result<()> {
+        let file = &a.package;
         let mut exist = Vec::new();
-        if target.exists() {
-            exist.push(target.clone());
+        if self.target.exists() {
+            exist.push(self.target.clone());
         }
         if a.backup {
             exist.extend(
                 std::iter::once(backup_path(file))
-                    .chain(updates.iter().map(|(p, ..)| backup_path(p)))
+                    .chain(self.updates.iter().map(|(p, ..)| backup_path(p)))
                     .filter(|b| b.exists()),
             );
         }
-        crate::cmd::refuse_existing_paths(a.force, exist)?;
+        crate::cmd::common::refuse_existing_paths(a.force, exist)
     }
-    let mut done = Vec::new();
-    if !a.dry_run {
-        pakrat_io::fsutil::write_atomic(&target, a.force, |o| o.write_all(&bytes))?;
+
+    /// Write the renamed package, remove (or back up) the old file, then
+    /// update the importers.
+    fn write(&self, a: &RenameArgs) -> Result<Vec<Updated>> {
+        let file = &a.package;
+        let target = &self.target;
+        pakrat_io::fsutil::write_atomic(target, a.force, |o| o.write_all(&self.bytes))?;
         if a.backup {
             std::fs::rename(file, backup_path(file))
                 .with_context(|| format!("keeping {} as a backup", file.display()))?;
@@ -438,7 +521,8 @@ pub fn rename(a: &RenameArgs) -> Result<ExitCode> {
                 )
             })?;
         }
-        for (p, b, n) in &updates {
+        let mut done = Vec::new();
+        for (p, b, n) in &self.updates {
             let (_, bak) = commit(p, None, b, a.backup, a.force)?;
             done.push(Updated {
                 file: p.clone(),
@@ -446,17 +530,10 @@ pub fn rename(a: &RenameArgs) -> Result<ExitCode> {
                 backup: bak,
             });
         }
-    } else {
-        done.extend(updates.iter().map(|(p, _, n)| Updated {
-            file: p.clone(),
-            imports: *n,
-            backup: None,
-        }));
+        Ok(done)
     }
-    for l in &not_followed {
-        eprintln!("warning: {}", pakrat_io::text::show(l));
-    }
-    if a.out.json {
+
+    fn print_json(&self, a: &RenameArgs, done: &[Updated]) -> Result<()> {
         #[derive(Serialize)]
         struct Out<'a> {
             file: &'a Path,
@@ -470,39 +547,46 @@ pub fn rename(a: &RenameArgs) -> Result<ExitCode> {
         println!(
             "{}",
             crate::output::json_text(&Out {
-                file,
-                renamed_to: &target,
+                file: &a.package,
+                renamed_to: &self.target,
                 dry_run: a.dry_run,
-                changes: &changes,
-                updated: &done,
-                unreadable: &unreadable,
-                not_followed: &not_followed,
+                changes: &self.changes,
+                updated: done,
+                unreadable: &self.unreadable,
+                not_followed: &self.not_followed,
             })?
         );
-        return Ok(ExitCode::SUCCESS);
+        Ok(())
     }
-    let would = if a.dry_run { "would be " } else { "" };
-    println!("{} {would}renamed to {}", file.display(), target.display());
-    for c in &changes {
-        println!("  {}", pakrat_io::text::show(&c.what));
-    }
-    for u in &done {
+
+    fn print_text(&self, a: &RenameArgs, done: &[Updated]) {
+        let would = if a.dry_run { "would be " } else { "" };
         println!(
-            "{} {would}updated: {} import{} of {old} -> {}",
-            u.file.display(),
-            u.imports,
-            if u.imports == 1 { "" } else { "s" },
-            a.new_name
+            "{} {would}renamed to {}",
+            a.package.display(),
+            self.target.display()
         );
+        for c in &self.changes {
+            println!("  {}", pakrat_io::text::show(&c.what));
+        }
+        for u in done {
+            println!(
+                "{} {would}updated: {} import{} of {} -> {}",
+                u.file.display(),
+                u.imports,
+                if u.imports == 1 { "" } else { "s" },
+                self.old,
+                a.new_name
+            );
+        }
+        for u in &self.unreadable {
+            println!("not checked (unreadable): {u}");
+        }
+        for l in &self.not_followed {
+            println!("not followed: {}", pakrat_io::text::show(l));
+        }
+        if a.dry_run {
+            println!("dry run: nothing written");
+        }
     }
-    for u in &unreadable {
-        println!("not checked (unreadable): {u}");
-    }
-    for l in &not_followed {
-        println!("not followed: {}", pakrat_io::text::show(l));
-    }
-    if a.dry_run {
-        println!("dry run: nothing written");
-    }
-    Ok(ExitCode::SUCCESS)
 }

@@ -15,15 +15,8 @@ use pakrat_system::{deps, flags, scan, GameDir, Via};
 use serde::Serialize;
 
 use crate::args::*;
+use crate::cmd::common::exit_code;
 use crate::output::{human_size, with_stdout, write_json as json};
-
-fn code(problems: bool) -> ExitCode {
-    if problems {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    }
-}
 
 fn open_game(g: &GameDirArgs) -> Result<GameDir> {
     Ok(GameDir::open(&g.game_dir, g.ini.as_deref())?)
@@ -112,7 +105,7 @@ fn deps_to(a: &DepsArgs, w: &mut dyn Write) -> Result<ExitCode> {
         || !g.mismatches.is_empty();
     if a.dot {
         write!(w, "{}", g.to_dot())?;
-        return Ok(code(problems));
+        return Ok(exit_code(!problems));
     }
     if a.out.json {
         #[derive(Serialize)]
@@ -128,7 +121,7 @@ fn deps_to(a: &DepsArgs, w: &mut dyn Write) -> Result<ExitCode> {
                 graph: &g,
             },
         )?;
-        return Ok(code(problems));
+        return Ok(exit_code(!problems));
     }
     writeln!(w, "{}", describe_game(&game))?;
     write!(w, "{}", g.to_tree_bounded(&game.root, a.max_depth))?;
@@ -178,7 +171,7 @@ fn deps_to(a: &DepsArgs, w: &mut dyn Write) -> Result<ExitCode> {
             show(&from_cache.join(", "))
         )?;
     }
-    Ok(code(problems))
+    Ok(exit_code(!problems))
 }
 
 /// `scan`: every package of a folder tree, with findings.
@@ -187,79 +180,98 @@ pub fn scan(a: &ScanArgs) -> Result<ExitCode> {
 }
 
 fn scan_to(a: &ScanArgs, w: &mut dyn Write) -> Result<ExitCode> {
+    let (r, secs) = scan_with_progress(a)?;
+    if a.json {
+        write_scan_json(w, &r, secs)?;
+    } else {
+        write_scan_packages(w, &r)?;
+        write_scan_findings(w, &r)?;
+        write_scan_summary(w, &r)?;
+    }
+    Ok(exit_code(!scan_problems(&r)))
+}
+
+/// Scan the folder, with a progress bar over the bytes of its files; and
+/// the seconds the scan took.
+fn scan_with_progress(a: &ScanArgs) -> Result<(scan::ScanReport, f64)> {
     let files = scan::list_files(&a.dir)?;
     let total: u64 = files
         .iter()
         .filter_map(|f| std::fs::metadata(f).ok())
         .map(|m| m.len())
         .sum();
-    let bar = crate::cmd::progress(total, a.json, "scanning");
-    let tick = |n: u64| {
-        if let Some(pb) = &bar {
-            pb.inc(n);
-        }
-    };
+    let bar = crate::cmd::common::progress(total, a.json, "scanning");
+    let tick = crate::cmd::common::ticker(&bar);
     let start = std::time::Instant::now();
     let r = scan::scan_files(&a.dir, &files, &tick)?;
     let secs = start.elapsed().as_secs_f64();
     if let Some(pb) = &bar {
         pb.finish_and_clear();
     }
-    let problems = !r.errors.is_empty()
+    Ok((r, secs))
+}
+
+/// Whether the scan found anything wrong (exit code 1).
+fn scan_problems(r: &scan::ScanReport) -> bool {
+    !r.errors.is_empty()
         || !r.collisions.is_empty()
         || !r.duplicates.is_empty()
         || !r.missing.is_empty()
         || !r.mismatches.is_empty()
-        || !r.cycles.is_empty();
-    if a.json {
-        // JSON lines: one object per package, then one per finding, then a summary.
-        fn line<T: Serialize>(w: &mut dyn Write, kind: &str, v: &T) -> Result<()> {
-            let mut obj = serde_json::to_value(v)?;
-            if let Some(m) = obj.as_object_mut() {
-                m.insert("type".into(), kind.into());
-            }
-            writeln!(w, "{}", serde_json::to_string(&obj)?)?;
-            Ok(())
+        || !r.cycles.is_empty()
+}
+
+/// JSON lines: one object per package, then one per finding, then a summary.
+fn write_scan_json(w: &mut dyn Write, r: &scan::ScanReport, secs: f64) -> Result<()> {
+    fn line<T: Serialize>(w: &mut dyn Write, kind: &str, v: &T) -> Result<()> {
+        let mut obj = serde_json::to_value(v)?;
+        if let Some(m) = obj.as_object_mut() {
+            m.insert("type".into(), kind.into());
         }
-        for p in &r.packages {
-            line(w, "package", p)?;
-        }
-        for e in &r.errors {
-            line(w, "error", e)?;
-        }
-        for c in &r.collisions {
-            line(w, "collision", c)?;
-        }
-        for d in &r.duplicates {
-            line(w, "duplicate", d)?;
-        }
-        for m in &r.missing {
-            line(w, "missing", m)?;
-        }
-        for m in &r.mismatches {
-            line(w, "mismatch", m)?;
-        }
-        for c in &r.cycles {
-            line(w, "cycle", &serde_json::json!({ "packages": c }))?;
-        }
-        line(
-            w,
-            "summary",
-            &serde_json::json!({
-                "files": r.files_seen,
-                "packages": r.packages.len(),
-                "bytes": r.bytes,
-                "errors": r.errors.len(),
-                "collisions": r.collisions.len(),
-                "duplicates": r.duplicates.len(),
-                "missing": r.missing.len(),
-                "mismatches": r.mismatches.len(),
-                "cycles": r.cycles.len(),
-                "seconds": secs,
-            }),
-        )?;
-        return Ok(code(problems));
+        writeln!(w, "{}", serde_json::to_string(&obj)?)?;
+        Ok(())
     }
+    for p in &r.packages {
+        line(w, "package", p)?;
+    }
+    for e in &r.errors {
+        line(w, "error", e)?;
+    }
+    for c in &r.collisions {
+        line(w, "collision", c)?;
+    }
+    for d in &r.duplicates {
+        line(w, "duplicate", d)?;
+    }
+    for m in &r.missing {
+        line(w, "missing", m)?;
+    }
+    for m in &r.mismatches {
+        line(w, "mismatch", m)?;
+    }
+    for c in &r.cycles {
+        line(w, "cycle", &serde_json::json!({ "packages": c }))?;
+    }
+    line(
+        w,
+        "summary",
+        &serde_json::json!({
+            "files": r.files_seen,
+            "packages": r.packages.len(),
+            "bytes": r.bytes,
+            "errors": r.errors.len(),
+            "collisions": r.collisions.len(),
+            "duplicates": r.duplicates.len(),
+            "missing": r.missing.len(),
+            "mismatches": r.mismatches.len(),
+            "cycles": r.cycles.len(),
+            "seconds": secs,
+        }),
+    )
+}
+
+/// One line a package: version, GUID, flags and imports.
+fn write_scan_packages(w: &mut dyn Write, r: &scan::ScanReport) -> Result<()> {
     for p in &r.packages {
         writeln!(
             w,
@@ -279,6 +291,12 @@ fn scan_to(a: &ScanArgs, w: &mut dyn Write) -> Result<ExitCode> {
             }
         )?;
     }
+    Ok(())
+}
+
+/// One line a finding: unreadable files, collisions, duplicates, missing
+/// imports, generation mismatches and cycles.
+fn write_scan_findings(w: &mut dyn Write, r: &scan::ScanReport) -> Result<()> {
     for e in &r.errors {
         writeln!(
             w,
@@ -323,6 +341,11 @@ fn scan_to(a: &ScanArgs, w: &mut dyn Write) -> Result<ExitCode> {
     for c in &r.cycles {
         writeln!(w, "CYCLE {}", show(&c.join(" -> ")))?;
     }
+    Ok(())
+}
+
+/// The closing lines: generation mismatches, then the counts.
+fn write_scan_summary(w: &mut dyn Write, r: &scan::ScanReport) -> Result<()> {
     if !r.mismatches.is_empty() {
         writeln!(
             w,
@@ -341,7 +364,7 @@ fn scan_to(a: &ScanArgs, w: &mut dyn Write) -> Result<ExitCode> {
         r.missing.len(),
         r.cycles.len()
     )?;
-    Ok(code(problems))
+    Ok(())
 }
 
 /// `flags`: show or change package flags, compare with a `.upkg`.
@@ -388,7 +411,7 @@ fn flags_to(a: &FlagsArgs, w: &mut dyn Write) -> Result<ExitCode> {
                 upkg: upkg.as_deref(),
             },
         )?;
-        return Ok(code(mismatch));
+        return Ok(exit_code(!mismatch));
     }
     let show = |f: &flags::FlagsInfo| format!("{:#010x} [{}]", f.flags, f.names.join(" "));
     if changes.is_empty() {
@@ -432,7 +455,7 @@ fn flags_to(a: &FlagsArgs, w: &mut dyn Write) -> Result<ExitCode> {
             )?;
         }
     }
-    Ok(code(mismatch))
+    Ok(exit_code(!mismatch))
 }
 
 /// `cache list`: check `cache.ini` and every cache file.
@@ -445,7 +468,7 @@ fn cache_list_to(a: &CacheListArgs, w: &mut dyn Write) -> Result<ExitCode> {
     let problems = r.problems().count();
     if a.out.json {
         json(w, &r)?;
-        return Ok(code(problems > 0));
+        return Ok(exit_code(problems == 0));
     }
     match &r.ini {
         Some(p) => writeln!(
@@ -482,7 +505,7 @@ fn cache_list_to(a: &CacheListArgs, w: &mut dyn Write) -> Result<ExitCode> {
         "{} ok, {problems} with problems",
         r.items.len() - problems
     )?;
-    Ok(code(problems > 0))
+    Ok(exit_code(problems == 0))
 }
 
 /// `cache restore`: copy cached packages back under their original names.
@@ -501,7 +524,7 @@ fn cache_restore_to(a: &CacheRestoreArgs, w: &mut dyn Write) -> Result<ExitCode>
         .count();
     if a.out.json {
         json(w, &out)?;
-        return Ok(code(skipped > 0));
+        return Ok(exit_code(skipped == 0));
     }
     writeln!(w, "{}", describe_game(&game))?;
     for it in &out.items {
@@ -551,5 +574,5 @@ fn cache_restore_to(a: &CacheRestoreArgs, w: &mut dyn Write) -> Result<ExitCode>
             n(Action::AlreadyThere)
         )?;
     }
-    Ok(code(skipped > 0))
+    Ok(exit_code(skipped == 0))
 }

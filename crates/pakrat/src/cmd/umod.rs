@@ -15,6 +15,7 @@ use pakrat_umod::{
 use serde::Serialize;
 
 use crate::args::*;
+use crate::cmd::common::exit_code;
 use crate::output::{human_size, print_json};
 
 /// One flat message: `pakrat_io::Error::InFile` already prints its source,
@@ -278,11 +279,7 @@ pub fn verify(a: &VerifyArgs) -> Result<ExitCode> {
             println!("FAILED: {errors} error(s), {warnings} warning(s)");
         }
     }
-    Ok(if v.ok() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    Ok(exit_code(v.ok()))
 }
 
 /// `extract` for this format.
@@ -299,7 +296,7 @@ pub fn extract(a: &ExtractArgs) -> Result<ExitCode> {
         globs: a.globs.clone(),
         ignore_crc: a.ignore_crc,
     };
-    let bar = crate::cmd::progress(total, a.out.json, "extracting");
+    let bar = crate::cmd::common::progress(total, a.out.json, "extracting");
     let rep = pakrat_umod::extract_with(&u, &out, &opts, &|n| {
         if let Some(b) = &bar {
             b.inc(n)
@@ -323,7 +320,7 @@ pub fn extract(a: &ExtractArgs) -> Result<ExitCode> {
         print_json(&v)?;
     } else {
         // -q drops the per-file lines, never the result line.
-        if !crate::cmd::quiet() {
+        if !crate::cmd::common::quiet() {
             for f in &rep.files {
                 println!("{:>10}  {}", f.size, show(&f.path.display().to_string()));
             }
@@ -362,7 +359,7 @@ pub fn create(a: &UmodCreateArgs) -> Result<ExitCode> {
         eprintln!("pakrat: warning: {w}");
     }
     let total = plan.members.iter().map(|m| u64::from(m.size)).sum();
-    let bar = crate::cmd::progress(total, a.out.json, "packing");
+    let bar = crate::cmd::common::progress(total, a.out.json, "packing");
     let rep = pakrat_umod::create::write_with(&plan, &a.output, a.force, &|n| {
         if let Some(b) = &bar {
             b.inc(n)
@@ -405,7 +402,7 @@ pub fn install(a: &UmodInstallArgs) -> Result<ExitCode> {
         ..Default::default()
     };
     let total = u.entries.iter().map(|e| u64::from(e.size)).sum();
-    let bar = crate::cmd::progress(total, a.out.json || a.dry_run, "installing");
+    let bar = crate::cmd::common::progress(total, a.out.json || a.dry_run, "installing");
     let rep = pakrat_umod::install::install_with(&u, &a.game_dir, &opts, &|n| {
         if let Some(b) = &bar {
             b.inc(n)
@@ -587,9 +584,5 @@ pub fn recover(a: &UmodRecoverArgs) -> Result<ExitCode> {
             Some(r) => println!("{r}"),
         }
     }
-    Ok(if ok {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    Ok(exit_code(ok))
 }

@@ -329,7 +329,7 @@ pub fn compress(a: &CompressArgs) -> Result<ExitCode> {
     let dup = clashes(a.files.iter().map(|p| (target(p), p.as_path())));
     // Existing outputs are refused once, before anything is written. An
     // input whose format cannot be told fails on its own below.
-    crate::cmd::refuse_existing_paths(
+    crate::cmd::common::refuse_existing_paths(
         a.force,
         a.files.iter().filter_map(|input| {
             let format = match &a.format {
@@ -341,8 +341,8 @@ pub fn compress(a: &CompressArgs) -> Result<ExitCode> {
             Some(t.with_file_name(format!("{name}.{}", format.extension())))
         }),
     )?;
-    let bar = crate::cmd::progress(input_bytes(&a.files), a.out.json, "compressing");
-    let results: Vec<CompressOut> = crate::cmd::par_map(&a.files, |input| {
+    let bar = crate::cmd::common::progress(input_bytes(&a.files), a.out.json, "compressing");
+    let results: Vec<CompressOut> = crate::cmd::common::par_map(&a.files, |input| {
         let _tick = Tick(&bar, input);
         let r = if dup.contains_key(&target(input)) {
             Err(anyhow!(
@@ -535,7 +535,7 @@ fn whole_file_decodes(plans: &[Result<Planned>]) -> Vec<bool> {
 /// `.uz` header (sanitised) or the input name without its extension.
 pub fn decompress(a: &DecompressArgs) -> Result<ExitCode> {
     // Read headers first so that name clashes are known before writing.
-    let plans: Vec<Result<Planned>> = crate::cmd::par_map(&a.files, |f| plan_one(f, a));
+    let plans: Vec<Result<Planned>> = crate::cmd::common::par_map(&a.files, |f| plan_one(f, a));
     let key = |p: &Planned| {
         let dir = std::fs::canonicalize(&p.dir).unwrap_or_else(|_| p.dir.clone());
         dir.join(p.name.to_lowercase())
@@ -566,14 +566,14 @@ pub fn decompress(a: &DecompressArgs) -> Result<ExitCode> {
     // those run one at a time, whatever --threads (six small bombs in
     // parallel once took 6.6 GiB); `.uz2`/`.uz3` stream in constant memory
     // and run in parallel. Results keep the input order.
-    crate::cmd::refuse_existing_paths(
+    crate::cmd::common::refuse_existing_paths(
         a.force,
         plans
             .iter()
             .filter_map(|p| p.as_ref().ok())
             .map(|p| p.dir.join(&p.name)),
     )?;
-    let bar = crate::cmd::progress(input_bytes(&a.files), a.out.json, "decompressing");
+    let bar = crate::cmd::common::progress(input_bytes(&a.files), a.out.json, "decompressing");
     let one = |input: &PathBuf, plan: &Result<Planned>| {
         let _tick = Tick(&bar, input);
         one(input, plan)
@@ -581,7 +581,7 @@ pub fn decompress(a: &DecompressArgs) -> Result<ExitCode> {
     let whole = whole_file_decodes(&plans);
     let idx: Vec<usize> = (0..a.files.len()).collect();
     let mut results: Vec<Option<DecompressOut>> =
-        crate::cmd::par_map(&idx, |&k| (!whole[k]).then(|| one(&a.files[k], &plans[k])));
+        crate::cmd::common::par_map(&idx, |&k| (!whole[k]).then(|| one(&a.files[k], &plans[k])));
     for (k, (input, plan)) in a.files.iter().zip(&plans).enumerate() {
         if whole[k] {
             results[k] = Some(one(input, plan));

@@ -19,8 +19,7 @@ use rayon::prelude::*;
 use serde_json::json;
 
 use crate::args::*;
-use crate::cmd::iostore::{global_script, open};
-use crate::cmd::legacy::engine;
+use crate::cmd::common::{engine, exit_code, global_script, open_container};
 use crate::output::{human_size, print_json};
 
 /// A package's label for messages: its path, else its name.
@@ -48,12 +47,12 @@ fn packages_of(c: &pakrat_iostore::Container) -> Result<ContainerPackages> {
 
 /// `zen to-legacy`.
 pub fn to_legacy(a: &ZenToLegacyArgs) -> Result<ExitCode> {
-    let c = open(&a.file, &a.keys)?;
+    let c = open_container(&a.file, &a.keys)?;
     let cp = packages_of(&c)?;
     let (script, notes) = global_script(&a.file, a.global.as_deref(), &a.keys)?;
     let mut others = Vec::new();
     for w in &a.with {
-        let oc = open(w, &a.keys)?;
+        let oc = open_container(w, &a.keys)?;
         others.push(packages_of(&oc)?);
     }
     let mut all: Vec<&ContainerPackages> = vec![&cp];
@@ -64,7 +63,7 @@ pub fn to_legacy(a: &ZenToLegacyArgs) -> Result<ExitCode> {
         Some(l) => Some(l),
         None => told.and_then(Layout::for_engine),
     };
-    let globs = crate::cmd::globset(&a.globs)?;
+    let globs = crate::cmd::common::globset(&a.globs)?;
     let selected: Vec<&PackageEntry> = cp
         .packages
         .iter()
@@ -132,14 +131,18 @@ pub fn to_legacy(a: &ZenToLegacyArgs) -> Result<ExitCode> {
         })
         .flatten()
         .collect();
-    crate::cmd::refuse_existing(&out, names.iter().map(String::as_str))?;
+    crate::cmd::common::refuse_existing(&out, names.iter().map(String::as_str))?;
     let start = std::time::Instant::now();
-    let bar =
-        crate::cmd::progress_count(selected.len() as u64, a.out.json, "converting", "packages");
+    let bar = crate::cmd::common::progress_count(
+        selected.len() as u64,
+        a.out.json,
+        "converting",
+        "packages",
+    );
     let results: Vec<Result<(String, usize, u64), String>> = selected
         .par_iter()
         .map(|e| {
-            let _tick = crate::cmd::Tick(&bar);
+            let _tick = crate::cmd::common::Tick(&bar);
             let lf = package_to_legacy(&c, &cp, e, &src, layout)
                 .map_err(|x| format!("{}: {x}", label(e)))?;
             let mut bytes = 0;
@@ -176,7 +179,7 @@ pub fn to_legacy(a: &ZenToLegacyArgs) -> Result<ExitCode> {
         for n in &notes {
             eprintln!("pakrat: note: {}", show(n));
         }
-        crate::cmd::print_errors(&errors);
+        crate::cmd::common::print_errors(&errors);
         // The result line prints under -q too (its help says so).
         println!(
             "converted {} of {} packages to legacy ({files} files, {}) in {} in {secs:.2}s",
@@ -186,11 +189,7 @@ pub fn to_legacy(a: &ZenToLegacyArgs) -> Result<ExitCode> {
             out.root().display()
         );
     }
-    Ok(if errors.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    Ok(exit_code(errors.is_empty()))
 }
 
 /// `zen from-legacy`.
@@ -206,12 +205,12 @@ pub fn from_legacy(a: &ZenFromLegacyArgs) -> Result<ExitCode> {
         );
     }
     let script = match &a.global {
-        Some(g) => Some(load_script_objects(&open(g, &a.keys)?)?),
+        Some(g) => Some(load_script_objects(&open_container(g, &a.keys)?)?),
         None => None,
     };
     let layout = engine(a.ue_version.as_deref())?;
     let start = std::time::Instant::now();
-    let bar = crate::cmd::progress_count(
+    let bar = crate::cmd::common::progress_count(
         folder.packages.len() as u64,
         a.out.json,
         "converting",
@@ -221,7 +220,7 @@ pub fn from_legacy(a: &ZenFromLegacyArgs) -> Result<ExitCode> {
         .packages
         .par_iter()
         .map(|p| {
-            let _tick = crate::cmd::Tick(&bar);
+            let _tick = crate::cmd::common::Tick(&bar);
             legacy_to_zen(p, layout, script.as_ref()).map_err(|e| e.to_string())
         })
         .collect();
@@ -232,7 +231,7 @@ pub fn from_legacy(a: &ZenFromLegacyArgs) -> Result<ExitCode> {
     let converted: Vec<&ZenFile> = results.iter().filter_map(|r| r.as_ref().ok()).collect();
     let report_errors = |json: bool| {
         if !json {
-            crate::cmd::print_errors(&errors);
+            crate::cmd::common::print_errors(&errors);
         }
     };
     if let Some(utoc) = &a.into {
@@ -278,7 +277,7 @@ pub fn from_legacy(a: &ZenFromLegacyArgs) -> Result<ExitCode> {
         bail!("give -o DIR or --into MOD_P.utoc");
     };
     let out = OutputDir::create(dir, a.enc.force)?;
-    crate::cmd::refuse_existing(
+    crate::cmd::common::refuse_existing(
         &out,
         converted
             .iter()
@@ -329,9 +328,5 @@ pub fn from_legacy(a: &ZenFromLegacyArgs) -> Result<ExitCode> {
             out.root().display()
         );
     }
-    Ok(if errors.is_empty() && write_errors.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    Ok(exit_code(errors.is_empty() && write_errors.is_empty()))
 }

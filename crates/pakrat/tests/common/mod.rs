@@ -60,3 +60,82 @@ pub fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
 pub fn file_names(dir: &Path) -> Vec<String> {
     files(dir).into_keys().collect()
 }
+
+/// A path as a command-line argument (the tests' paths are UTF-8).
+pub fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// Run `pakrat ARGS`: the exit code (-1 when killed by a signal), stdout
+/// and stderr.
+pub fn run(args: &[&str]) -> (i32, String, String) {
+    output(pakrat().args(args))
+}
+
+/// [`run`] in the folder `dir`.
+pub fn run_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    output(pakrat().current_dir(dir).args(args))
+}
+
+fn output(cmd: &mut Command) -> (i32, String, String) {
+    let out = cmd.output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Run `pakrat ARGS`; the exit code and stdout parsed as one JSON value.
+pub fn run_json(args: &[&str]) -> (i32, serde_json::Value) {
+    let out = pakrat().args(args).output().expect("run pakrat");
+    let v = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{args:?}: stdout is not one JSON value ({e}): {}\nstderr: {}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    (out.status.code().unwrap_or(-1), v)
+}
+
+/// Run `pakrat ARGS`, require success, and return stdout.
+pub fn ok(args: &[&str]) -> String {
+    let out = pakrat().args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Copy a file, making the folders it goes into.
+pub fn copy(src: &Path, dst: &Path) {
+    std::fs::create_dir_all(dst.parent().unwrap()).unwrap();
+    std::fs::copy(src, dst)
+        .unwrap_or_else(|e| panic!("copy {} -> {}: {e}", src.display(), dst.display()));
+}
+
+/// Copy every file below `from` to the same place below `to`.
+pub fn copy_tree(from: &Path, to: &Path) {
+    for (rel, data) in files(from) {
+        let p = to.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, data).unwrap();
+    }
+}
+
+/// The names in a folder (not below it), sorted; none when it cannot be
+/// read.
+pub fn names_in(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .map(|r| {
+            r.filter_map(|e| e.ok())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
