@@ -80,7 +80,7 @@ pub fn view(a: &ViewArgs) -> Result<ExitCode> {
         path: a.path.clone(),
         port: a.port,
         token: None,
-        keys: crate::cmd::iostore::keyring(&a.keys)?,
+        keys: crate::cmd::common::keyring(&a.keys)?,
     };
     // The launcher page lives until the viewer stops.
     let mut launched = None;
