@@ -697,47 +697,65 @@ impl<'a> Rewrite<'a> {
             });
         }
         self.check_layout()?;
+        let mut out = self.with_bodies();
+        let tables = self.tables()?;
+        let must_move = self.header_growth(out.len() as u64)?;
+        let placed = self.place(&tables, must_move, out.len() as u64)?;
+        // Zero what the tables no longer use, then write them (in that order,
+        // so that no zeroing touches a table written in place).
+        for (k, p) in placed.iter().enumerate() {
+            let span = &self.spans[k];
+            let from = if p.moved {
+                span.start
+            } else {
+                span.start + p.len
+            };
+            out[from as usize..span.end as usize].fill(0);
+        }
+        for (p, (_, bytes)) in placed.iter().zip(&tables) {
+            if p.moved {
+                out.extend_from_slice(bytes);
+            } else {
+                out[p.offset as usize..(p.offset + p.len) as usize].copy_from_slice(bytes);
+            }
+        }
+        let header = header_bytes(&self.summary_at(&placed));
+        out[..header.len()].copy_from_slice(&header);
+        Ok((out, placed))
+    }
+
+    /// The original bytes with the object data replaced in place (the rest
+    /// of its old range zeroed).
+    fn with_bodies(&self) -> Vec<u8> {
         let mut out = self.original.to_vec();
-        let v = self.summary.version;
-        // Object data replaced in place; the rest of its old range zeroed.
         for (&i, body) in &self.bodies {
             let o = &self.original_exports[i];
             let start = o.serial_offset as usize;
             out[start..start + body.len()].copy_from_slice(body);
             out[start + body.len()..start + o.serial_size as usize].fill(0);
         }
+        out
+    }
+
+    /// The tables' new bytes, in file-order of the summary: names, imports,
+    /// exports and (before version 68) heritage.
+    fn tables(&self) -> Result<Vec<(&'static str, Vec<u8>)>> {
+        let v = self.summary.version;
         let mut tables: Vec<(&'static str, Vec<u8>)> = Vec::with_capacity(4);
-        let raw = |t: usize, k: usize| &self.original[self.raw[t][k].clone()];
-        let mut w = Writer::new();
-        for (k, n) in self.names.iter().enumerate() {
-            match self.original_names.get(k) {
-                Some(o) if o == n => w.bytes(raw(0, k)),
-                _ => write_name(&mut w, v, n).map(|_| &mut w)?,
-            };
-        }
-        tables.push(("names", w.into_inner()));
-        let mut w = Writer::new();
-        for (k, i) in self.imports.iter().enumerate() {
-            match self.original_imports.get(k) {
-                Some(o) if o == i => w.bytes(raw(1, k)),
-                _ => {
-                    write_import(&mut w, i);
-                    &mut w
-                }
-            };
-        }
-        tables.push(("imports", w.into_inner()));
-        let mut w = Writer::new();
-        for (k, e) in self.exports.iter().enumerate() {
-            match self.original_exports.get(k) {
-                Some(o) if o == e && k < self.raw[2].len() => w.bytes(raw(2, k)),
-                _ => {
-                    write_export(&mut w, e);
-                    &mut w
-                }
-            };
-        }
-        tables.push(("exports", w.into_inner()));
+        let names = self.table(0, &self.names, &self.original_names, |w, n| {
+            write_name(w, v, n)
+        })?;
+        tables.push(("names", names));
+        let imports = self.table(1, &self.imports, &self.original_imports, |w, i| {
+            write_import(w, i);
+            Ok(())
+        })?;
+        tables.push(("imports", imports));
+        let exports = self.table(2, &self.exports, &self.original_exports, |w, e| {
+            write_export(w, e);
+            Ok(())
+        })?;
+        tables.push(("exports", exports));
         if v < 68 {
             let mut w = Writer::new();
             for g in &self.summary.heritage {
@@ -745,41 +763,78 @@ impl<'a> Rewrite<'a> {
             }
             tables.push(("heritage", w.into_inner()));
         }
-        // The header may have grown (a generation added): the bytes it grows
-        // into must belong to tables, which then move to the end.
-        let mut summary = self.summary.clone();
-        let header_len = header_bytes(&summary).len() as u64;
-        let mut must_move = [false; 4];
-        if header_len > self.header_size {
-            // The header may grow over bytes no object uses: tables there
-            // move to the end; gaps (such as a table's old place, zeroed by
-            // an earlier rewrite) are free.
-            let need = self.header_size..header_len;
-            let overlaps = |r: &Range<u64>| r.start < need.end && need.start < r.end;
-            if let Some((i, e)) = self.original_exports.iter().enumerate().find(|(_, e)| {
-                let s = u64::from(e.serial_offset);
-                e.serial_size > 0 && overlaps(&(s..s + u64::from(e.serial_size)))
-            }) {
-                return Err(Error::Other(format!(
-                    "the header must grow to {header_len} bytes, but export {i}'s data starts \
-                     at {:#x}; objects are not moved",
-                    e.serial_offset
-                )));
-            }
-            for (k, r) in self.spans.iter().enumerate() {
-                if !r.is_empty() && overlaps(r) {
-                    must_move[k] = true;
+        Ok(tables)
+    }
+
+    /// Table `t`'s bytes: an entry equal to the original one (whose bytes
+    /// are known) is copied as it was read, any other is written by `write`.
+    fn table<T: PartialEq>(
+        &self,
+        t: usize,
+        entries: &[T],
+        originals: &[T],
+        write: impl Fn(&mut Writer, &T) -> Result<()>,
+    ) -> Result<Vec<u8>> {
+        let raw = &self.raw[t];
+        let mut w = Writer::new();
+        for (k, e) in entries.iter().enumerate() {
+            match originals.get(k) {
+                Some(o) if o == e && k < raw.len() => {
+                    w.bytes(&self.original[raw[k].clone()]);
                 }
-            }
-            if header_len > out.len() as u64 {
-                return Err(Error::Other(format!(
-                    "the header must grow to {header_len} bytes, past the end of the file"
-                )));
+                _ => write(&mut w, e)?,
             }
         }
-        // Where each table goes: where it was if it still fits, else the end.
+        Ok(w.into_inner())
+    }
+
+    /// The header may have grown (a generation added): the bytes it grows
+    /// into must belong to tables, which then move to the end. Returns
+    /// which tables must move; `len` is the file's length.
+    fn header_growth(&self, len: u64) -> Result<[bool; 4]> {
+        let header_len = header_bytes(&self.summary).len() as u64;
+        let mut must_move = [false; 4];
+        if header_len <= self.header_size {
+            return Ok(must_move);
+        }
+        // The header may grow over bytes no object uses: tables there
+        // move to the end; gaps (such as a table's old place, zeroed by
+        // an earlier rewrite) are free.
+        let need = self.header_size..header_len;
+        let overlaps = |r: &Range<u64>| r.start < need.end && need.start < r.end;
+        if let Some((i, e)) = self.original_exports.iter().enumerate().find(|(_, e)| {
+            let s = u64::from(e.serial_offset);
+            e.serial_size > 0 && overlaps(&(s..s + u64::from(e.serial_size)))
+        }) {
+            return Err(Error::Other(format!(
+                "the header must grow to {header_len} bytes, but export {i}'s data starts \
+                 at {:#x}; objects are not moved",
+                e.serial_offset
+            )));
+        }
+        for (k, r) in self.spans.iter().enumerate() {
+            if !r.is_empty() && overlaps(r) {
+                must_move[k] = true;
+            }
+        }
+        if header_len > len {
+            return Err(Error::Other(format!(
+                "the header must grow to {header_len} bytes, past the end of the file"
+            )));
+        }
+        Ok(must_move)
+    }
+
+    /// Where each table goes: where it was if it still fits (and need not
+    /// move), else the end of the file (`len` bytes so far).
+    fn place(
+        &self,
+        tables: &[(&'static str, Vec<u8>)],
+        must_move: [bool; 4],
+        len: u64,
+    ) -> Result<Vec<Placement>> {
         let mut placed = Vec::with_capacity(tables.len());
-        let mut end = out.len() as u64;
+        let mut end = len;
         for (k, (table, bytes)) in tables.iter().enumerate() {
             let span = &self.spans[k];
             let len = bytes.len() as u64;
@@ -800,24 +855,12 @@ impl<'a> Rewrite<'a> {
                 moved: !fits,
             });
         }
-        // Zero what the tables no longer use, then write them (in that order,
-        // so that no zeroing touches a table written in place).
-        for (k, p) in placed.iter().enumerate() {
-            let span = &self.spans[k];
-            let from = if p.moved {
-                span.start
-            } else {
-                span.start + p.len
-            };
-            out[from as usize..span.end as usize].fill(0);
-        }
-        for (p, (_, bytes)) in placed.iter().zip(&tables) {
-            if p.moved {
-                out.extend_from_slice(bytes);
-            } else {
-                out[p.offset as usize..(p.offset + p.len) as usize].copy_from_slice(bytes);
-            }
-        }
+        Ok(placed)
+    }
+
+    /// The summary with the tables' new counts and offsets.
+    fn summary_at(&self, placed: &[Placement]) -> Summary {
+        let mut summary = self.summary.clone();
         let count = |k: usize| match k {
             0 => self.names.len(),
             1 => self.imports.len(),
@@ -831,12 +874,10 @@ impl<'a> Rewrite<'a> {
         summary.names = at(0);
         summary.imports = at(1);
         summary.exports = at(2);
-        if v < 68 {
+        if self.summary.version < 68 {
             summary.heritage_table = Some(at(3));
         }
-        let header = header_bytes(&summary);
-        out[..header.len()].copy_from_slice(&header);
-        Ok((out, placed))
+        summary
     }
 }
 
