@@ -159,7 +159,7 @@ fn copy_stored(
     );
     let res = copied
         .map_err(|e| pakrat_io::Error::io(pending.path(), e))
-        .and_then(|()| checked)
+        .and(checked)
         .and_then(|checked| pending.commit().map(|_| checked));
     Some(res)
 }
