@@ -34,6 +34,8 @@ mod writer;
 pub use error::{Error, Result};
 pub use guid::Guid;
 pub use reader::Reader;
-pub use source::{caps, open_regular, read_capped, read_regular, read_text_capped, Source};
+pub use source::{
+    caps, open_regular, read_capped, read_regular, read_text_capped, Source, RELEASE_EVERY,
+};
 pub use string::FString;
 pub use writer::Writer;

@@ -9,14 +9,22 @@ use crate::{Error, Result};
 ///
 /// Mapped pages count towards the process's resident set, so a reader that
 /// streams a large file once can hand consumed ranges back with
-/// [`Source::release`] (peak memory then stays flat whatever the size), and
+/// [`Source::release`], or count what it has read with [`Source::passed`]
+/// (peak memory then stays flat whatever the size), and
 /// [`Source::open_at`] reopens the same file for kernel-side copies.
 pub struct Source {
     path: PathBuf,
     data: Data,
     /// (device, inode, length) of the mapped file, to reopen it safely.
     id: Option<(u64, u64, u64)>,
+    /// Bytes counted by [`Source::passed`].
+    passed: std::sync::atomic::AtomicU64,
 }
+
+/// Bytes counted by [`Source::passed`] between two releases of a whole
+/// mapping: with it, the mapped pages of an input read once stay under
+/// about this much plus what the readers hold at that moment.
+pub const RELEASE_EVERY: u64 = 16 << 20;
 
 enum Data {
     /// The guard is declared first: it unregisters the mapping before the
@@ -182,6 +190,7 @@ impl Source {
             path: path.to_path_buf(),
             data,
             id,
+            passed: Default::default(),
         })
     }
 
@@ -191,6 +200,7 @@ impl Source {
             path: path.into(),
             data: Data::Owned(data),
             id: None,
+            passed: Default::default(),
         }
     }
 
@@ -254,6 +264,27 @@ impl Source {
                     end - start,
                 );
             }
+        }
+    }
+
+    /// Count `n` bytes of the mapping as read (by any thread) and no longer
+    /// needed. Each time the count passes a multiple of [`RELEASE_EVERY`],
+    /// the whole mapping is released ([`Source::release`]): for readers
+    /// that go through a large input once in many small pieces (pak
+    /// entries, IoStore blocks), whose pages could not be released one
+    /// piece at a time (a page, and the neighbours the kernel maps with it
+    /// on a fault, are shared with the next piece). Pages still in use by
+    /// another thread are mapped again from the page cache on their next
+    /// read, with the same bytes, so this is safe at any moment. A no-op
+    /// for data in memory.
+    pub fn passed(&self, n: u64) {
+        use std::sync::atomic::Ordering;
+        if !matches!(self.data, Data::Map(..)) || n == 0 {
+            return;
+        }
+        let before = self.passed.fetch_add(n, Ordering::Relaxed);
+        if before / RELEASE_EVERY != before.saturating_add(n) / RELEASE_EVERY {
+            self.release(0, self.len());
         }
     }
 }

@@ -19,6 +19,11 @@
 //! containers (and keeps them) for profiling the worker by hand.
 //! `BENCH_NO_VERIFY=1` extracts without the chunk-hash check (BLAKE3 of
 //! every byte, on by default since issue 16), to measure what it costs.
+//! The "verify" row runs `verify` (every block decoded, every chunk hashed).
+//! Peak RSS is reported whole (`VmHWM`) and split as the kernel splits it
+//! (peaks of `RssAnon` and `RssFile`, sampled every 5 ms): anonymous memory
+//! is what pakrat allocates; file-backed pages are the mapped `.ucas` (and
+//! the binary), which a pass releases as it goes (issue 31 item 16).
 
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -109,18 +114,29 @@ fn build(dir: &Path, src: &[SrcBlock], method: Option<&str>, nblocks: usize) -> 
             .collect(),
         blocks,
     };
-    std::fs::write(&utoc, toc.bytes()).unwrap();
+    // Real chunk hashes, so that extract checks them and verify passes.
+    let hashes: Vec<[u8; 20]> = (0..nblocks / CHUNK_BLOCKS)
+        .map(|k| {
+            let mut h = blake3::Hasher::new();
+            for b in 0..CHUNK_BLOCKS {
+                h.update(&src[(k * CHUNK_BLOCKS + b) % src.len()].plain);
+            }
+            h.finalize().as_bytes()[..20].try_into().unwrap()
+        })
+        .collect();
+    std::fs::write(&utoc, toc.bytes_with_hashes(&hashes)).unwrap();
     utoc
 }
 
-/// Child process: extract `utoc` into `out` with `threads` threads, print
-/// `seconds bytes peak_anon_kib vm_hwm_kib`.
-fn worker(utoc: &str, out: &str, threads: usize, decode_only: bool) {
+/// Child process: extract (or `decode`, or `verify`) `utoc` into `out`
+/// with `threads` threads, print `seconds bytes peak_anon_kib
+/// peak_file_kib vm_hwm_kib cpu_seconds`.
+fn worker(utoc: &str, out: &str, threads: usize, mode: &str) {
     rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build_global()
         .unwrap();
-    let (stop, sampler) = pakrat_testkit::bench::anon_sampler();
+    let (stop, sampler) = pakrat_testkit::bench::rss_sampler();
     let start = Instant::now();
     let c = Container::open(utoc, &KeyRing::new()).unwrap();
     let jobs: Vec<Job> = c
@@ -133,7 +149,17 @@ fn worker(utoc: &str, out: &str, threads: usize, decode_only: bool) {
         })
         .collect();
     let dir = pakrat_io::fsutil::OutputDir::create(out, false).unwrap();
-    let s = if decode_only {
+    let s = if mode == "verify" {
+        // `pakrat verify`: every block decoded and every chunk hashed.
+        let r = pakrat_iostore::verify::verify(&c, &|_| {});
+        assert!(r.ok(), "verify failed");
+        pakrat_iostore::extract::Summary {
+            files: jobs.len() as u64,
+            bytes: jobs.iter().map(|j| j.size).sum(),
+            errors: vec![],
+            unhashed: 0,
+        }
+    } else if mode == "decode" {
         // The same read + decrypt + decompress pipeline, writing nothing:
         // separates our work from the kernel's cost of writing files.
         use rayon::prelude::*;
@@ -160,16 +186,28 @@ fn worker(utoc: &str, out: &str, threads: usize, decode_only: bool) {
     let secs = start.elapsed().as_secs_f64();
     assert!(s.errors.is_empty(), "{:?}", s.errors);
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
-    let anon = sampler.join().unwrap();
+    let peak = sampler.join().unwrap();
     println!(
-        "{secs} {} {anon} {} {}",
+        "{secs} {} {} {} {} {}",
         s.bytes,
+        peak.anon,
+        peak.file,
         status_kib("VmHWM:"),
         cpu_secs("/proc/self/stat")
     );
 }
 
-fn run_worker(utoc: &Path, out: &Path, threads: usize, mode: &str) -> (f64, u64, u64, u64, f64) {
+/// What one worker run measured.
+struct Run {
+    secs: f64,
+    bytes: u64,
+    anon_kib: u64,
+    file_kib: u64,
+    hwm_kib: u64,
+    cpu: f64,
+}
+
+fn run_worker(utoc: &Path, out: &Path, threads: usize, mode: &str) -> Run {
     let exe = std::env::current_exe().unwrap();
     let o = Command::new(exe)
         .args([
@@ -184,13 +222,14 @@ fn run_worker(utoc: &Path, out: &Path, threads: usize, mode: &str) -> (f64, u64,
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let s = String::from_utf8_lossy(&o.stdout);
     let v: Vec<&str> = s.split_whitespace().collect();
-    (
-        v[0].parse().unwrap(),
-        v[1].parse().unwrap(),
-        v[2].parse().unwrap(),
-        v[3].parse().unwrap(),
-        v[4].parse().unwrap(),
-    )
+    Run {
+        secs: v[0].parse().unwrap(),
+        bytes: v[1].parse().unwrap(),
+        anon_kib: v[2].parse().unwrap(),
+        file_kib: v[3].parse().unwrap(),
+        hwm_kib: v[4].parse().unwrap(),
+        cpu: v[5].parse().unwrap(),
+    }
 }
 
 /// (wall-clock, per-CPU-second) decode speed on one thread.
@@ -224,12 +263,7 @@ fn gbs(bytes: f64) -> String {
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if args.get(1).map(String::as_str) == Some("worker") {
-        worker(
-            &args[2],
-            &args[3],
-            args[4].parse().unwrap(),
-            args[5] == "decode",
-        );
+        worker(&args[2], &args[3], args[4].parse().unwrap(), &args[5]);
         return;
     }
     if args.get(1).map(String::as_str) == Some("build") {
@@ -314,12 +348,18 @@ fn main() {
             src.len(),
             cas_len
         );
-        for (mode, threads) in [("decode", 1), ("decode", 2), ("extract", 1), ("extract", 2)] {
+        for (mode, threads) in [
+            ("decode", 1),
+            ("decode", 2),
+            ("extract", 1),
+            ("extract", 2),
+            ("verify", 2),
+        ] {
             if stored && mode == "decode" {
                 continue; // stored blocks are handed out zero-copy: nothing to decode
             }
             let out = dir.join(format!("out{threads}"));
-            let (secs, bytes, anon, hwm, cpu) = run_worker(&utoc, &out, threads, mode);
+            let r = run_worker(&utoc, &out, threads, mode);
             if mode == "extract" {
                 // Check the first chunk against the source blocks.
                 let first = std::fs::read(out.join("c0.bin")).unwrap();
@@ -337,11 +377,15 @@ fn main() {
                 _ => String::new(),
             };
             println!(
-                "  {mode:<7} {threads} thread(s){writers}: {bytes} B in {secs:.2} s = {} wall-clock, {} per CPU-second ({cpu:.2} CPU-s); peak RSS: anonymous {:.1} MiB, total incl. mapped .ucas pages {:.1} MiB",
-                gbs(bytes as f64 / secs),
-                gbs(bytes as f64 / cpu.max(0.01)),
-                anon as f64 / 1024.0,
-                hwm as f64 / 1024.0
+                "  {mode:<7} {threads} thread(s){writers}: {} B in {:.2} s = {} wall-clock, {} per CPU-second ({:.2} CPU-s); peak RSS {:.1} MiB (VmHWM): anonymous {:.1} MiB, file-backed (mapped .ucas, binary) {:.1} MiB",
+                r.bytes,
+                r.secs,
+                gbs(r.bytes as f64 / r.secs),
+                gbs(r.bytes as f64 / r.cpu.max(0.01)),
+                r.cpu,
+                r.hwm_kib as f64 / 1024.0,
+                r.anon_kib as f64 / 1024.0,
+                r.file_kib as f64 / 1024.0
             );
             let _ = std::fs::remove_dir_all(&out);
         }

@@ -493,7 +493,25 @@ impl Container {
         if let Some(e) = self.encryption_error("data") {
             return Err(e);
         }
-        self.decode_block_with(i, out, self.key.as_ref())
+        self.decode_block_with(i, out, self.key.as_ref())?;
+        if let Some(b) = self.toc.blocks.get(i) {
+            self.passed(b.offset, b.disk_size());
+        }
+        Ok(())
+    }
+
+    /// Count `len` bytes of the `.ucas` at `offset` (in the container's
+    /// address space) as read: see [`Source::passed`], which keeps a pass
+    /// over many small chunks from leaving the whole container resident.
+    pub fn passed(&self, offset: u64, len: u64) {
+        let psize = self.toc.header.effective_partition_size();
+        if let Some(src) = self
+            .partitions
+            .get((offset / psize) as usize)
+            .and_then(|p| p.source.as_ref())
+        {
+            src.passed(len);
+        }
     }
 
     fn decode_block_with(&self, i: usize, out: &mut [u8], key: Option<&AesKey>) -> Result<()> {
@@ -642,8 +660,10 @@ impl Container {
             let data = raw
                 .get(start as usize..end as usize)
                 .ok_or_else(|| Error::Other(format!("chunk {index}: stored run too short")))?;
+            let first = self.toc.blocks[range.start].offset;
             for piece in data.chunks(window_blocks * self.toc.header.block_size as usize) {
                 sink(Piece::Mapped(piece))?;
+                self.passed(first, piece.len() as u64);
             }
             return Ok(());
         }

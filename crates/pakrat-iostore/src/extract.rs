@@ -110,37 +110,75 @@ pub const COPY_MIN: u64 = 256 << 10;
 /// the same output checks as every other write. `None` when the entry is not
 /// such a run, is small, or the `.ucas` cannot be reopened as the very file
 /// that is mapped (then the caller streams it as usual).
-/// With `verify`, the chunk hash is checked on the mapped bytes first, and
-/// a mismatch writes nothing. Returns whether a hash was checked.
+/// With `verify`, the chunk hash is computed on the mapped bytes while the
+/// kernel copies them (`rayon::join`: on two threads when the pool has one
+/// free), and the file gets its name only if the hash matches; a mismatch
+/// leaves nothing. Returns whether a hash was checked.
 fn copy_stored(
     c: &Container,
     j: &Job,
     out: &OutputDir,
     verify: bool,
+    parallel: bool,
 ) -> Option<pakrat_io::Result<bool>> {
     let (p, offset, len) = c.stored_extent(j.index)?;
     if len < COPY_MIN {
         return None;
     }
     let src = c.partitions().get(p)?.source.as_ref()?;
-    let mut hashed = false;
-    if verify {
-        let start = usize::try_from(offset).ok()?;
-        let end = start.checked_add(usize::try_from(len).ok()?)?;
-        let bytes = src.get(start..end)?;
-        let mut h = ChunkHasher::new(c.toc().header.version);
-        h.update(bytes);
-        c.release(j.index);
-        match hash_verdict(c, j.index, h) {
-            Ok(checked) => hashed = checked,
-            Err(e) => return Some(Err(e)),
-        }
-    }
+    let start = usize::try_from(offset).ok()?;
+    let end = start.checked_add(usize::try_from(len).ok()?)?;
+    let bytes = src.get(start..end)?;
     let mut f = src.open_at(offset)?;
-    Some(
-        out.write_from_file_range(&j.name, &mut f, offset, len)
-            .map(|_| hashed),
-    )
+    if !verify {
+        return Some(
+            out.write_from_file_range(&j.name, &mut f, offset, len)
+                .map(|_| false),
+        );
+    }
+    let pending = match out
+        .begin(&j.name)
+        .and_then(|p| p.preallocate(len).map(|()| p))
+    {
+        Ok(p) => p,
+        Err(e) => return Some(Err(e)),
+    };
+    let (copied, checked) = rayon::join(
+        || copy_exact(&mut f, len, pending.file()),
+        || {
+            // Part by part, each released once hashed: a large chunk does
+            // not stay resident while the rest is hashed.
+            let mut h = ChunkHasher::new(c.toc().header.version).parallel(parallel);
+            for (k, part) in bytes.chunks(HASH_PART).enumerate() {
+                h.update(part);
+                src.release(start + k * HASH_PART, part.len());
+            }
+            src.passed(len);
+            hash_verdict(c, j.index, h)
+        },
+    );
+    let res = copied
+        .map_err(|e| pakrat_io::Error::io(pending.path(), e))
+        .and(checked)
+        .and_then(|checked| pending.commit().map(|_| checked));
+    Some(res)
+}
+
+/// Bytes of a stored chunk hashed between two releases of its mapped pages.
+const HASH_PART: usize = 4 << 20;
+
+/// Copy the next `len` bytes of `src` to `dst` (`copy_file_range` inside
+/// the kernel on Linux); an error if `src` holds fewer.
+fn copy_exact(src: &mut std::fs::File, len: u64, mut dst: &std::fs::File) -> std::io::Result<()> {
+    use std::io::Read;
+    let n = std::io::copy(&mut src.take(len), &mut dst)?;
+    if n != len {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::UnexpectedEof,
+            format!("the .ucas holds only {n} of the {len} bytes to copy"),
+        ));
+    }
+    Ok(())
 }
 
 /// Compare a chunk's computed hash with the TOC: `Ok(true)` checked,
@@ -375,7 +413,9 @@ impl<'a> Stage<'a> {
         window: usize,
         tx: Option<&SyncSender<Msg<'a>>>,
     ) {
-        if let Some(res) = copy_stored(self.c, j, out, self.verify) {
+        // Few, large files: the pool has threads to spare for the hash.
+        let parallel = window == crate::container::WINDOW_BLOCKS;
+        if let Some(res) = copy_stored(self.c, j, out, self.verify, parallel) {
             match res {
                 Ok(hashed) => {
                     if self.verify && !hashed {
@@ -415,7 +455,7 @@ impl<'a> Stage<'a> {
         }
         let mut hasher = self
             .verify
-            .then(|| ChunkHasher::new(self.c.toc().header.version));
+            .then(|| ChunkHasher::new(self.c.toc().header.version).parallel(parallel));
         let res = self.c.stream_chunk_pieces(
             j.index,
             window,

@@ -11,7 +11,9 @@
 //! creating the pak (next to `cat` of the same files into one file), and
 //! extracting it (next to the single-thread zlib decode speed of its own
 //! blocks, and `cat` of the pak for the stored one), with CPU seconds and
-//! peak anonymous memory (`RssAnon`; the mapped pak is file-backed).
+//! peak RSS (`VmHWM`), split into anonymous memory (`RssAnon`, what pakrat
+//! allocates) and file-backed pages (`RssFile`: the mapped pak, released as
+//! the work passes it, and the binary), both peaks sampled every 5 ms.
 //! Everything is written under `BENCH_DIR` (default: the temp folder) and
 //! deleted at the end. `pak_bench build OUT.pak GIB zlib|none` keeps one
 //! pak; `pak_bench decode OUT.pak` then times only the pipeline without
@@ -64,15 +66,16 @@ fn inputs(root: &Path, bytes: u64) -> Vec<write::Input> {
     out
 }
 
-/// Child process: `create GIB OUT METHOD` or `extract PAK OUT`; prints
-/// `seconds bytes peak_anon_kib cpu_seconds`.
+/// Child process: `create GIB OUT METHOD`, `extract PAK OUT`, `decode PAK`
+/// or `verify PAK`; prints `seconds bytes peak_anon_kib cpu_seconds
+/// peak_file_kib vm_hwm_kib`.
 fn worker(args: &[String]) {
     let threads: usize = args[2].parse().unwrap();
     rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build_global()
         .unwrap();
-    let (stop, h) = pakrat_testkit::bench::anon_sampler();
+    let (stop, h) = pakrat_testkit::bench::rss_sampler();
     let start = Instant::now();
     let bytes = match args[1].as_str() {
         "create" => {
@@ -116,6 +119,13 @@ fn worker(args: &[String]) {
                 })
                 .sum()
         }
+        "verify" => {
+            // `pakrat verify`: headers, SHA-1 and decoding of every file.
+            let p = Pak::open(&args[3], &KeyRing::new()).unwrap();
+            let r = pak::verify::verify(&p);
+            assert!(r.ok(), "{:?}", &r.problems[..r.problems.len().min(3)]);
+            r.bytes
+        }
         _ => {
             let p = Pak::open(&args[3], &KeyRing::new()).unwrap();
             let sel: Vec<&pak::PakEntry> = p.index.entries.iter().collect();
@@ -132,11 +142,36 @@ fn worker(args: &[String]) {
     };
     let secs = start.elapsed().as_secs_f64();
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
-    let anon = h.join().unwrap();
-    println!("{secs} {bytes} {anon} {}", cpu_secs("/proc/self/stat"));
+    let peak = h.join().unwrap();
+    println!(
+        "{secs} {bytes} {} {} {} {}",
+        peak.anon,
+        cpu_secs("/proc/self/stat"),
+        peak.file,
+        pakrat_testkit::bench::status_kib("VmHWM:")
+    );
 }
 
-fn run(args: &[&str]) -> (f64, u64, u64, f64) {
+/// Peak memory of a worker, in KiB.
+struct Rss {
+    anon: u64,
+    file: u64,
+    hwm: u64,
+}
+
+impl std::fmt::Display for Rss {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "peak RSS {:.1} MiB (anonymous {:.1} MiB, file-backed {:.1} MiB)",
+            self.hwm as f64 / 1024.0,
+            self.anon as f64 / 1024.0,
+            self.file as f64 / 1024.0
+        )
+    }
+}
+
+fn run(args: &[&str]) -> (f64, u64, Rss, f64) {
     let o = Command::new(std::env::current_exe().unwrap())
         .arg("worker")
         .args(args)
@@ -148,7 +183,11 @@ fn run(args: &[&str]) -> (f64, u64, u64, f64) {
     (
         v[0].parse().unwrap(),
         v[1].parse().unwrap(),
-        v[2].parse().unwrap(),
+        Rss {
+            anon: v[2].parse().unwrap(),
+            file: v[4].parse().unwrap(),
+            hwm: v[5].parse().unwrap(),
+        },
         v[3].parse().unwrap(),
     )
 }
@@ -211,12 +250,11 @@ fn main() {
         for threads in [1usize, 2] {
             let (s, b, anon, cpu) = run(&["decode", &threads.to_string(), &args[2], "-"]);
             println!(
-                "decode {threads} thread(s): {:.2} s, {} of output, {:.1} CPU-s ({} per CPU-s), peak anon {:.1} MiB",
+                "decode {threads} thread(s): {:.2} s, {} of output, {:.1} CPU-s ({} per CPU-s), {anon}",
                 s,
                 gbs(b as f64 / s),
                 cpu,
-                gbs(b as f64 / cpu.max(0.01)),
-                anon as f64 / 1024.0
+                gbs(b as f64 / cpu.max(0.01))
             );
         }
         let p = Pak::open(&args[2], &KeyRing::new()).unwrap();
@@ -273,11 +311,10 @@ fn main() {
                 method,
             ]);
             println!(
-                "create {method:4} {threads} thread(s): {:.2} s, {} of input, {:.1} CPU-s, peak anon {:.1} MiB",
+                "create {method:4} {threads} thread(s): {:.2} s, {} of input, {:.1} CPU-s, {anon}",
                 s,
                 gbs(b as f64 / s),
-                cpu,
-                anon as f64 / 1024.0
+                cpu
             );
         }
         let len = std::fs::metadata(&pakf).unwrap().len();
@@ -312,15 +349,21 @@ fn main() {
                 out.to_str().unwrap(),
             ]);
             println!(
-                "extract {method:4} {threads} thread(s): {:.2} s, {} of output, {:.1} CPU-s ({} of output per CPU-s), peak anon {:.1} MiB",
+                "extract {method:4} {threads} thread(s): {:.2} s, {} of output, {:.1} CPU-s ({} of output per CPU-s), {anon}",
                 s,
                 gbs(b as f64 / s),
                 cpu,
-                gbs(b as f64 / cpu.max(0.01)),
-                anon as f64 / 1024.0
+                gbs(b as f64 / cpu.max(0.01))
             );
             std::fs::remove_dir_all(&out).unwrap();
         }
+        let (s, b, anon, cpu) = run(&["verify", "2", pakf.to_str().unwrap()]);
+        println!(
+            "verify  {method:4} 2 thread(s): {:.2} s, {} decoded, {:.1} CPU-s, {anon}",
+            s,
+            gbs(b as f64 / s),
+            cpu
+        );
         std::fs::remove_file(&pakf).unwrap();
     }
 }

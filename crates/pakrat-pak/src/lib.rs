@@ -801,6 +801,7 @@ impl Pak {
                 } else {
                     sink(&data[done..done + n])?;
                 }
+                self.src.passed(n as u64);
                 done += n;
             }
             return Ok(());
@@ -858,6 +859,7 @@ impl Pak {
                 )
             })?;
             sink(&out[..n])?;
+            self.src.passed(len);
             left -= n as u64;
         }
         Ok(())
@@ -888,9 +890,17 @@ impl Pak {
     /// SHA-1 of an entry's stored bytes, as UnrealPak computes it: the
     /// stored bytes up to `size` (for encrypted stored files, the unpadded
     /// length of the ciphertext; `iostore.md`, checked on the corpus paks).
+    ///
+    /// The mapped bytes are counted as read ([`Source::passed`]) as the
+    /// hash goes, so a pass over every entry keeps few of them resident.
     pub fn stored_hash(&self, e: &PakEntry) -> Result<[u8; 20]> {
         let d = self.range(e.data_start(self.layout), e.size, "entry data")?;
-        Ok(sha1(d))
+        let mut h = Sha1::new();
+        for part in d.chunks(1 << 20) {
+            h.update(part);
+            self.src.passed(part.len() as u64);
+        }
+        Ok(h.finalize().into())
     }
 }
 

@@ -43,3 +43,35 @@ pub fn anon_sampler() -> (Arc<AtomicBool>, JoinHandle<u64>) {
     });
     (stop, h)
 }
+
+/// Peak resident set of this process, split as `/proc/self/status` splits
+/// it, in KiB: anonymous memory (`RssAnon`: heap, stacks) and file-backed
+/// pages (`RssFile`: the mapped inputs and the binary).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RssPeak {
+    /// Peak `RssAnon`.
+    pub anon: u64,
+    /// Peak `RssFile`.
+    pub file: u64,
+}
+
+/// Sample `RssAnon` and `RssFile` every 5 ms until the flag is set; the
+/// thread returns each one's peak ([`RssPeak`]). `VmHWM` (see
+/// [`status_kib`]) gives the exact peak of their sum.
+pub fn rss_sampler() -> (Arc<AtomicBool>, JoinHandle<RssPeak>) {
+    let stop = Arc::new(AtomicBool::new(false));
+    let s2 = stop.clone();
+    let h = std::thread::spawn(move || {
+        let mut peak = RssPeak::default();
+        loop {
+            let done = s2.load(Ordering::Relaxed);
+            peak.anon = peak.anon.max(status_kib("RssAnon:"));
+            peak.file = peak.file.max(status_kib("RssFile:"));
+            if done {
+                return peak;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+    });
+    (stop, h)
+}
