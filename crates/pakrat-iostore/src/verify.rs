@@ -307,7 +307,8 @@ pub fn verify(c: &Container, on_progress: &(dyn Fn(u64) + Sync)) -> Report {
     verify_with(c, on_progress, &Options::default())
 }
 
-/// [`verify`] with options.
+/// [`verify`] with options: the TOC's own checks, then the blocks and the
+/// chunk hashes when the data can be read.
 pub fn verify_with(c: &Container, on_progress: &(dyn Fn(u64) + Sync), opts: &Options) -> Report {
     let toc = c.toc();
     let h = &toc.header;
@@ -319,282 +320,28 @@ pub fn verify_with(c: &Container, on_progress: &(dyn Fn(u64) + Sync), opts: &Opt
         chunks: toc.len(),
         ..Report::default()
     };
-
     if h.flags & !flags::KNOWN != 0 {
         sink.warn(
             "toc",
             format!("unknown container flag bits {:#x}", h.flags & !flags::KNOWN),
         );
     }
-
     let shared = check_layout(c, &sink);
-
-    // Chunk ids: unique; perfect hash resolves every id to its own slot.
-    {
-        let mut seen = std::collections::HashMap::with_capacity(toc.len());
-        for (i, id) in toc.chunk_ids.iter().enumerate() {
-            if let Some(j) = seen.insert(*id, i) {
-                sink.fail(
-                    "toc",
-                    format!("chunk id {id} appears twice (entries {j} and {i})"),
-                );
-            }
+    check_chunk_ids(c, &sink);
+    report.perfect_hash_ok = check_perfect_hash(c, &sink);
+    report.directory_files = check_directory(c, &sink);
+    report.hash_kind = hash_kind(h.version).to_string();
+    match data_unreadable(c, shared) {
+        Some(Some(why)) => sink.fail("data", why),
+        Some(None) => {}
+        None => {
+            report.data_checked = true;
+            let (blocks, signatures) = check_blocks(c, &sink);
+            report.blocks_checked = blocks;
+            report.block_signatures_ok = signatures;
+            report.chunk_hashes_ok = check_chunk_hashes(c, &sink, on_progress, opts);
         }
     }
-    if !toc.perfect_hash_seeds.is_empty() {
-        let expect = toc.len().div_ceil(2).max(1);
-        if toc.perfect_hash_seeds.len() != expect {
-            sink.warn(
-                "perfect-hash",
-                format!(
-                    "{} seeds for {} entries (the UE writer makes {expect})",
-                    toc.perfect_hash_seeds.len(),
-                    toc.len()
-                ),
-            );
-        }
-        for &o in &toc.chunks_without_perfect_hash {
-            if o < 0 || o as usize >= toc.len() {
-                sink.fail(
-                    "perfect-hash",
-                    format!("overflow entry {o} is outside the {} entries", toc.len()),
-                );
-            }
-        }
-        let mut ok = 0u64;
-        for (i, id) in toc.chunk_ids.iter().enumerate() {
-            match c.perfect_hash_slot(id) {
-                Some(s) if s == i => ok += 1,
-                Some(s) => sink.fail(
-                    "perfect-hash",
-                    format!("chunk {i} ({id}) resolves to slot {s}"),
-                ),
-                None => sink.fail(
-                    "perfect-hash",
-                    format!("chunk {i} ({id}) is not found through the perfect hash"),
-                ),
-            }
-        }
-        report.perfect_hash_ok = ok;
-    } else if h.version >= TocVersion::PerfectHash as u8 && !toc.is_empty() {
-        sink.warn(
-            "perfect-hash",
-            "no perfect-hash seeds: the engine falls back to an imperfect hash map".into(),
-        );
-    }
-
-    // Directory index.
-    if h.has(flags::INDEXED) {
-        match c.directory() {
-            Err(e) => sink.fail("directory", e.to_string()),
-            Ok(None) => {}
-            Ok(Some(_)) => {
-                let mut owner = vec![None; toc.len()];
-                for f in c.indexed_files() {
-                    report.directory_files += 1;
-                    match owner.get_mut(f.toc_index as usize) {
-                        None => sink.fail(
-                            "directory",
-                            format!(
-                                "{}: points at TOC entry {} but there are {}",
-                                f.path,
-                                f.toc_index,
-                                toc.len()
-                            ),
-                        ),
-                        Some(Some(prev)) => sink.fail(
-                            "directory",
-                            format!(
-                                "{} and {prev} both point at TOC entry {}",
-                                f.path, f.toc_index
-                            ),
-                        ),
-                        Some(slot) => *slot = Some(f.path.clone()),
-                    }
-                }
-            }
-        }
-    }
-
-    // Data.
-    let hash_kind = if h.version >= TocVersion::ReplaceIoChunkHashWithIoHash as u8 {
-        "blake3-160"
-    } else if h.version >= TocVersion::PerfectHashWithOverflow as u8 {
-        "blake3-160 (zero-extended to 32 bytes)"
-    } else {
-        "blake3-160 or sha1 (zero-extended)"
-    };
-    report.hash_kind = hash_kind.to_string();
-    let missing: Vec<String> = c
-        .partitions()
-        .iter()
-        .filter(|p| p.source.is_none())
-        .map(|p| p.path.display().to_string())
-        .collect();
-    let encrypted_no_key = h.encryption() != EncryptionMethod::None && c.key().is_none();
-    // A container with no blocks and no chunk data has nothing in its
-    // .ucas to check: a missing one is no failure.
-    let no_data = toc.blocks.is_empty() && toc.offsets.iter().all(|o| o.length == 0);
-    if !missing.is_empty() && no_data {
-        // nothing to miss
-    } else if !missing.is_empty() {
-        sink.fail(
-            "data",
-            format!(
-                "data file(s) missing, blocks and chunk hashes not checked: {}",
-                missing.join(", ")
-            ),
-        );
-    } else if shared {
-        // Reported above.
-    } else if encrypted_no_key {
-        sink.fail(
-            "data",
-            "the container is encrypted and no key was given: blocks and chunk hashes not checked"
-                .into(),
-        );
-    } else {
-        report.data_checked = true;
-        let blocks_checked = AtomicU64::new(0);
-        let sig_ok = AtomicU64::new(0);
-        let bad_padding = AtomicU64::new(0);
-        let short_padding = AtomicU64::new(0);
-        let sigs = toc.signatures.as_ref();
-        let check_block = |i: usize| {
-            let b = toc.blocks[i];
-            let raw = match c.block_bytes(i, &b, true) {
-                Ok(r) => r,
-                Err(_) => match c.block_bytes(i, &b, false) {
-                    Ok(r) => {
-                        short_padding.fetch_add(1, Ordering::Relaxed);
-                        r
-                    }
-                    Err(e) => {
-                        sink.fail("block", e.to_string());
-                        return;
-                    }
-                },
-            };
-            blocks_checked.fetch_add(1, Ordering::Relaxed);
-            if let Some(s) = sigs {
-                if let Some(want) = s.block_hashes.get(i) {
-                    let got = sha1::Sha1::digest(raw);
-                    if got.as_slice() == want {
-                        sig_ok.fetch_add(1, Ordering::Relaxed);
-                    } else {
-                        sink.fail("signature", format!("block {i}: SHA-1 of its on-disk bytes does not match the signature table"));
-                    }
-                }
-            }
-            // Padding: the UE writer repeats the block's own bytes cyclically
-            // (UE `IoStoreWriter.cpp`); other writers differ, so this is a warning.
-            let n = b.compressed_size as usize;
-            if n > 0 && raw.len() > n {
-                let plain: std::borrow::Cow<[u8]> = match (h.encryption(), c.key()) {
-                    (EncryptionMethod::None, _) => raw.into(),
-                    (EncryptionMethod::AesEcb, Some(k)) => {
-                        let mut v = raw.to_vec();
-                        if k.decrypt_ecb(&mut v).is_err() {
-                            return;
-                        }
-                        v.into()
-                    }
-                    (EncryptionMethod::AesCtr, Some(k)) => {
-                        let Some(iv) = toc.encryption_ivs.get(i) else {
-                            return;
-                        };
-                        let mut v = raw.to_vec();
-                        k.apply_ctr(iv, &mut v);
-                        v.into()
-                    }
-                    _ => return,
-                };
-                let cyclic = plain[n..]
-                    .iter()
-                    .enumerate()
-                    .all(|(j, &x)| x == plain[j % n]);
-                if !cyclic {
-                    bad_padding.fetch_add(1, Ordering::Relaxed);
-                }
-            }
-        };
-        (0..toc.blocks.len()).into_par_iter().for_each(|i| {
-            check_block(i);
-            // Done with its mapped bytes (see `Source::passed`).
-            let b = toc.blocks[i];
-            c.passed(b.offset, b.disk_size());
-        });
-        report.blocks_checked = blocks_checked.into_inner();
-        report.block_signatures_ok = sig_ok.into_inner();
-        let bp = bad_padding.into_inner();
-        if bp > 0 {
-            sink.warn("block", format!("{bp} blocks are not padded with the UE writer's cyclic rule (valid, but not byte-identical to UE output)"));
-        }
-        let sp = short_padding.into_inner();
-        if sp > 0 {
-            sink.warn(
-                "block",
-                format!("{sp} blocks are not padded to 16 bytes at the end of their file"),
-            );
-        }
-        if sigs.is_some() {
-            sink.warn("signature", "the RSA TOC and block signatures are not checked (they need the game's public key)".into());
-        }
-
-        let hashes_ok = AtomicU64::new(0);
-        let unhashed = AtomicU64::new(0);
-        let version = h.version;
-        (0..toc.len()).into_par_iter().for_each(|i| {
-            let meta = toc.metas[i];
-            let mut hasher = ChunkHasher::new(version);
-            let res = c.stream_chunk(i, |d| {
-                hasher.update(d);
-                on_progress(d.len() as u64);
-                Ok(())
-            });
-            c.release(i);
-            if let Err(e) = res {
-                sink.fail("chunk", format!("chunk {i} ({}): {e}", toc.chunk_ids[i]));
-                return;
-            }
-            let stored = meta.hash_bytes();
-            match hasher.check(stored) {
-                (None, _) => {
-                    unhashed.fetch_add(1, Ordering::Relaxed);
-                    sink.warn(
-                        "chunk-hash",
-                        format!(
-                            "chunk {i} ({}): no hash stored (all zero)",
-                            toc.chunk_ids[i]
-                        ),
-                    );
-                }
-                (Some(true), _) => {
-                    hashes_ok.fetch_add(1, Ordering::Relaxed);
-                }
-                (Some(false), computed) => sink.fail(
-                    "chunk-hash",
-                    format!(
-                        "chunk {i} ({}{}): hash mismatch: stored {}, computed BLAKE3-160 {computed}",
-                        toc.chunk_ids[i],
-                        c.path_of(i).map(|p| format!(", {p}")).unwrap_or_default(),
-                        hex(&stored[..20.min(stored.len())]),
-                    ),
-                ),
-            }
-        });
-        let unhashed = unhashed.into_inner();
-        if unhashed > 0 && unhashed == toc.len() as u64 && !opts.allow_unhashed {
-            sink.fail(
-                "chunk-hash",
-                format!(
-                    "no chunk has a hash ({unhashed} of {unhashed} are all zero): the data cannot be verified (--allow-unhashed accepts it)"
-                ),
-            );
-        }
-        report.chunk_hashes_ok = hashes_ok.into_inner();
-    }
-
     report.failures = sink.failures.into_inner().unwrap_or_default();
     report.warnings = sink.warnings.into_inner().unwrap_or_default();
     // Parallel checks finish in any order; report in a stable one.
@@ -605,6 +352,330 @@ pub fn verify_with(c: &Container, on_progress: &(dyn Fn(u64) + Sync), opts: &Opt
         .warnings
         .sort_by(|a, b| (a.area, &a.message).cmp(&(b.area, &b.message)));
     report
+}
+
+/// Chunk ids are unique.
+fn check_chunk_ids(c: &Container, sink: &Sink) {
+    let toc = c.toc();
+    let mut seen = std::collections::HashMap::with_capacity(toc.len());
+    for (i, id) in toc.chunk_ids.iter().enumerate() {
+        if let Some(j) = seen.insert(*id, i) {
+            sink.fail(
+                "toc",
+                format!("chunk id {id} appears twice (entries {j} and {i})"),
+            );
+        }
+    }
+}
+
+/// The perfect hash resolves every id to its own slot; the count that do.
+fn check_perfect_hash(c: &Container, sink: &Sink) -> u64 {
+    let toc = c.toc();
+    let h = &toc.header;
+    if toc.perfect_hash_seeds.is_empty() {
+        if h.version >= TocVersion::PerfectHash as u8 && !toc.is_empty() {
+            sink.warn(
+                "perfect-hash",
+                "no perfect-hash seeds: the engine falls back to an imperfect hash map".into(),
+            );
+        }
+        return 0;
+    }
+    let expect = toc.len().div_ceil(2).max(1);
+    if toc.perfect_hash_seeds.len() != expect {
+        sink.warn(
+            "perfect-hash",
+            format!(
+                "{} seeds for {} entries (the UE writer makes {expect})",
+                toc.perfect_hash_seeds.len(),
+                toc.len()
+            ),
+        );
+    }
+    for &o in &toc.chunks_without_perfect_hash {
+        if o < 0 || o as usize >= toc.len() {
+            sink.fail(
+                "perfect-hash",
+                format!("overflow entry {o} is outside the {} entries", toc.len()),
+            );
+        }
+    }
+    let mut ok = 0u64;
+    for (i, id) in toc.chunk_ids.iter().enumerate() {
+        match c.perfect_hash_slot(id) {
+            Some(s) if s == i => ok += 1,
+            Some(s) => sink.fail(
+                "perfect-hash",
+                format!("chunk {i} ({id}) resolves to slot {s}"),
+            ),
+            None => sink.fail(
+                "perfect-hash",
+                format!("chunk {i} ({id}) is not found through the perfect hash"),
+            ),
+        }
+    }
+    ok
+}
+
+/// Every file of the directory index points at its own TOC entry; the
+/// count of indexed files.
+fn check_directory(c: &Container, sink: &Sink) -> u64 {
+    let toc = c.toc();
+    if !toc.header.has(flags::INDEXED) {
+        return 0;
+    }
+    match c.directory() {
+        Err(e) => sink.fail("directory", e.to_string()),
+        Ok(None) => {}
+        Ok(Some(_)) => {
+            let mut files = 0;
+            let mut owner = vec![None; toc.len()];
+            for f in c.indexed_files() {
+                files += 1;
+                match owner.get_mut(f.toc_index as usize) {
+                    None => sink.fail(
+                        "directory",
+                        format!(
+                            "{}: points at TOC entry {} but there are {}",
+                            f.path,
+                            f.toc_index,
+                            toc.len()
+                        ),
+                    ),
+                    Some(Some(prev)) => sink.fail(
+                        "directory",
+                        format!(
+                            "{} and {prev} both point at TOC entry {}",
+                            f.path, f.toc_index
+                        ),
+                    ),
+                    Some(slot) => *slot = Some(f.path.clone()),
+                }
+            }
+            return files;
+        }
+    }
+    0
+}
+
+/// The chunk hash a TOC of this version stores.
+fn hash_kind(version: u8) -> &'static str {
+    if version >= TocVersion::ReplaceIoChunkHashWithIoHash as u8 {
+        "blake3-160"
+    } else if version >= TocVersion::PerfectHashWithOverflow as u8 {
+        "blake3-160 (zero-extended to 32 bytes)"
+    } else {
+        "blake3-160 or sha1 (zero-extended)"
+    }
+}
+
+/// Why the data cannot be checked: `None` when it can, `Some(None)` when
+/// there is nothing to say (no data to miss, or the layout failure already
+/// said it), `Some(Some(message))` for a failure.
+fn data_unreadable(c: &Container, shared: bool) -> Option<Option<String>> {
+    let toc = c.toc();
+    let missing: Vec<String> = c
+        .partitions()
+        .iter()
+        .filter(|p| p.source.is_none())
+        .map(|p| p.path.display().to_string())
+        .collect();
+    let encrypted_no_key = toc.header.encryption() != EncryptionMethod::None && c.key().is_none();
+    // A container with no blocks and no chunk data has nothing in its
+    // .ucas to check: a missing one is no failure.
+    let no_data = toc.blocks.is_empty() && toc.offsets.iter().all(|o| o.length == 0);
+    if !missing.is_empty() && no_data {
+        Some(None)
+    } else if !missing.is_empty() {
+        Some(Some(format!(
+            "data file(s) missing, blocks and chunk hashes not checked: {}",
+            missing.join(", ")
+        )))
+    } else if shared {
+        Some(None)
+    } else if encrypted_no_key {
+        Some(Some(
+            "the container is encrypted and no key was given: blocks and chunk hashes not checked"
+                .into(),
+        ))
+    } else {
+        None
+    }
+}
+
+/// Counters of the block pass.
+#[derive(Default)]
+struct BlockTally {
+    checked: AtomicU64,
+    signatures_ok: AtomicU64,
+    bad_padding: AtomicU64,
+    short_padding: AtomicU64,
+}
+
+/// Every block: readable, its signature hash where the TOC has one, and its
+/// padding; (blocks checked, signatures that match).
+fn check_blocks(c: &Container, sink: &Sink) -> (u64, u64) {
+    let toc = c.toc();
+    let tally = BlockTally::default();
+    (0..toc.blocks.len()).into_par_iter().for_each(|i| {
+        check_block(c, i, sink, &tally);
+        // Done with its mapped bytes (see `Source::passed`).
+        let b = toc.blocks[i];
+        c.passed(b.offset, b.disk_size());
+    });
+    let bp = tally.bad_padding.into_inner();
+    if bp > 0 {
+        sink.warn("block", format!("{bp} blocks are not padded with the UE writer's cyclic rule (valid, but not byte-identical to UE output)"));
+    }
+    let sp = tally.short_padding.into_inner();
+    if sp > 0 {
+        sink.warn(
+            "block",
+            format!("{sp} blocks are not padded to 16 bytes at the end of their file"),
+        );
+    }
+    if toc.signatures.is_some() {
+        sink.warn(
+            "signature",
+            "the RSA TOC and block signatures are not checked (they need the game's public key)"
+                .into(),
+        );
+    }
+    (tally.checked.into_inner(), tally.signatures_ok.into_inner())
+}
+
+/// One block of [`check_blocks`].
+fn check_block(c: &Container, i: usize, sink: &Sink, tally: &BlockTally) {
+    let toc = c.toc();
+    let b = toc.blocks[i];
+    let raw = match c.block_bytes(i, &b, true) {
+        Ok(r) => r,
+        Err(_) => match c.block_bytes(i, &b, false) {
+            Ok(r) => {
+                tally.short_padding.fetch_add(1, Ordering::Relaxed);
+                r
+            }
+            Err(e) => {
+                sink.fail("block", e.to_string());
+                return;
+            }
+        },
+    };
+    tally.checked.fetch_add(1, Ordering::Relaxed);
+    if let Some(want) = toc.signatures.as_ref().and_then(|s| s.block_hashes.get(i)) {
+        let got = sha1::Sha1::digest(raw);
+        if got.as_slice() == want {
+            tally.signatures_ok.fetch_add(1, Ordering::Relaxed);
+        } else {
+            sink.fail(
+                "signature",
+                format!("block {i}: SHA-1 of its on-disk bytes does not match the signature table"),
+            );
+        }
+    }
+    // Padding: the UE writer repeats the block's own bytes cyclically
+    // (UE `IoStoreWriter.cpp`); other writers differ, so this is a warning.
+    let n = b.compressed_size as usize;
+    if n > 0 && raw.len() > n {
+        let Some(plain) = decrypted_block(c, i, raw) else {
+            return;
+        };
+        let cyclic = plain[n..]
+            .iter()
+            .enumerate()
+            .all(|(j, &x)| x == plain[j % n]);
+        if !cyclic {
+            tally.bad_padding.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+}
+
+/// A block's bytes as the writer laid them out (decrypted); `None` when
+/// they cannot be decrypted.
+fn decrypted_block<'a>(
+    c: &Container,
+    i: usize,
+    raw: &'a [u8],
+) -> Option<std::borrow::Cow<'a, [u8]>> {
+    let toc = c.toc();
+    match (toc.header.encryption(), c.key()) {
+        (EncryptionMethod::None, _) => Some(raw.into()),
+        (EncryptionMethod::AesEcb, Some(k)) => {
+            let mut v = raw.to_vec();
+            k.decrypt_ecb(&mut v).ok()?;
+            Some(v.into())
+        }
+        (EncryptionMethod::AesCtr, Some(k)) => {
+            let iv = toc.encryption_ivs.get(i)?;
+            let mut v = raw.to_vec();
+            k.apply_ctr(iv, &mut v);
+            Some(v.into())
+        }
+        _ => None,
+    }
+}
+
+/// Every chunk streamed and hashed against the TOC's meta hash; the count
+/// that match.
+fn check_chunk_hashes(
+    c: &Container,
+    sink: &Sink,
+    on_progress: &(dyn Fn(u64) + Sync),
+    opts: &Options,
+) -> u64 {
+    let toc = c.toc();
+    let hashes_ok = AtomicU64::new(0);
+    let unhashed = AtomicU64::new(0);
+    let version = toc.header.version;
+    (0..toc.len()).into_par_iter().for_each(|i| {
+        let meta = toc.metas[i];
+        let mut hasher = ChunkHasher::new(version);
+        let res = c.stream_chunk(i, |d| {
+            hasher.update(d);
+            on_progress(d.len() as u64);
+            Ok(())
+        });
+        c.release(i);
+        if let Err(e) = res {
+            sink.fail("chunk", format!("chunk {i} ({}): {e}", toc.chunk_ids[i]));
+            return;
+        }
+        let stored = meta.hash_bytes();
+        match hasher.check(stored) {
+            (None, _) => {
+                unhashed.fetch_add(1, Ordering::Relaxed);
+                sink.warn(
+                    "chunk-hash",
+                    format!(
+                        "chunk {i} ({}): no hash stored (all zero)",
+                        toc.chunk_ids[i]
+                    ),
+                );
+            }
+            (Some(true), _) => {
+                hashes_ok.fetch_add(1, Ordering::Relaxed);
+            }
+            (Some(false), computed) => sink.fail(
+                "chunk-hash",
+                format!(
+                    "chunk {i} ({}{}): hash mismatch: stored {}, computed BLAKE3-160 {computed}",
+                    toc.chunk_ids[i],
+                    c.path_of(i).map(|p| format!(", {p}")).unwrap_or_default(),
+                    hex(&stored[..20.min(stored.len())]),
+                ),
+            ),
+        }
+    });
+    let unhashed = unhashed.into_inner();
+    if unhashed > 0 && unhashed == toc.len() as u64 && !opts.allow_unhashed {
+        sink.fail(
+            "chunk-hash",
+            format!(
+                "no chunk has a hash ({unhashed} of {unhashed} are all zero): the data cannot be verified (--allow-unhashed accepts it)"
+            ),
+        );
+    }
+    hashes_ok.into_inner()
 }
 
 pub(crate) fn hex(b: &[u8]) -> String {
