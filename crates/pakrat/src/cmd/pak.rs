@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
 use pakrat_io::text::show;
-use pakrat_iostore::compress::Method;
+use pakrat_iostore::compress::{Method, ZlibEncoder};
 use pakrat_iostore::pak::{self, write, Cipher, Pak, PakEntry};
 use serde_json::json;
 
@@ -567,6 +567,11 @@ pub fn create(a: &PakCreateArgs) -> Result<ExitCode> {
         mount_point: a.mount.clone(),
         compression,
         level: a.level,
+        zlib: if a.match_unrealpak {
+            ZlibEncoder::UnrealPak
+        } else {
+            ZlibEncoder::Fast
+        },
         block_size: a.block_size,
         encrypt: a.encrypt,
         encrypt_index: a.encrypt_index,
