@@ -20,7 +20,7 @@
 //!
 //! Zlib blocks match UnrealPak's only with [`ZlibEncoder::UnrealPak`] (the
 //! reference zlib at level 6); the default, [`ZlibEncoder::Fast`], makes
-//! other (valid) streams at about a quarter of the CPU time.
+//! other (valid) streams at about 40% of the CPU time.
 //!
 //! Small files are compressed in parallel in batches ([`BATCH_BYTES`]),
 //! big ones block by block in windows ([`WINDOW`] blocks), so memory stays
