@@ -35,7 +35,7 @@ use crate::toc::{
     flags, meta_flags, ChunkId, ChunkMeta, CompressedBlock, Numbering, OffsetLength, Toc,
     TocHeader, TocVersion,
 };
-use pakrat_codec::compress::{self, Method};
+use pakrat_codec::compress::{self, Method, ZlibEncoder};
 use pakrat_codec::keys::AesKey;
 use pakrat_codec::keys::{pad_cyclic, Cipher};
 
@@ -59,6 +59,9 @@ pub struct Options {
     pub compression: Method,
     /// Codec level (the codec's default when `None`).
     pub level: Option<i32>,
+    /// Zlib encoder: fast by default; [`ZlibEncoder::UnrealPak`] for the
+    /// engine's blocks byte for byte.
+    pub zlib: ZlibEncoder,
     /// A block is stored unless compression saves more than this many bytes.
     pub min_bytes_saved: u64,
     /// `CompressionBlockSize` (64 KiB in every corpus container).
@@ -84,6 +87,7 @@ impl Default for Options {
             container_id: 0,
             compression: Method::None,
             level: None,
+            zlib: ZlibEncoder::default(),
             min_bytes_saved: 0,
             block_size: 64 * 1024,
             block_alignment: DEFAULT_BLOCK_ALIGNMENT,
@@ -377,7 +381,7 @@ fn process(o: &Options, job: &mut Job, stored: bool, index: u64) -> Result<Done>
     let mut method_index = 0u8;
     let mut data = None;
     if o.compression != Method::None && !stored {
-        let c = compress::compress(&o.compression, o.level, &job.raw)?;
+        let c = compress::compress_with(&o.compression, o.level, o.zlib, &job.raw)?;
         if (c.len() as u64).saturating_add(o.min_bytes_saved) < job.raw.len() as u64 {
             method_index = 1;
             data = Some(c);
@@ -807,6 +811,7 @@ pub fn options_of(c: &Container) -> Options {
         container_id: h.container_id,
         compression,
         level: None,
+        zlib: ZlibEncoder::default(),
         min_bytes_saved: 0,
         block_size: h.block_size,
         block_alignment: DEFAULT_BLOCK_ALIGNMENT,

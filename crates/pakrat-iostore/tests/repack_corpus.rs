@@ -5,7 +5,7 @@
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
-use pakrat_codec::compress::Method;
+use pakrat_codec::compress::{Method, ZlibEncoder};
 use pakrat_codec::{AesKey, KeyRing};
 use pakrat_iostore::container::partition_path;
 use pakrat_iostore::write::{self, Options, Written};
@@ -71,6 +71,8 @@ fn repack_with_own_settings_reproduces_the_toc_and_stored_ucas() {
     for (n, e) in list.iter().enumerate() {
         let c = Container::open(&e.path, &keys()).unwrap();
         let mut o = write::options_of(&c);
+        // The engine's zlib blocks need the reference zlib.
+        o.zlib = ZlibEncoder::UnrealPak;
         let oodle = o.compression == Method::Oodle;
         if oodle {
             o.compression = Method::None;

@@ -4,10 +4,11 @@
 //! cargo run --release -p pakrat-iostore --example pak_bench [-- GIB]
 //! ```
 //!
-//! Builds two paks of at least GIB GiB (default 2) from the real files of
+//! Builds three paks of at least GIB GiB (default 2) from the real files of
 //! `../shared/corpus` (every file, repeated under `rK/` prefixes until the
-//! size is reached): one Zlib (UnrealPak's level and 64 KiB blocks), one
-//! stored. Reports, each in a fresh process with 1 and 2 threads:
+//! size is reached): Zlib with the default (fast, zlib-rs) encoder, Zlib as
+//! UnrealPak makes it (`zlib-unrealpak`: the reference zlib at level 6), and
+//! stored; all with 64 KiB blocks. Reports, each in a fresh process with 1 and 2 threads:
 //! creating the pak (next to `cat` of the same files into one file), and
 //! extracting it (next to the single-thread zlib decode speed of its own
 //! blocks, and `cat` of the pak for the stored one), with CPU seconds and
@@ -15,7 +16,7 @@
 //! allocates) and file-backed pages (`RssFile`: the mapped pak, released as
 //! the work passes it, and the binary), both peaks sampled every 5 ms.
 //! Everything is written under `BENCH_DIR` (default: the temp folder) and
-//! deleted at the end. `pak_bench build OUT.pak GIB zlib|none` keeps one
+//! deleted at the end. `pak_bench build OUT.pak GIB zlib|zlib-unrealpak|none` keeps one
 //! pak; `pak_bench decode OUT.pak` then times only the pipeline without
 //! writing files (SHA-1 check and decoding), next to the codec alone.
 
@@ -25,7 +26,7 @@ use std::time::Instant;
 
 use pakrat_testkit::bench::cpu_secs;
 
-use pakrat_codec::compress::{decompress, Method};
+use pakrat_codec::compress::{decompress, Method, ZlibEncoder};
 use pakrat_codec::KeyRing;
 use pakrat_pak::{self as pak, write, Pak};
 
@@ -87,10 +88,15 @@ fn worker(args: &[String]) {
             let o = write::Options {
                 version: 11,
                 mount_point: "../../../Bench/".into(),
-                compression: if args[5] == "zlib" {
+                compression: if args[5].starts_with("zlib") {
                     Method::Zlib
                 } else {
                     Method::None
+                },
+                zlib: if args[5] == "zlib-unrealpak" {
+                    ZlibEncoder::UnrealPak
+                } else {
+                    ZlibEncoder::Fast
                 },
                 ..write::Options::default()
             };
@@ -299,7 +305,7 @@ fn main() {
     );
     let cat_in = cat_speed(&sources, &tmp.path().join("cat.out"));
     println!("cat of the input files into one file: {}", gbs(cat_in));
-    for method in ["zlib", "none"] {
+    for method in ["zlib", "zlib-unrealpak", "none"] {
         let pakf = tmp.path().join(format!("{method}.pak"));
         for threads in [1usize, 2] {
             let _ = std::fs::remove_file(&pakf);
@@ -311,7 +317,7 @@ fn main() {
                 method,
             ]);
             println!(
-                "create {method:4} {threads} thread(s): {:.2} s, {} of input, {:.1} CPU-s, {anon}",
+                "create {method:14} {threads} thread(s): {:.2} s, {} of input, {:.1} CPU-s, {anon}",
                 s,
                 gbs(b as f64 / s),
                 cpu
@@ -349,7 +355,7 @@ fn main() {
                 out.to_str().unwrap(),
             ]);
             println!(
-                "extract {method:4} {threads} thread(s): {:.2} s, {} of output, {:.1} CPU-s ({} of output per CPU-s), {anon}",
+                "extract {method:14} {threads} thread(s): {:.2} s, {} of output, {:.1} CPU-s ({} of output per CPU-s), {anon}",
                 s,
                 gbs(b as f64 / s),
                 cpu,

@@ -18,6 +18,14 @@
 //!   behind it), each padded the same way and encrypted on its own with
 //!   `encrypt_index`, hashed before encryption; then the footer.
 //!
+//! Zlib blocks match UnrealPak's only with [`ZlibEncoder::UnrealPak`] (the
+//! reference zlib at level 6); the default, [`ZlibEncoder::Fast`], makes
+//! other (valid) streams at about 40% of the CPU time.
+//!
+//! Small files are compressed in parallel in batches ([`BATCH_BYTES`]),
+//! big ones block by block in windows ([`WINDOW`] blocks), so memory stays
+//! bounded whatever the input.
+//!
 //! UnrealPak 4.20 (v5) pads encrypted stored files with bytes picked from
 //! the file at random; pakrat pads them like later versions do, so those
 //! paks match except in the padding.
@@ -34,7 +42,7 @@ use super::entry::{align16, Block, Layout, PakEntry, FLAG_ENCRYPTED};
 use super::footer::{footer_size, PAK_MAGIC};
 use super::index::{self, write_string};
 use super::{pad_cyclic, sha1, Cipher};
-use pakrat_codec::compress::Method;
+use pakrat_codec::compress::{Method, ZlibEncoder};
 use pakrat_codec::keys::AesKey;
 
 /// Default compression block size (UnrealPak's).
@@ -51,8 +59,11 @@ pub struct Options {
     pub mount_point: String,
     /// Compression of every file that shrinks.
     pub compression: Method,
-    /// Compression level (codec's own scale; `None`: UnrealPak's default).
+    /// Compression level (codec's own scale; `None`: the encoder's default).
     pub level: Option<i32>,
+    /// Zlib encoder: fast by default; [`ZlibEncoder::UnrealPak`] for
+    /// UnrealPak's blocks byte for byte.
+    pub zlib: ZlibEncoder,
     /// Compression block size.
     pub block_size: u32,
     /// Encrypt the files' data.
@@ -84,6 +95,7 @@ impl Default for Options {
             mount_point: "../../../".into(),
             compression: Method::None,
             level: None,
+            zlib: ZlibEncoder::default(),
             block_size: DEFAULT_BLOCK_SIZE,
             encrypt: false,
             encrypt_index: false,
@@ -243,10 +255,31 @@ fn method_name(m: &Method) -> &'static str {
     }
 }
 
-/// Blocks compressed at a time (bounds memory to this many blocks).
-const WINDOW: usize = 64;
+/// Blocks of one big file compressed at a time (bounds memory to this
+/// many blocks).
+pub const WINDOW: usize = 64;
 
-/// Write one file's entry at `offset` of `out`; returns the entry.
+/// Input bytes of small files compressed together, in parallel across
+/// files (files of at most [`WINDOW`] blocks go in batches).
+pub const BATCH_BYTES: u64 = 32 << 20;
+
+/// Most files in one batch (each stays mapped until it is written).
+const BATCH_FILES: usize = 512;
+
+/// Compressed blocks of one file, or of one window of a file.
+type Compressed = Vec<Result<Vec<u8>>>;
+
+fn compress_blocks(o: &Options, blocks: &[&[u8]]) -> Compressed {
+    blocks
+        .par_iter()
+        .map(|c| pakrat_codec::compress::compress_with(&o.compression, o.level, o.zlib, c))
+        .collect()
+}
+
+/// Write one file's entry at `offset` of `out`; returns the entry. `pre`:
+/// its blocks, already compressed (else they are compressed here, window
+/// by window).
+#[allow(clippy::too_many_arguments)]
 fn write_entry(
     mut out: &File,
     o: &Options,
@@ -254,6 +287,7 @@ fn write_entry(
     offset: u64,
     path: &str,
     data: &[u8],
+    pre: Option<Compressed>,
     stored_count: &mut u64,
 ) -> Result<PakEntry> {
     let io = |e: std::io::Error| Error::Other(format!("writing the pak: {e}"));
@@ -287,11 +321,11 @@ fn write_entry(
         let mut stored = 0u64;
         let first = at;
         let chunks: Vec<&[u8]> = data.chunks(bs).collect();
-        for win in chunks.chunks(WINDOW) {
-            let comp: Vec<Result<Vec<u8>>> = win
-                .par_iter()
-                .map(|c| pakrat_codec::compress::compress(&o.compression, o.level, c))
-                .collect();
+        let windows: Box<dyn Iterator<Item = Compressed>> = match pre {
+            Some(p) => Box::new(std::iter::once(p)),
+            None => Box::new(chunks.chunks(WINDOW).map(|w| compress_blocks(o, w))),
+        };
+        for comp in windows {
             for c in comp {
                 let mut c = c?;
                 let len = c.len() as u64;
@@ -399,25 +433,62 @@ pub fn write_with(
     let io = |e: std::io::Error| Error::Other(format!("writing the pak: {e}"));
     let mut written = Written::default();
     let mut offset = 0u64;
-    for inp in inputs {
-        let src = pakrat_io::Source::open(&inp.source)?;
-        let res = write_entry(
-            out,
-            o,
-            l,
-            offset,
-            &inp.path,
-            &src,
-            &mut written.stored_uncompressed,
-        );
-        // A file cut short while it was read is the real cause of whatever
-        // went wrong (zeros, or EFAULT from a write of its bytes).
-        src.check()?;
-        let e = res.map_err(|e| e.in_file(&inp.source))?;
-        written.input_bytes += src.len() as u64;
-        on_progress(src.len() as u64);
-        offset = e.data_start(l) + e.stored_extent();
-        written.entries.push(e);
+    let bs = u64::from(o.block_size);
+    let big = bs * WINDOW as u64;
+    let mut i = 0;
+    while i < inputs.len() {
+        // A batch: the next files up to BATCH_BYTES/BATCH_FILES, or one
+        // big file (compressed window by window in write_entry).
+        let mut batch: Vec<pakrat_io::Source> = Vec::new();
+        let mut bytes = 0u64;
+        while i + batch.len() < inputs.len() && batch.len() < BATCH_FILES && bytes < BATCH_BYTES {
+            let inp = &inputs[i + batch.len()];
+            let src = pakrat_io::Source::open(&inp.source)?;
+            let len = src.len() as u64;
+            if o.compression != Method::None && len > big && !batch.is_empty() {
+                break;
+            }
+            bytes += len;
+            batch.push(src);
+            if o.compression == Method::None || len > big {
+                break;
+            }
+        }
+        let pre: Vec<Option<Compressed>> = if o.compression != Method::None && batch.len() > 1 {
+            let blocks: Vec<&[u8]> = batch
+                .iter()
+                .flat_map(|s| s.chunks(o.block_size as usize))
+                .collect();
+            let mut all = compress_blocks(o, &blocks).into_iter();
+            batch
+                .iter()
+                .map(|s| Some(all.by_ref().take(s.len().div_ceil(bs as usize)).collect()))
+                .collect()
+        } else {
+            batch.iter().map(|_| None).collect()
+        };
+        for (src, pre) in batch.into_iter().zip(pre) {
+            let inp = &inputs[i];
+            i += 1;
+            let res = write_entry(
+                out,
+                o,
+                l,
+                offset,
+                &inp.path,
+                &src,
+                pre,
+                &mut written.stored_uncompressed,
+            );
+            // A file cut short while it was read is the real cause of whatever
+            // went wrong (zeros, or EFAULT from a write of its bytes).
+            src.check()?;
+            let e = res.map_err(|e| e.in_file(&inp.source))?;
+            written.input_bytes += src.len() as u64;
+            on_progress(src.len() as u64);
+            offset = e.data_start(l) + e.stored_extent();
+            written.entries.push(e);
+        }
     }
     let index_offset = offset;
     out.seek(SeekFrom::Start(index_offset)).map_err(io)?;
@@ -538,4 +609,67 @@ pub fn write_with(
     out.set_len(end).map_err(io)?;
     written.pak_bytes = end;
     Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Small files go in parallel batches, big ones window by window: a
+    /// mix across several batches (more than BATCH_FILES files, big files
+    /// between small ones, empty and incompressible ones) reads back in
+    /// order, byte for byte, with good hashes.
+    #[test]
+    fn batches_keep_order_and_bytes() {
+        let t = tempfile::tempdir().unwrap();
+        let mut seed = 0x2545_F491_4F6C_DD1Du64;
+        let mut inputs = Vec::new();
+        let mut want = Vec::new();
+        for i in 0..(BATCH_FILES + 150) {
+            let len = match i % 97 {
+                0 => 0,
+                5 | 60 => 4096 * WINDOW + 12_345, // bigger than a window
+                _ => (i * 131) % 9000 + 1,
+            };
+            let data: Vec<u8> = (0..len)
+                .map(|j| {
+                    if i % 11 == 3 {
+                        // incompressible: stored
+                        seed ^= seed << 13;
+                        seed ^= seed >> 7;
+                        seed ^= seed << 17;
+                        seed as u8
+                    } else {
+                        (j / 3 % 23) as u8 ^ i as u8
+                    }
+                })
+                .collect();
+            let path = t.path().join(format!("f{i}"));
+            std::fs::write(&path, &data).unwrap();
+            inputs.push(Input {
+                path: format!("d/f{i}.bin"),
+                source: path,
+            });
+            want.push(data);
+        }
+        let o = Options {
+            compression: Method::Zlib,
+            block_size: 4096,
+            ..Options::default()
+        };
+        let out = t.path().join("x.pak");
+        let f = File::create(&out).unwrap();
+        let w = write(&inputs, &o, &f, "x.pak").unwrap();
+        drop(f);
+        assert!(w.stored_uncompressed > 0);
+        let p = super::super::Pak::open(&out, &crate::KeyRing::new()).unwrap();
+        assert_eq!(p.index.entries.len(), inputs.len());
+        let mut by_offset: Vec<&PakEntry> = p.index.entries.iter().collect();
+        by_offset.sort_by_key(|e| e.offset);
+        for (k, e) in by_offset.iter().enumerate() {
+            assert_eq!(e.path, inputs[k].path);
+            assert_eq!(p.stored_hash(e).unwrap(), p.recorded_hash(e).unwrap());
+            assert!(p.read(e).unwrap() == want[k], "{}", e.path);
+        }
+    }
 }

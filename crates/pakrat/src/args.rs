@@ -661,9 +661,15 @@ pub struct PakCreateArgs {
     /// Compression: none, zlib, gzip, lz4 or zstd (Oodle cannot be encoded).
     #[arg(long, value_name = "METHOD", default_value = "none")]
     pub compress: String,
-    /// Compression level (the codec's own scale).
+    /// Compression level (the codec's own scale; zlib: 2, or 6 with
+    /// --match-unrealpak).
     #[arg(long, value_name = "N")]
     pub level: Option<i32>,
+    /// Zlib: compress with the reference zlib at level 6, as UnrealPak
+    /// does, so the pak matches UnrealPak's byte for byte. Costs about 2.5x
+    /// the CPU time of the default (zlib-rs), for a pak about 4% smaller.
+    #[arg(long)]
+    pub match_unrealpak: bool,
     /// Compression block size in bytes.
     #[arg(long, value_name = "N", default_value_t = 65536)]
     pub block_size: u32,
@@ -726,9 +732,15 @@ pub struct IostoreEncodeArgs {
     /// Default: the source container's method (repack), else none.
     #[arg(long, value_name = "METHOD")]
     pub compress: Option<String>,
-    /// Compression level (the codec's own scale).
+    /// Compression level (the codec's own scale; zlib: 2, or 6 with
+    /// --match-unrealpak).
     #[arg(long, value_name = "N")]
     pub level: Option<i32>,
+    /// Zlib: compress with the reference zlib at level 6, as the engine
+    /// does, so the blocks match its containers byte for byte. Costs about
+    /// 2.5x the CPU time of the default (zlib-rs), for blocks about 4% smaller.
+    #[arg(long)]
+    pub match_unrealpak: bool,
     /// TOC version 3–10 (4.27 → 3, 5.0–5.3 → 5, 5.4 → 6, 5.5–5.8 → 8, 6.0 → 10).
     /// Default: the source's (repack), the base's, the --ue-version
     /// release's, else 8. One that contradicts --ue-version is refused.

@@ -103,7 +103,7 @@ fn extract_then_create_gives_the_same_container() {
                 s(utoc),
             ];
             if name.contains("Zlib") {
-                args.extend(["--compress", "zlib"]);
+                args.extend(["--compress", "zlib", "--match-unrealpak"]);
             }
             pakrat().args(&args).assert().success();
             assert!(

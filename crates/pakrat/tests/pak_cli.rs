@@ -245,6 +245,7 @@ fn create_reproduces_unrealpak_and_refuses_what_it_cannot_write() {
         .args([
             "--compress",
             "zlib",
+            "--match-unrealpak",
             "--encrypt",
             "--encrypt-index",
             "--keys",
@@ -444,4 +445,45 @@ fn a_folder_of_paks_lists_in_mount_order() {
             );
         }
     }
+}
+
+/// Issue 31 item 15: `--compress zlib` is fast by default (zlib-rs), and
+/// `--match-unrealpak` picks the reference zlib; both paks verify and
+/// extract to the original files, and they differ.
+#[test]
+fn zlib_is_fast_by_default_and_match_unrealpak_is_the_reference() {
+    let Some(c) = corpus() else { return };
+    let t = tempfile::tempdir().unwrap();
+    let root = t.path().join("tree");
+    for n in ["UWindow.u", "Male1Skins.utx", "DigSh.umx"] {
+        std::fs::create_dir_all(root.join("ue1")).unwrap();
+        std::fs::copy(c.join("ue1").join(n), root.join("ue1").join(n)).unwrap();
+    }
+    let want = files(&root);
+    let mut bytes = Vec::new();
+    for (name, extra) in [("fast", vec![]), ("exact", vec!["--match-unrealpak"])] {
+        let pak = t.path().join(format!("{name}.pak"));
+        pakrat()
+            .args(["pak", "create", root.to_str().unwrap(), "-o"])
+            .arg(&pak)
+            .args(["--compress", "zlib"])
+            .args(&extra)
+            .assert()
+            .success();
+        let r = json_ok(&["verify", pak.to_str().unwrap(), "--json"]);
+        assert_eq!(r["ok"], true, "{name}: {r}");
+        let out = t.path().join(format!("out-{name}"));
+        pakrat()
+            .args(["extract", pak.to_str().unwrap(), "-o"])
+            .arg(&out)
+            .assert()
+            .success();
+        assert!(files(&out) == want, "{name}");
+        bytes.push(std::fs::read(&pak).unwrap());
+    }
+    assert!(
+        bytes[0] != bytes[1],
+        "the default wrote the reference zlib's bytes"
+    );
+    assert!(bytes[0].len() as f64 <= bytes[1].len() as f64 * 1.08);
 }

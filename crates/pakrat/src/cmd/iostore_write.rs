@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
-use pakrat_codec::compress::Method;
+use pakrat_codec::compress::{Method, ZlibEncoder};
 use pakrat_codec::KeyRing;
 use pakrat_io::fsutil::OutputDir;
 use pakrat_io::staged::Staging;
@@ -54,6 +54,11 @@ fn apply(e: &IostoreEncodeArgs, ring: &KeyRing, o: &mut Options) -> Result<()> {
         bail!("the source is Oodle-compressed, which pakrat can read but not write: pick --compress none, zlib, gzip, lz4 or zstd");
     }
     o.level = e.level;
+    o.zlib = if e.match_unrealpak {
+        ZlibEncoder::UnrealPak
+    } else {
+        ZlibEncoder::Fast
+    };
     if let Some(v) = e.version {
         o.version = v;
     }

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
-use pakrat_codec::compress::Method;
+use pakrat_codec::compress::{Method, ZlibEncoder};
 use pakrat_io::text::show;
 use pakrat_pak::{self as pak, write, Cipher, Pak, PakEntry};
 use serde_json::json;
@@ -535,6 +535,11 @@ pub fn create(a: &PakCreateArgs) -> Result<ExitCode> {
         mount_point: a.mount.clone(),
         compression,
         level: a.level,
+        zlib: if a.match_unrealpak {
+            ZlibEncoder::UnrealPak
+        } else {
+            ZlibEncoder::Fast
+        },
         block_size: a.block_size,
         encrypt: a.encrypt,
         encrypt_index: a.encrypt_index,
