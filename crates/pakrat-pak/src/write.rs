@@ -432,41 +432,34 @@ pub fn write_with(
     let l = Layout::of(o.version, if o.version == 8 { o.method_slots } else { 5 });
     let io = |e: std::io::Error| Error::Other(format!("writing the pak: {e}"));
     let mut written = Written::default();
+    let index_offset = write_files(inputs, o, l, out, &mut written, on_progress)?;
+    out.seek(SeekFrom::Start(index_offset)).map_err(io)?;
+    let index = SealedIndex::build(o, l, &written.entries, index_offset, file_name)?;
+    out.write_all(&index.primary).map_err(io)?;
+    out.write_all(&index.tail).map_err(io)?;
+    out.write_all(&footer(o, index_offset, &index))
+        .map_err(io)?;
+    let end = out.stream_position().map_err(io)?;
+    out.set_len(end).map_err(io)?;
+    written.pak_bytes = end;
+    Ok(written)
+}
+
+/// Every file's entry and data, batch by batch; the offset where the data
+/// ends (the index's offset).
+fn write_files(
+    inputs: &[Input],
+    o: &Options,
+    l: Layout,
+    out: &File,
+    written: &mut Written,
+    on_progress: &dyn Fn(u64),
+) -> Result<u64> {
     let mut offset = 0u64;
-    let bs = u64::from(o.block_size);
-    let big = bs * WINDOW as u64;
     let mut i = 0;
     while i < inputs.len() {
-        // A batch: the next files up to BATCH_BYTES/BATCH_FILES, or one
-        // big file (compressed window by window in write_entry).
-        let mut batch: Vec<pakrat_io::Source> = Vec::new();
-        let mut bytes = 0u64;
-        while i + batch.len() < inputs.len() && batch.len() < BATCH_FILES && bytes < BATCH_BYTES {
-            let inp = &inputs[i + batch.len()];
-            let src = pakrat_io::Source::open(&inp.source)?;
-            let len = src.len() as u64;
-            if o.compression != Method::None && len > big && !batch.is_empty() {
-                break;
-            }
-            bytes += len;
-            batch.push(src);
-            if o.compression == Method::None || len > big {
-                break;
-            }
-        }
-        let pre: Vec<Option<Compressed>> = if o.compression != Method::None && batch.len() > 1 {
-            let blocks: Vec<&[u8]> = batch
-                .iter()
-                .flat_map(|s| s.chunks(o.block_size as usize))
-                .collect();
-            let mut all = compress_blocks(o, &blocks).into_iter();
-            batch
-                .iter()
-                .map(|s| Some(all.by_ref().take(s.len().div_ceil(bs as usize)).collect()))
-                .collect()
-        } else {
-            batch.iter().map(|_| None).collect()
-        };
+        let batch = next_batch(inputs, i, o)?;
+        let pre = precompress(o, &batch);
         for (src, pre) in batch.into_iter().zip(pre) {
             let inp = &inputs[i];
             i += 1;
@@ -490,82 +483,164 @@ pub fn write_with(
             written.entries.push(e);
         }
     }
-    let index_offset = offset;
-    out.seek(SeekFrom::Start(index_offset)).map_err(io)?;
-    let ctr = o.cipher == Cipher::Ctr;
-    let mut ivs = [[0u8; 12]; 3];
-    let mut w = Writer::new();
-    write_string(&mut w, &o.mount_point, false);
-    w.i32(written.entries.len() as i32);
-    let mut tail = Vec::new();
-    if o.version < 10 {
-        for e in &written.entries {
-            write_string(&mut w, &e.path, false);
-            e.write_full(&mut w, l, e.offset);
+    Ok(offset)
+}
+
+/// The next batch from input `i`: files up to BATCH_BYTES/BATCH_FILES, or
+/// one big file (compressed window by window in write_entry).
+fn next_batch(inputs: &[Input], i: usize, o: &Options) -> Result<Vec<pakrat_io::Source>> {
+    let big = u64::from(o.block_size) * WINDOW as u64;
+    let mut batch: Vec<pakrat_io::Source> = Vec::new();
+    let mut bytes = 0u64;
+    while i + batch.len() < inputs.len() && batch.len() < BATCH_FILES && bytes < BATCH_BYTES {
+        let inp = &inputs[i + batch.len()];
+        let src = pakrat_io::Source::open(&inp.source)?;
+        let len = src.len() as u64;
+        if o.compression != Method::None && len > big && !batch.is_empty() {
+            break;
         }
-    } else {
-        let seed = o.path_hash_seed.unwrap_or_else(|| default_seed(file_name));
-        let mut enc = Vec::new();
-        let mut full: Vec<&PakEntry> = Vec::new();
-        let mut locs: Vec<(&str, i32)> = Vec::new();
-        for e in &written.entries {
-            match e.write_encoded(l, ctr) {
-                Some(b) => {
-                    locs.push((&e.path, enc.len() as i32));
-                    enc.extend_from_slice(&b);
-                }
-                None => {
-                    full.push(e);
-                    locs.push((&e.path, -(full.len() as i32)));
-                }
+        bytes += len;
+        batch.push(src);
+        if o.compression == Method::None || len > big {
+            break;
+        }
+    }
+    Ok(batch)
+}
+
+/// A batch of several small files compressed together (their blocks in one
+/// parallel pass), each file's share; `None` each when the batch is one file
+/// or nothing is compressed.
+fn precompress(o: &Options, batch: &[pakrat_io::Source]) -> Vec<Option<Compressed>> {
+    if o.compression == Method::None || batch.len() < 2 {
+        return batch.iter().map(|_| None).collect();
+    }
+    let bs = o.block_size as usize;
+    let blocks: Vec<&[u8]> = batch.iter().flat_map(|s| s.chunks(bs)).collect();
+    let mut all = compress_blocks(o, &blocks).into_iter();
+    batch
+        .iter()
+        .map(|s| Some(all.by_ref().take(s.len().div_ceil(bs)).collect()))
+        .collect()
+}
+
+/// The index as stored: the primary index (sealed), what follows it (the
+/// v10+ path-hash and directory indexes), its hash and the CTR IVs.
+struct SealedIndex {
+    primary: Vec<u8>,
+    tail: Vec<u8>,
+    hash: [u8; 20],
+    ivs: [[u8; 12]; 3],
+}
+
+impl SealedIndex {
+    fn build(
+        o: &Options,
+        l: Layout,
+        entries: &[PakEntry],
+        index_offset: u64,
+        file_name: &str,
+    ) -> Result<SealedIndex> {
+        let ctr = o.cipher == Cipher::Ctr;
+        let mut ivs = [[0u8; 12]; 3];
+        let mut w = Writer::new();
+        write_string(&mut w, &o.mount_point, false);
+        w.i32(entries.len() as i32);
+        let mut tail = Vec::new();
+        if o.version < 10 {
+            for e in entries {
+                write_string(&mut w, &e.path, false);
+                e.write_full(&mut w, l, e.offset);
             }
-        }
-        let phi = index::write_path_hash_index(&locs, seed, o.version);
-        let fdi = if o.version >= 13 {
-            index::write_flat(&locs, seed, o.version)
         } else {
-            index::write_nested(&locs, o.version)
-        };
+            tail = write_v10_index(o, l, entries, index_offset, file_name, &mut w, &mut ivs)?;
+        }
+        let primary = w.into_inner();
         if o.encrypt_index && ctr {
-            ivs[1] = derive_iv(o, b"path hash index", &sha1(&phi));
-            ivs[2] = derive_iv(o, b"directory index", &sha1(&fdi));
+            ivs[0] = derive_iv(o, b"index", &sha1(&primary));
         }
-        let (phi, phi_hash) = seal(o, phi, Some(&ivs[1]))?;
-        let (fdi, fdi_hash) = seal(o, fdi, Some(&ivs[2]))?;
-        // The primary index's size is known before the offsets are filled in.
-        let mut primary_len = w.len() as u64 + 8 + 2 * (4 + 8 + 8 + 20) + 4 + enc.len() as u64 + 4;
-        for e in &full {
-            primary_len += e.header_size(l) + if ctr { 12 } else { 0 };
-        }
-        if o.encrypt_index {
-            primary_len = align16(primary_len);
-        }
-        let phi_at = index_offset + primary_len;
-        let fdi_at = phi_at + phi.len() as u64;
-        w.u64(seed);
-        w.u32(1).u64(phi_at).u64(phi.len() as u64).bytes(&phi_hash);
-        w.u32(1).u64(fdi_at).u64(fdi.len() as u64).bytes(&fdi_hash);
-        w.i32(enc.len() as i32).bytes(&enc);
-        w.i32(full.len() as i32);
-        for e in &full {
-            e.write_full(&mut w, l, e.offset);
-        }
-        if ctr {
-            for e in &full {
-                w.bytes(&e.iv.unwrap_or([0; 12]));
+        let (primary, hash) = seal(o, primary, Some(&ivs[0]))?;
+        Ok(SealedIndex {
+            primary,
+            tail,
+            hash,
+            ivs,
+        })
+    }
+}
+
+/// The v10+ primary index after its entry count (seed, the two secondary
+/// indexes' places, encoded and full entries) into `w`; the secondary
+/// indexes, sealed, to write after it.
+fn write_v10_index(
+    o: &Options,
+    l: Layout,
+    entries: &[PakEntry],
+    index_offset: u64,
+    file_name: &str,
+    w: &mut Writer,
+    ivs: &mut [[u8; 12]; 3],
+) -> Result<Vec<u8>> {
+    let ctr = o.cipher == Cipher::Ctr;
+    let seed = o.path_hash_seed.unwrap_or_else(|| default_seed(file_name));
+    let mut enc = Vec::new();
+    let mut full: Vec<&PakEntry> = Vec::new();
+    let mut locs: Vec<(&str, i32)> = Vec::new();
+    for e in entries {
+        match e.write_encoded(l, ctr) {
+            Some(b) => {
+                locs.push((&e.path, enc.len() as i32));
+                enc.extend_from_slice(&b);
+            }
+            None => {
+                full.push(e);
+                locs.push((&e.path, -(full.len() as i32)));
             }
         }
-        tail.extend_from_slice(&phi);
-        tail.extend_from_slice(&fdi);
     }
-    let primary = w.into_inner();
+    let phi = index::write_path_hash_index(&locs, seed, o.version);
+    let fdi = if o.version >= 13 {
+        index::write_flat(&locs, seed, o.version)
+    } else {
+        index::write_nested(&locs, o.version)
+    };
     if o.encrypt_index && ctr {
-        ivs[0] = derive_iv(o, b"index", &sha1(&primary));
+        ivs[1] = derive_iv(o, b"path hash index", &sha1(&phi));
+        ivs[2] = derive_iv(o, b"directory index", &sha1(&fdi));
     }
-    let (primary, index_hash) = seal(o, primary, Some(&ivs[0]))?;
-    out.write_all(&primary).map_err(io)?;
-    out.write_all(&tail).map_err(io)?;
-    // Footer.
+    let (phi, phi_hash) = seal(o, phi, Some(&ivs[1]))?;
+    let (fdi, fdi_hash) = seal(o, fdi, Some(&ivs[2]))?;
+    // The primary index's size is known before the offsets are filled in.
+    let mut primary_len = w.len() as u64 + 8 + 2 * (4 + 8 + 8 + 20) + 4 + enc.len() as u64 + 4;
+    for e in &full {
+        primary_len += e.header_size(l) + if ctr { 12 } else { 0 };
+    }
+    if o.encrypt_index {
+        primary_len = align16(primary_len);
+    }
+    let phi_at = index_offset + primary_len;
+    let fdi_at = phi_at + phi.len() as u64;
+    w.u64(seed);
+    w.u32(1).u64(phi_at).u64(phi.len() as u64).bytes(&phi_hash);
+    w.u32(1).u64(fdi_at).u64(fdi.len() as u64).bytes(&fdi_hash);
+    w.i32(enc.len() as i32).bytes(&enc);
+    w.i32(full.len() as i32);
+    for e in &full {
+        e.write_full(w, l, e.offset);
+    }
+    if ctr {
+        for e in &full {
+            w.bytes(&e.iv.unwrap_or([0; 12]));
+        }
+    }
+    let mut tail = phi;
+    tail.extend_from_slice(&fdi);
+    Ok(tail)
+}
+
+/// The footer of a pak whose index starts at `index_offset`.
+fn footer(o: &Options, index_offset: u64, index: &SealedIndex) -> Vec<u8> {
+    let ctr = o.cipher == Cipher::Ctr;
     let mut f = Writer::new();
     if o.version >= 7 {
         f.guid(o.key_guid);
@@ -576,8 +651,8 @@ pub fn write_with(
     f.u32(PAK_MAGIC)
         .u32(o.version)
         .u64(index_offset)
-        .u64(primary.len() as u64)
-        .bytes(&index_hash);
+        .u64(index.primary.len() as u64)
+        .bytes(&index.hash);
     if o.version == 9 {
         f.u8(0);
     }
@@ -599,16 +674,12 @@ pub fn write_with(
     }
     if o.version >= 15 {
         f.u8(if ctr { 2 } else { 1 });
-        for iv in &ivs {
+        for iv in &index.ivs {
             f.bytes(iv);
         }
     }
     debug_assert_eq!(f.len(), footer_size(o.version, slots));
-    out.write_all(f.as_slice()).map_err(io)?;
-    let end = out.stream_position().map_err(io)?;
-    out.set_len(end).map_err(io)?;
-    written.pak_bytes = end;
-    Ok(written)
+    f.into_inner()
 }
 
 #[cfg(test)]
