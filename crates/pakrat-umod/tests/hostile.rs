@@ -371,6 +371,22 @@ fn signed_self_extracting_exe() {
     let v = u.verify();
     assert!(v.ok(), "{:?}", v.problems);
     assert_eq!(u.entry_data(&u.entries[0]).unwrap(), b"payload!");
+    // The detector's probe (first and last bytes, PE pointers followed)
+    // finds both forms; a PE without the trailer is no UMOD.
+    use pakrat_io::probe::Probe;
+    assert!(pakrat_umod::sniff(&Probe::of_bytes(&plain)));
+    assert!(pakrat_umod::sniff(&Probe::of_bytes(&signed)));
+    let mut big = signed.clone();
+    big.extend(vec![0x5Au8; 200 << 10]);
+    let n = (64 + (200 << 10)) as u32;
+    big[dd + 4..dd + 8].copy_from_slice(&n.to_le_bytes());
+    let t = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(t.path(), &big).unwrap();
+    assert!(pakrat_umod::sniff(&Probe::open(t.path()).unwrap()));
+    let mut not_umod = big.clone();
+    let at = end as usize - 20;
+    not_umod[at..at + 4].copy_from_slice(&[0; 4]);
+    assert!(!pakrat_umod::sniff(&Probe::of_bytes(&not_umod)));
 }
 
 // ---- Issue 16, findings 5, 9 and 10.
