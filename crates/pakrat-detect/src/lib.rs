@@ -1,7 +1,7 @@
 //! Which format a file is, from its content, never its extension: the one
 //! detector the `pakrat` CLI and `pakrat view` share.
 //!
-//! It reads only a [`Probe`]: the first and last 64 KiB of the file, and a
+//! It reads only a [`Probe`]: the first and last 4 KiB of the file, and a
 //! few bytes more where a header points (a signed UMOD `.exe`). Each format
 //! crate says what its own magic looks like; this crate asks them in a fixed
 //! order, so a file is never two things:
@@ -79,8 +79,8 @@ pub fn detect(path: &Path, p: &Probe<'_>) -> Option<Format> {
     if pakrat_umod::sniff(p) {
         return Some(Format::Umod);
     }
-    // A .uz2 is chunks from the start; the head holds the first chunk whole
-    // (at most 32 KiB compressed).
+    // Chunk headers and the .uz/.uz3 headers: the head holds them (a .uz2
+    // is checked by its first chunk's header, as for a damaged one).
     if pakrat_uz::detect(head).is_some() {
         return Some(Format::Uz);
     }

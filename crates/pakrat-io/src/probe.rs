@@ -67,10 +67,13 @@ impl Probe<'static> {
 }
 
 impl<'a> Probe<'a> {
-    /// Bytes read from the start of a file.
-    pub const HEAD: usize = 64 << 10;
-    /// Bytes read from the end of a file.
-    pub const TAIL: usize = 64 << 10;
+    /// Bytes read from the start of a file: one page. Every magic pakrat
+    /// knows sits in the first few hundred bytes (the longest, a `.uz`
+    /// header's file name), and the viewer probes every file of a folder.
+    pub const HEAD: usize = 4 << 10;
+    /// Bytes read from the end of a file: one page (a `.pak` footer is at
+    /// most 221 bytes, a UMOD trailer 20).
+    pub const TAIL: usize = 4 << 10;
     /// The most [`Probe::read_at`] reads at once.
     pub const MAX_READ: usize = 4096;
 
