@@ -10,12 +10,14 @@
 //! * [`build`]: lay out a folder of cooked packages as an IoStore container
 //!   (chunk ids, the container header and the companion `.pak`'s files).
 //!
-//! The coming property layer (tagged and unversioned properties, `.usmap`)
-//! goes here too. The containers themselves are `pakrat-pak` and
+//! * [`props`]: what an export says: tagged and unversioned properties.
+//!
+//! The containers themselves are `pakrat-pak` and
 //! `pakrat-iostore`; UE1/UE2 packages are `pakrat-classic`.
 #![deny(missing_docs)]
 
 pub mod build;
 pub mod convert;
 pub mod legacy;
+pub mod props;
 pub mod zen;

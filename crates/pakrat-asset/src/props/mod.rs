@@ -1,0 +1,22 @@
+//! UE4/UE5 properties: the values an export holds, read from tagged
+//! (`FPropertyTag`) or unversioned (schema-ordered, `.usmap`) data, in
+//! legacy and zen packages alike.
+//!
+//! * [`ty`]: property types ([`PropType`]);
+//! * [`value`]: the decoded tree ([`Property`], [`Value`], [`Text`]);
+//! * [`asset`]: the package view decoding works on ([`Asset`]), built from
+//!   either package form;
+//! * [`schema`]: what unversioned data needs ([`Schemas`], implemented by
+//!   `.usmap` mappings).
+
+pub mod asset;
+pub mod schema;
+pub mod ty;
+pub mod value;
+
+pub use asset::{Asset, ExportInfo, ObjectInfo, Versions};
+pub use schema::{EnumSchema, NoSchemas, SchemaProperty, Schemas, StructSchema};
+pub use ty::PropType;
+pub use value::{
+    DateKind, ExportProps, FormatArg, NumberKind, NumberOptions, Property, Text, TextHistory, Value,
+};
