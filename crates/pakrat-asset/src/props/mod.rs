@@ -20,3 +20,13 @@ pub use ty::PropType;
 pub use value::{
     DateKind, ExportProps, FormatArg, NumberKind, NumberOptions, Property, Text, TextHistory, Value,
 };
+
+/// Decode export `index` (0-based) of `asset`: its properties (tagged, or
+/// unversioned through `schemas`) and the native data after them.
+pub fn decode_export(asset: &Asset<'_>, index: usize, schemas: &dyn Schemas) -> ExportProps {
+    let _ = (asset, index, schemas);
+    ExportProps {
+        error: Some("property decoding is not built yet".into()),
+        ..ExportProps::default()
+    }
+}
