@@ -166,6 +166,17 @@ const TABLE: &[(&str, &[(&str, F)])] = &[
     ("Timespan", &[("Ticks", F::I64)]),
     ("FrameNumber", &[("Value", F::I32)]),
     ("NavAgentSelector", &[("PackedBits", F::U32)]),
+    (
+        "FontCharacter",
+        &[
+            ("StartU", F::I32),
+            ("StartV", F::I32),
+            ("USize", F::I32),
+            ("VSize", F::I32),
+            ("TextureIndex", F::U8),
+            ("VerticalOffset", F::I32),
+        ],
+    ),
     ("SimpleCurveKey", &[("Time", F::F32), ("Value", F::F32)]),
     (
         "RichCurveKey",
@@ -190,12 +201,17 @@ const CODED: &[&str] = &[
     "SoftClassPath",
     "StringAssetReference",
     "StringClassReference",
-    "TopLevelAssetPath",
     "GameplayTagContainer",
     "InstancedStruct",
     "PerPlatformFloat",
     "PerPlatformInt",
     "PerPlatformBool",
+    "MovieSceneFrameRange",
+    "NiagaraVariableBase",
+    "NiagaraVariable",
+    "NiagaraVariableWithOffset",
+    "FontData",
+    "MidiEvent",
 ];
 
 fn table(name: &str) -> Option<&'static [(&'static str, F)]> {
@@ -232,14 +248,6 @@ impl Ctx<'_, '_> {
             | "SoftClassPath"
             | "StringAssetReference"
             | "StringClassReference" => self.value(r, &PropType::SoftObject)?,
-            "TopLevelAssetPath" => {
-                let p = self.fname(r, "package name")?;
-                let a = self.fname(r, "asset name")?;
-                Value::Struct(vec![
-                    field("PackageName", PropType::Name, Value::Name(p)),
-                    field("AssetName", PropType::Name, Value::Name(a)),
-                ])
-            }
             "GameplayTagContainer" => {
                 let tags = self.array(r, &PropType::Name)?;
                 Value::Struct(vec![field(
@@ -252,6 +260,12 @@ impl Ctx<'_, '_> {
             "PerPlatformFloat" => self.per_platform(r, PropType::Float)?,
             "PerPlatformInt" => self.per_platform(r, PropType::Int)?,
             "PerPlatformBool" => self.per_platform(r, PropType::Bool)?,
+            "MovieSceneFrameRange" => self.frame_range(r)?,
+            "NiagaraVariableBase" | "NiagaraVariable" | "NiagaraVariableWithOffset" => {
+                self.niagara_variable(r, name)?
+            }
+            "FontData" => self.font_data(r)?,
+            "MidiEvent" => self.midi_event(r)?,
             _ => return Ok(None),
         }))
     }
@@ -343,6 +357,163 @@ impl Ctx<'_, '_> {
             out.push(field("PerPlatform", map_ty, Value::Map(m)));
         }
         Ok(Value::Struct(out))
+    }
+}
+
+impl Ctx<'_, '_> {
+    /// `TRange<FFrameNumber>`: two bounds of (`ERangeBoundTypes` byte,
+    /// frame number).
+    fn frame_range(&mut self, r: &mut Reader<'_>) -> Result<Value> {
+        let mut bound = |r: &mut Reader<'_>, name: &str| -> Result<Property> {
+            let t = r.u8("range bound type")?;
+            let v = r.i32("range bound value")?;
+            Ok(field(
+                name,
+                PropType::Struct("FrameNumberRangeBound".into()),
+                Value::Struct(vec![
+                    field("Type", PropType::Byte(None), Value::UInt(u64::from(t))),
+                    field("Value", PropType::Int, Value::Int(i64::from(v))),
+                ]),
+            ))
+        };
+        let lower = bound(r, "LowerBound")?;
+        let upper = bound(r, "UpperBound")?;
+        Ok(Value::Struct(vec![lower, upper]))
+    }
+
+    /// `FNiagaraVariableBase`: name and type definition (a property
+    /// struct); `FNiagaraVariable` adds its bytes, `…WithOffset` an offset.
+    fn niagara_variable(&mut self, r: &mut Reader<'_>, kind: &str) -> Result<Value> {
+        let name = self.fname(r, "Niagara variable name")?;
+        let type_def = self.nested(r.offset(), |c| {
+            c.properties(r, "NiagaraTypeDefinition", false)
+        })?;
+        let mut out = vec![
+            field("Name", PropType::Name, Value::Name(name)),
+            field(
+                "TypeDef",
+                PropType::Struct("NiagaraTypeDefinition".into()),
+                Value::Struct(type_def),
+            ),
+        ];
+        match kind {
+            "NiagaraVariable" => {
+                let data = self.array(r, &PropType::Byte(None))?;
+                out.push(field(
+                    "VarData",
+                    PropType::Array(Box::new(PropType::Byte(None))),
+                    Value::Array(data),
+                ));
+            }
+            "NiagaraVariableWithOffset" => {
+                let o = r.i32("Niagara variable offset")?;
+                out.push(field("Offset", PropType::Int, Value::Int(i64::from(o))));
+            }
+            _ => {}
+        }
+        Ok(Value::Struct(out))
+    }
+
+    /// `FFontData` (cooked): the font face asset, or file name, hinting and
+    /// loading policy; then the sub-face index.
+    fn font_data(&mut self, r: &mut Reader<'_>) -> Result<Value> {
+        let cooked = r.u32("font data cooked flag")? != 0;
+        let mut out = vec![field("bIsCooked", PropType::Bool, Value::Bool(cooked))];
+        if cooked {
+            let face = self.object(r, "font face asset")?;
+            let null = face.is_none();
+            out.push(field(
+                "FontFaceAsset",
+                PropType::Object,
+                Value::Object(face),
+            ));
+            if null {
+                let file = pakrat_codec::fstring::read_fstring(r, "font file name")?;
+                out.push(field("FontFilename", PropType::Str, Value::Str(file)));
+                let h = r.u8("font hinting")?;
+                out.push(field(
+                    "Hinting",
+                    PropType::Byte(None),
+                    Value::UInt(u64::from(h)),
+                ));
+                let l = r.u8("font loading policy")?;
+                out.push(field(
+                    "LoadingPolicy",
+                    PropType::Byte(None),
+                    Value::UInt(u64::from(l)),
+                ));
+            }
+            let sub = r.i32("font sub-face index")?;
+            out.push(field(
+                "SubFaceIndex",
+                PropType::Int,
+                Value::Int(i64::from(sub)),
+            ));
+        }
+        Ok(Value::Struct(out))
+    }
+
+    /// `FMidiEvent`: tick and a message whose type byte says what follows.
+    fn midi_event(&mut self, r: &mut Reader<'_>) -> Result<Value> {
+        let tick = r.i32("MIDI tick")?;
+        let at = r.offset();
+        let t = r.u8("MIDI message type")?;
+        let mut msg = vec![field(
+            "Type",
+            PropType::Byte(None),
+            Value::UInt(u64::from(t)),
+        )];
+        let mut byte = |r: &mut Reader<'_>, n: &str| -> Result<Property> {
+            Ok(field(
+                n,
+                PropType::Byte(None),
+                Value::UInt(u64::from(r.u8(n)?)),
+            ))
+        };
+        match t {
+            0 => {
+                msg.push(byte(r, "Status")?);
+                msg.push(byte(r, "Data1")?);
+                msg.push(byte(r, "Data2")?);
+            }
+            1 => {
+                msg.push(byte(r, "MicsPerQuarterNoteH")?);
+                let l = r.u16("MicsPerQuarterNoteL")?;
+                msg.push(field(
+                    "MicsPerQuarterNoteL",
+                    PropType::UInt16,
+                    Value::UInt(u64::from(l)),
+                ));
+            }
+            2 => {
+                msg.push(byte(r, "Numerator")?);
+                msg.push(byte(r, "Denominator")?);
+            }
+            3 => {
+                msg.push(byte(r, "TextType")?);
+                let i = r.u16("TextIndex")?;
+                msg.push(field(
+                    "TextIndex",
+                    PropType::UInt16,
+                    Value::UInt(u64::from(i)),
+                ));
+            }
+            4 => {}
+            t => {
+                return Err(pakrat_io::Error::invalid(
+                    at,
+                    format!("MIDI message type {t} is not one of 0..=4"),
+                ))
+            }
+        }
+        Ok(Value::Struct(vec![
+            field("Tick", PropType::Int, Value::Int(i64::from(tick))),
+            field(
+                "Message",
+                PropType::Struct("MidiMsg".into()),
+                Value::Struct(msg),
+            ),
+        ]))
     }
 }
 

@@ -77,6 +77,15 @@ impl Ctx<'_, '_> {
                 body.offset(),
                 format!("struct {name} is serialized natively and pakrat cannot decode it yet"),
             )),
+            // UE 5.4+ tags say when a struct was not written natively.
+            (PropType::Struct(name), false)
+                if self.ue5() >= UE5_PROPERTY_TAG_COMPLETE_TYPE_NAME && !name.is_empty() =>
+            {
+                let name = name.clone();
+                self.nested(body.offset(), |c| {
+                    c.properties(body, &name, false).map(Value::Struct)
+                })
+            }
             (ty, _) => self.value(body, ty),
         };
         match res {
