@@ -135,8 +135,10 @@ impl<'a, 'b> Ctx<'a, 'b> {
         out
     }
 
-    /// The schema of a struct or class with its super-structs first, one
-    /// entry per schema index: (property, element index).
+    /// The schema of a struct or class, one entry per schema index:
+    /// (property, element index). A struct's own properties come first,
+    /// then its super-struct's (the order of `PropertyLink`; the fixture
+    /// mappings and CUE4Parse `MappingsSchema.TryGetValue` agree).
     fn flat_schema(&self, name: &str) -> Option<Flat> {
         if let Some(f) = self.flat.borrow().get(name) {
             return f.clone();
@@ -160,7 +162,7 @@ impl<'a, 'b> Ctx<'a, 'b> {
             cur = s.super_name.clone();
         }
         let mut flat = Vec::new();
-        for s in chain.iter().rev() {
+        for s in &chain {
             let mut mine = vec![None; s.property_count as usize];
             for p in &s.properties {
                 for e in 0..p.array_dim.max(1) as usize {
