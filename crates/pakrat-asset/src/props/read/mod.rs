@@ -50,6 +50,9 @@ pub(crate) struct Ctx<'a, 'b> {
     form: Form,
     lwc: bool,
     depth: u32,
+    /// Fields an all-zero struct may still expand into (a hostile schema
+    /// that nests a struct in itself twice would otherwise grow as 2^depth).
+    zero_budget: u32,
     flat: RefCell<HashMap<String, Option<Flat>>>,
 }
 
@@ -81,6 +84,7 @@ impl<'a, 'b> Ctx<'a, 'b> {
             },
             lwc: asset.versions.ue5 >= UE5_LARGE_WORLD_COORDINATES,
             depth: 0,
+            zero_budget: 100_000,
             flat: RefCell::new(HashMap::new()),
         }
     }
@@ -260,6 +264,7 @@ pub(crate) fn decode_export(asset: &Asset<'_>, index: usize, schemas: &dyn Schem
             }
         }
     }
+    out.native_start = r.pos() as u64;
     native::decode_tail(&mut ctx, &mut r, &class, &mut out);
     out
 }
