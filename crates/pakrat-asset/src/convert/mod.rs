@@ -24,6 +24,7 @@ use crate::zen::{ScriptObjects, ZenPackage};
 
 pub use legacy_to_zen::{from_legacy, ZenOutput, ZenTarget};
 pub use zen_to_legacy::{layout_of, to_legacy, LegacyOutput};
+pub(crate) use zen_to_legacy::{import_paths, object_path};
 
 /// `RF_Public`.
 const RF_PUBLIC: u32 = 0x1;
