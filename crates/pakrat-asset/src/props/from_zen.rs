@@ -12,9 +12,7 @@ use super::{Asset, ExportInfo, ObjectInfo, Versions};
 use crate::convert::{import_paths, object_path, PackageSource};
 use crate::legacy::summary::{flags, ue4, ue5};
 use crate::legacy::Layout;
-use crate::zen::{
-    ContainerPackages, ObjectIndex, ObjectRef, ScriptObjects, ZenLayout, ZenPackage,
-};
+use crate::zen::{ContainerPackages, ObjectIndex, ObjectRef, ScriptObjects, ZenLayout, ZenPackage};
 
 /// A [`PackageSource`] over one container's packages (by reference: no
 /// header is copied) and the global script objects.

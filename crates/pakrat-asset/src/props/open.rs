@@ -87,17 +87,15 @@ fn legacy(
     engine: Option<Layout>,
 ) -> Result<Opened> {
     let pkg = LegacyPackage::read(&main, engine)?;
-    Opened::new(
-        origin,
-        main,
-        uexp,
-        |m, u| Asset::from_legacy(&pkg, m, u),
-    )
+    Opened::new(origin, main, uexp, |m, u| Asset::from_legacy(&pkg, m, u))
 }
 
-
 /// The asset without its data, and where each export's data lies.
-fn split(asset: Asset<'_>, main: &[u8], uexp: Option<&[u8]>) -> (Asset<'static>, Vec<(bool, usize, usize)>) {
+fn split(
+    asset: Asset<'_>,
+    main: &[u8],
+    uexp: Option<&[u8]>,
+) -> (Asset<'static>, Vec<(bool, usize, usize)>) {
     let locate = |d: &[u8]| -> (bool, usize, usize) {
         let inside = |b: &[u8]| {
             let (s, p) = (b.as_ptr() as usize, d.as_ptr() as usize);
@@ -164,9 +162,11 @@ fn names_file(query: &str, mount: &str, rel: &str) -> bool {
     if q.eq_ignore_ascii_case(rel) || q.trim_start_matches('/').eq_ignore_ascii_case(full) {
         return true;
     }
-    let q = q.split_once('.').filter(|(_, o)| !o.contains('/')).map_or(q, |(p, _)| p);
-    is_header(rel)
-        && package_path_of_file(full).is_some_and(|p| p.eq_ignore_ascii_case(q))
+    let q = q
+        .split_once('.')
+        .filter(|(_, o)| !o.contains('/'))
+        .map_or(q, |(p, _)| p);
+    is_header(rel) && package_path_of_file(full).is_some_and(|p| p.eq_ignore_ascii_case(q))
 }
 
 /// Open a package inside one of `paks` (a folder's paks in mount order:
@@ -235,7 +235,10 @@ pub fn open_in_container(
     engine: Option<Layout>,
 ) -> Result<Opened> {
     let cp = ContainerPackages::read(c)?;
-    let q = query.split_once('.').filter(|(_, o)| !o.contains('/')).map_or(query, |(p, _)| p);
+    let q = query
+        .split_once('.')
+        .filter(|(_, o)| !o.contains('/'))
+        .map_or(query, |(p, _)| p);
     let entry = cp.find(q).or_else(|| cp.find(query)).ok_or_else(|| {
         Error::Other(format!(
             "{}: no package {query} in the container ({} packages; give its package path, /Game/...)",
@@ -258,11 +261,8 @@ pub fn open_in_container(
     let chunk = Source::from_vec(&origin, c.read_chunk(entry.chunk_index)?);
     let src = ContainerSource::new(&cp, script);
     let imported = src.imported(entry.id);
-    Opened::new(
-        origin.clone(),
-        chunk,
-        None,
-        |m, _| Asset::from_zen(zen, m, imported, &src, engine),
-    )
+    Opened::new(origin.clone(), chunk, None, |m, _| {
+        Asset::from_zen(zen, m, imported, &src, engine)
+    })
     .map_err(|err| Error::Other(format!("{origin}: {err}")))
 }
