@@ -250,3 +250,58 @@ fn ue1_and_ue2_packages_still_take_an_object() {
     assert_eq!(code, 2);
     assert!(err.contains("name the object"), "{err}");
 }
+
+/// docs/properties.schema.json parses, and what `props --json` prints
+/// keeps to it where a check needs no validator: the document's and each
+/// export's required keys are there and no key is one the schema lacks.
+/// (The full schema was checked with Python's `jsonschema` when written;
+/// no maintained Rust validator is cheap enough to add for one test.)
+#[test]
+fn json_keeps_to_the_schema() {
+    let Some(fs) = fixtures() else { return };
+    let root = pakrat_testkit::repo_root();
+    let text = std::fs::read_to_string(root.join("docs/properties.schema.json")).unwrap();
+    let schema: Value = serde_json::from_str(&text).unwrap();
+    let keys = |v: &Value| -> Vec<String> {
+        v["properties"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect()
+    };
+    let required = |v: &Value| -> Vec<String> {
+        v["required"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|k| k.as_str().unwrap().to_string())
+            .collect()
+    };
+    let export = &schema["$defs"]["export"];
+    for def in ["property", "value", "text", "format_arg", "map_entry"] {
+        assert!(schema["$defs"].get(def).is_some(), "$defs.{def}");
+    }
+    let j = props_json(&["props", s(&fs[0].utoc), "/Game/Fixtures/Maps/Empty"]);
+    let top: Vec<String> = j.as_object().unwrap().keys().cloned().collect();
+    for k in required(&schema) {
+        assert!(top.contains(&k), "document lacks {k}");
+    }
+    for k in &top {
+        assert!(
+            keys(&schema).contains(k),
+            "document key {k} not in the schema"
+        );
+    }
+    let exports = j["exports"].as_array().unwrap();
+    assert_eq!(exports.len(), 5);
+    for e in exports {
+        let ek: Vec<String> = e.as_object().unwrap().keys().cloned().collect();
+        for k in required(export) {
+            assert!(ek.contains(&k), "export lacks {k}: {e}");
+        }
+        for k in &ek {
+            assert!(keys(export).contains(k), "export key {k} not in the schema");
+        }
+    }
+}
