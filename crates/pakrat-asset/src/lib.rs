@@ -10,7 +10,8 @@
 //! * [`build`]: lay out a folder of cooked packages as an IoStore container
 //!   (chunk ids, the container header and the companion `.pak`'s files).
 //!
-//! * [`props`]: what an export says: tagged and unversioned properties.
+//! * [`props`]: what an export says: tagged and unversioned properties;
+//! * [`usmap`]: `.usmap` mappings, the schemas unversioned properties need.
 //!
 //! The containers themselves are `pakrat-pak` and
 //! `pakrat-iostore`; UE1/UE2 packages are `pakrat-classic`.
@@ -20,4 +21,5 @@ pub mod build;
 pub mod convert;
 pub mod legacy;
 pub mod props;
+pub mod usmap;
 pub mod zen;

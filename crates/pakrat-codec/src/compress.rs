@@ -43,11 +43,8 @@ impl Method {
 
     /// Whether this build can decode the method.
     pub fn supported(&self) -> bool {
-        match self {
-            Method::Unknown(_) => false,
-            Method::Oodle => cfg!(feature = "oodle"),
-            _ => true,
-        }
+        !matches!(self, Method::Unknown(_))
+            && (cfg!(feature = "oodle") || !matches!(self, Method::Oodle))
     }
 }
 

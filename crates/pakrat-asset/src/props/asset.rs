@@ -17,12 +17,26 @@ pub struct Versions {
     /// Custom versions (key, version).
     #[serde(skip)]
     pub custom: Vec<(Guid, i32)>,
+    /// The custom versions came from the package (a versioned package):
+    /// a key it lacks was not in use when it was saved. Otherwise (zen and
+    /// unversioned packages) a missing key means the engine's latest.
+    pub custom_from_package: bool,
 }
 
 impl Versions {
     /// The version of a custom-version key, if the package has it.
     pub fn custom(&self, key: Guid) -> Option<i32> {
         self.custom.iter().find(|(k, _)| *k == key).map(|(_, v)| *v)
+    }
+
+    /// Whether custom version `key` is at least `v`: from the package's
+    /// list when it has one (a missing key counts as older), otherwise
+    /// assumed (a versionless package is read as the latest engine).
+    pub fn custom_at_least(&self, key: Guid, v: i32) -> bool {
+        match self.custom(key) {
+            Some(have) => have >= v,
+            None => !self.custom_from_package,
+        }
     }
 }
 

@@ -63,6 +63,7 @@ impl<'a> Asset<'a> {
                     .iter()
                     .map(|c| (c.key, c.version))
                     .collect(),
+                custom_from_package: !pkg.summary.is_unversioned(),
             },
             unversioned: pkg.summary.unversioned_properties(),
         })

@@ -168,6 +168,7 @@ fn versions(zen: &ZenPackage, engine: Option<Layout>) -> Versions {
             ue5: v.file_version_ue5,
             licensee: v.licensee,
             custom: v.custom_versions.clone(),
+            custom_from_package: true,
         },
         (None, Some(l)) => Versions {
             ue4: l.ue4,

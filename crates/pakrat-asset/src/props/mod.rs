@@ -14,6 +14,7 @@ mod from_legacy;
 mod from_zen;
 pub mod json;
 pub mod open;
+mod read;
 pub mod schema;
 pub mod ty;
 pub mod value;
@@ -30,9 +31,5 @@ pub use value::{
 /// Decode export `index` (0-based) of `asset`: its properties (tagged, or
 /// unversioned through `schemas`) and the native data after them.
 pub fn decode_export(asset: &Asset<'_>, index: usize, schemas: &dyn Schemas) -> ExportProps {
-    let _ = (asset, index, schemas);
-    ExportProps {
-        error: Some("property decoding is not built yet".into()),
-        ..ExportProps::default()
-    }
+    read::decode_export(asset, index, schemas)
 }

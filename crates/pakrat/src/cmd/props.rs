@@ -143,10 +143,9 @@ fn schemas(path: Option<&Path>) -> Result<Box<dyn Schemas>> {
     }
 }
 
-/// Read `.usmap` mappings (switched over to `pakrat_asset::usmap` once it
-/// lands).
+/// Read `.usmap` mappings.
 fn load_usmap(p: &Path) -> Result<Box<dyn Schemas>> {
-    bail!("{}: reading .usmap mappings is not built yet", p.display())
+    Ok(Box::new(pakrat_asset::usmap::Usmap::open(p)?))
 }
 
 /// The exports `object` selects: by name or full path (case-insensitive),

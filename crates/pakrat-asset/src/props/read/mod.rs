@@ -1,0 +1,263 @@
+//! The decoder: an export's bytes → [`ExportProps`].
+//!
+//! Layout of an export (`UObject::Serialize`, checked on the UE 5.8/6.0
+//! fixtures): the property stream (tagged: UE 5.2+ objects first write one
+//! `EClassSerializationControlExtension` byte, then tags up to `None`;
+//! unversioned: a fragment header and the values), then for objects that
+//! are not class defaults an `i32` bool and maybe the object's GUID, then
+//! the class's native data.
+
+mod native;
+mod tagged;
+mod text;
+mod unversioned;
+mod values;
+
+use super::schema::{SchemaProperty, Schemas};
+use super::{Asset, ExportProps, PropType, Property, Value};
+use pakrat_io::{Error, Guid, Reader, Result};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+/// `EUnrealEngineObjectUE5Version::LARGE_WORLD_COORDINATES`: vectors,
+/// rotators, quats … are doubles from here on.
+const UE5_LARGE_WORLD_COORDINATES: i32 = 1004;
+/// `PROPERTY_TAG_EXTENSION_AND_OVERRIDABLE_SERIALIZATION`.
+const UE5_PROPERTY_TAG_EXTENSION: i32 = 1011;
+/// `PROPERTY_TAG_COMPLETE_TYPE_NAME` (UE 5.4).
+const UE5_PROPERTY_TAG_COMPLETE_TYPE_NAME: i32 = 1012;
+/// `FSOFTOBJECTPATH_REMOVE_ASSET_PATH_FNAMES` (UE 5.1).
+const UE5_SOFT_OBJECT_PATH_TOP_LEVEL: i32 = 1007;
+
+/// Deepest nesting of structs and containers accepted.
+const MAX_DEPTH: u32 = 64;
+
+/// Whether values carry tags.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Form {
+    Tagged,
+    Unversioned,
+}
+
+/// A schema flattened with its super-structs: one entry per schema index.
+type Flat = Rc<Vec<(SchemaProperty, u32)>>;
+
+/// What decoding one package needs, with caches.
+pub(crate) struct Ctx<'a, 'b> {
+    asset: &'b Asset<'a>,
+    schemas: &'b dyn Schemas,
+    form: Form,
+    lwc: bool,
+    depth: u32,
+    flat: RefCell<HashMap<String, Option<Flat>>>,
+}
+
+/// `FName` as stored in export data: name-map index and number.
+fn read_fname(ctx: &Ctx<'_, '_>, r: &mut Reader<'_>, what: &str) -> Result<String> {
+    let at = r.offset();
+    let index = r.u32(what)?;
+    let number = r.u32(what)?;
+    ctx.asset.name(index, number).ok_or_else(|| {
+        Error::invalid(
+            at,
+            format!(
+                "{what}: name index {index} is outside the name map ({} names)",
+                ctx.asset.names.len()
+            ),
+        )
+    })
+}
+
+impl<'a, 'b> Ctx<'a, 'b> {
+    fn new(asset: &'b Asset<'a>, schemas: &'b dyn Schemas) -> Self {
+        Ctx {
+            asset,
+            schemas,
+            form: if asset.unversioned {
+                Form::Unversioned
+            } else {
+                Form::Tagged
+            },
+            lwc: asset.versions.ue5 >= UE5_LARGE_WORLD_COORDINATES,
+            depth: 0,
+            flat: RefCell::new(HashMap::new()),
+        }
+    }
+
+    fn fname(&self, r: &mut Reader<'_>, what: &str) -> Result<String> {
+        read_fname(self, r, what)
+    }
+
+    /// An `FPackageIndex` resolved to a path (`None` for null).
+    fn object(&self, r: &mut Reader<'_>, what: &str) -> Result<Option<String>> {
+        let at = r.offset();
+        let i = r.i32(what)?;
+        if i == 0 {
+            return Ok(None);
+        }
+        match self.asset.object(i) {
+            Some(p) => Ok(Some(p.to_string())),
+            None => Err(Error::invalid(
+                at,
+                format!(
+                    "{what}: object index {i} is outside the tables ({} imports, {} exports)",
+                    self.asset.imports.len(),
+                    self.asset.exports.len()
+                ),
+            )),
+        }
+    }
+
+    fn ue4(&self) -> i32 {
+        self.asset.versions.ue4
+    }
+
+    fn ue5(&self) -> i32 {
+        self.asset.versions.ue5
+    }
+
+    fn custom_at_least(&self, key: Guid, v: i32) -> bool {
+        self.asset.versions.custom_at_least(key, v)
+    }
+
+    /// Run `f` one level deeper, refusing past [`MAX_DEPTH`].
+    fn nested<T>(&mut self, at: u64, f: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
+        if self.depth >= MAX_DEPTH {
+            return Err(Error::invalid(
+                at,
+                format!("values nested deeper than {MAX_DEPTH} levels"),
+            ));
+        }
+        self.depth += 1;
+        let out = f(self);
+        self.depth -= 1;
+        out
+    }
+
+    /// The schema of a struct or class with its super-structs first, one
+    /// entry per schema index: (property, element index).
+    fn flat_schema(&self, name: &str) -> Option<Flat> {
+        if let Some(f) = self.flat.borrow().get(name) {
+            return f.clone();
+        }
+        let built = self.build_flat(name);
+        self.flat
+            .borrow_mut()
+            .insert(name.to_string(), built.clone());
+        built
+    }
+
+    fn build_flat(&self, name: &str) -> Option<Flat> {
+        let mut chain = Vec::new();
+        let mut cur = Some(name.to_string());
+        while let Some(n) = cur {
+            if chain.len() > 256 {
+                return None; // a cycle of super-structs
+            }
+            let s = self.schemas.find_struct(&n)?;
+            chain.push(s);
+            cur = s.super_name.clone();
+        }
+        let mut flat = Vec::new();
+        for s in chain.iter().rev() {
+            let mut mine = vec![None; s.property_count as usize];
+            for p in &s.properties {
+                for e in 0..p.array_dim.max(1) as usize {
+                    if let Some(slot) = mine.get_mut(p.index as usize + e) {
+                        *slot = Some((p.clone(), e as u32));
+                    }
+                }
+            }
+            flat.extend(mine);
+        }
+        // An index no property covers cannot be decoded: it becomes a
+        // marker that fails only if the data refers to it.
+        let hole = || {
+            let p = SchemaProperty {
+                index: 0,
+                array_dim: 1,
+                name: String::new(),
+                ty: PropType::Unknown("(no property at this schema index)".into()),
+            };
+            (p, 0)
+        };
+        Some(Rc::new(
+            flat.into_iter().map(|e| e.unwrap_or_else(hole)).collect(),
+        ))
+    }
+
+    /// The property stream of a class or struct, tagged or unversioned.
+    fn properties(
+        &mut self,
+        r: &mut Reader<'_>,
+        struct_name: &str,
+        object: bool,
+    ) -> Result<Vec<Property>> {
+        match self.form {
+            Form::Tagged => {
+                if object && self.ue5() >= UE5_PROPERTY_TAG_EXTENSION {
+                    let ext = r.u8("class serialization control")?;
+                    if ext & 0x02 != 0 {
+                        r.u8("overridable serialization operation")?;
+                    }
+                }
+                self.tagged_properties(r)
+            }
+            Form::Unversioned => self.unversioned_properties(r, struct_name),
+        }
+    }
+}
+
+/// Decode export `index` of `asset`.
+pub(crate) fn decode_export(asset: &Asset<'_>, index: usize, schemas: &dyn Schemas) -> ExportProps {
+    let Some(export) = asset.exports.get(index) else {
+        return ExportProps {
+            error: Some(format!(
+                "export {index} does not exist ({} exports)",
+                asset.exports.len()
+            )),
+            ..ExportProps::default()
+        };
+    };
+    let mut out = ExportProps::default();
+    let mut ctx = Ctx::new(asset, schemas);
+    let mut r = Reader::with_base(export.data, export.offset);
+    let class = export.class_name().to_string();
+    match ctx.properties(&mut r, &class, true) {
+        Ok(p) => out.properties = p,
+        Err(e) => {
+            out.error = Some(e.to_string());
+            return out;
+        }
+    }
+    if !export.is_class_default() && r.remaining() >= 4 {
+        let at = r.offset();
+        match r.u32("object GUID flag") {
+            Ok(0) => {}
+            Ok(1) if r.remaining() >= 16 => {
+                if let Ok(g) = r.guid("object GUID") {
+                    out.native.push(Property {
+                        name: "ObjectGuid".into(),
+                        index: 0,
+                        ty: PropType::Struct("Guid".into()),
+                        value: Value::Guid(g),
+                    });
+                }
+            }
+            Ok(v) => {
+                out.error = Some(
+                    Error::invalid(at, format!("object GUID flag is {v}, expected 0 or 1"))
+                        .to_string(),
+                );
+                return out;
+            }
+            Err(e) => {
+                out.error = Some(e.to_string());
+                return out;
+            }
+        }
+    }
+    native::decode_tail(&mut ctx, &mut r, &class, &mut out);
+    out
+}

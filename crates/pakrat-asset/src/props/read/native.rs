@@ -1,0 +1,528 @@
+//! Structs the engine serializes natively (`WithSerializer`: no tags and
+//! no schema, in both forms), and the native data of classes after their
+//! properties. Simple structs are a table of fields; the rest are code.
+//! Sources: UE `Core`/`CoreUObject` serializers; CUE4Parse
+//! `FScriptStruct.cs` for the list of natively serialized structs.
+
+use super::Ctx;
+use crate::props::asset::short_name;
+use crate::props::{ExportProps, PropType, Property, Value};
+use pakrat_io::{Reader, Result};
+
+/// A field of a table-driven native struct.
+#[derive(Clone, Copy)]
+enum F {
+    /// `FReal`: double with large world coordinates (UE 5.0+), else float.
+    Real,
+    F32,
+    F64,
+    I32,
+    U32,
+    I64,
+    U8,
+    /// A nested native struct.
+    S(&'static str),
+}
+
+/// Natively serialized structs made of plain fields.
+const TABLE: &[(&str, &[(&str, F)])] = &[
+    ("Vector", &[("X", F::Real), ("Y", F::Real), ("Z", F::Real)]),
+    ("Vector2D", &[("X", F::Real), ("Y", F::Real)]),
+    ("DeprecateSlateVector2D", &[("X", F::F32), ("Y", F::F32)]),
+    (
+        "Vector4",
+        &[
+            ("X", F::Real),
+            ("Y", F::Real),
+            ("Z", F::Real),
+            ("W", F::Real),
+        ],
+    ),
+    ("Vector2f", &[("X", F::F32), ("Y", F::F32)]),
+    ("Vector3f", &[("X", F::F32), ("Y", F::F32), ("Z", F::F32)]),
+    ("Vector3d", &[("X", F::F64), ("Y", F::F64), ("Z", F::F64)]),
+    (
+        "Vector4f",
+        &[("X", F::F32), ("Y", F::F32), ("Z", F::F32), ("W", F::F32)],
+    ),
+    (
+        "Vector4d",
+        &[("X", F::F64), ("Y", F::F64), ("Z", F::F64), ("W", F::F64)],
+    ),
+    (
+        "Rotator",
+        &[("Pitch", F::Real), ("Yaw", F::Real), ("Roll", F::Real)],
+    ),
+    (
+        "Rotator3f",
+        &[("Pitch", F::F32), ("Yaw", F::F32), ("Roll", F::F32)],
+    ),
+    (
+        "Rotator3d",
+        &[("Pitch", F::F64), ("Yaw", F::F64), ("Roll", F::F64)],
+    ),
+    (
+        "Quat",
+        &[
+            ("X", F::Real),
+            ("Y", F::Real),
+            ("Z", F::Real),
+            ("W", F::Real),
+        ],
+    ),
+    (
+        "Quat4f",
+        &[("X", F::F32), ("Y", F::F32), ("Z", F::F32), ("W", F::F32)],
+    ),
+    (
+        "Quat4d",
+        &[("X", F::F64), ("Y", F::F64), ("Z", F::F64), ("W", F::F64)],
+    ),
+    (
+        "Plane",
+        &[
+            ("X", F::Real),
+            ("Y", F::Real),
+            ("Z", F::Real),
+            ("W", F::Real),
+        ],
+    ),
+    (
+        "Plane4f",
+        &[("X", F::F32), ("Y", F::F32), ("Z", F::F32), ("W", F::F32)],
+    ),
+    (
+        "Plane4d",
+        &[("X", F::F64), ("Y", F::F64), ("Z", F::F64), ("W", F::F64)],
+    ),
+    ("Sphere", &[("Center", F::S("Vector")), ("W", F::Real)]),
+    (
+        "TwoVectors",
+        &[("v1", F::S("Vector")), ("v2", F::S("Vector"))],
+    ),
+    (
+        "Box",
+        &[
+            ("Min", F::S("Vector")),
+            ("Max", F::S("Vector")),
+            ("IsValid", F::U8),
+        ],
+    ),
+    (
+        "Box2D",
+        &[
+            ("Min", F::S("Vector2D")),
+            ("Max", F::S("Vector2D")),
+            ("bIsValid", F::U8),
+        ],
+    ),
+    (
+        "Box2f",
+        &[
+            ("Min", F::S("Vector2f")),
+            ("Max", F::S("Vector2f")),
+            ("bIsValid", F::U8),
+        ],
+    ),
+    (
+        "Box3f",
+        &[
+            ("Min", F::S("Vector3f")),
+            ("Max", F::S("Vector3f")),
+            ("IsValid", F::U8),
+        ],
+    ),
+    (
+        "Color",
+        &[("B", F::U8), ("G", F::U8), ("R", F::U8), ("A", F::U8)],
+    ),
+    (
+        "LinearColor",
+        &[("R", F::F32), ("G", F::F32), ("B", F::F32), ("A", F::F32)],
+    ),
+    ("IntPoint", &[("X", F::I32), ("Y", F::I32)]),
+    ("Int32Point", &[("X", F::I32), ("Y", F::I32)]),
+    ("IntVector2", &[("X", F::I32), ("Y", F::I32)]),
+    ("Int32Vector2", &[("X", F::I32), ("Y", F::I32)]),
+    ("UintVector2", &[("X", F::U32), ("Y", F::U32)]),
+    ("Uint32Point", &[("X", F::U32), ("Y", F::U32)]),
+    ("IntVector", &[("X", F::I32), ("Y", F::I32), ("Z", F::I32)]),
+    ("UintVector", &[("X", F::U32), ("Y", F::U32), ("Z", F::U32)]),
+    (
+        "IntVector4",
+        &[("X", F::I32), ("Y", F::I32), ("Z", F::I32), ("W", F::I32)],
+    ),
+    (
+        "UintVector4",
+        &[("X", F::U32), ("Y", F::U32), ("Z", F::U32), ("W", F::U32)],
+    ),
+    ("Int64Point", &[("X", F::I64), ("Y", F::I64)]),
+    ("Int64Vector2", &[("X", F::I64), ("Y", F::I64)]),
+    (
+        "Int64Vector",
+        &[("X", F::I64), ("Y", F::I64), ("Z", F::I64)],
+    ),
+    ("DateTime", &[("Ticks", F::I64)]),
+    ("Timespan", &[("Ticks", F::I64)]),
+    ("FrameNumber", &[("Value", F::I32)]),
+    ("NavAgentSelector", &[("PackedBits", F::U32)]),
+    (
+        "FontCharacter",
+        &[
+            ("StartU", F::I32),
+            ("StartV", F::I32),
+            ("USize", F::I32),
+            ("VSize", F::I32),
+            ("TextureIndex", F::U8),
+            ("VerticalOffset", F::I32),
+        ],
+    ),
+    ("SimpleCurveKey", &[("Time", F::F32), ("Value", F::F32)]),
+    (
+        "RichCurveKey",
+        &[
+            ("InterpMode", F::U8),
+            ("TangentMode", F::U8),
+            ("TangentWeightMode", F::U8),
+            ("Time", F::F32),
+            ("Value", F::F32),
+            ("ArriveTangent", F::F32),
+            ("ArriveTangentWeight", F::F32),
+            ("LeaveTangent", F::F32),
+            ("LeaveTangentWeight", F::F32),
+        ],
+    ),
+];
+
+/// Natively serialized structs read by code below.
+const CODED: &[&str] = &[
+    "Guid",
+    "SoftObjectPath",
+    "SoftClassPath",
+    "StringAssetReference",
+    "StringClassReference",
+    "GameplayTagContainer",
+    "InstancedStruct",
+    "PerPlatformFloat",
+    "PerPlatformInt",
+    "PerPlatformBool",
+    "MovieSceneFrameRange",
+    "NiagaraVariableBase",
+    "NiagaraVariable",
+    "NiagaraVariableWithOffset",
+    "FontData",
+    "MidiEvent",
+];
+
+fn table(name: &str) -> Option<&'static [(&'static str, F)]> {
+    TABLE.iter().find(|(n, _)| *n == name).map(|(_, f)| *f)
+}
+
+fn field(name: &str, ty: PropType, value: Value) -> Property {
+    Property {
+        name: name.to_string(),
+        index: 0,
+        ty,
+        value,
+    }
+}
+
+impl Ctx<'_, '_> {
+    /// Whether `name` is serialized natively and pakrat reads it.
+    pub(super) fn is_native(&self, name: &str) -> bool {
+        table(name).is_some() || CODED.contains(&name)
+    }
+
+    /// A native struct, or `None` when `name` is not one pakrat knows.
+    pub(super) fn native_struct(
+        &mut self,
+        r: &mut Reader<'_>,
+        name: &str,
+    ) -> Result<Option<Value>> {
+        if let Some(fields) = table(name) {
+            return self.table_struct(r, fields).map(Some);
+        }
+        Ok(Some(match name {
+            "Guid" => Value::Guid(r.guid("GUID")?),
+            "SoftObjectPath"
+            | "SoftClassPath"
+            | "StringAssetReference"
+            | "StringClassReference" => self.value(r, &PropType::SoftObject)?,
+            "GameplayTagContainer" => {
+                let tags = self.array(r, &PropType::Name)?;
+                Value::Struct(vec![field(
+                    "GameplayTags",
+                    PropType::Array(Box::new(PropType::Name)),
+                    Value::Array(tags),
+                )])
+            }
+            "InstancedStruct" => self.instanced_struct(r)?,
+            "PerPlatformFloat" => self.per_platform(r, PropType::Float)?,
+            "PerPlatformInt" => self.per_platform(r, PropType::Int)?,
+            "PerPlatformBool" => self.per_platform(r, PropType::Bool)?,
+            "MovieSceneFrameRange" => self.frame_range(r)?,
+            "NiagaraVariableBase" | "NiagaraVariable" | "NiagaraVariableWithOffset" => {
+                self.niagara_variable(r, name)?
+            }
+            "FontData" => self.font_data(r)?,
+            "MidiEvent" => self.midi_event(r)?,
+            _ => return Ok(None),
+        }))
+    }
+
+    fn table_struct(&mut self, r: &mut Reader<'_>, fields: &[(&str, F)]) -> Result<Value> {
+        let mut out = Vec::with_capacity(fields.len());
+        for (name, f) in fields {
+            let (ty, value) = match f {
+                F::Real if self.lwc => (
+                    PropType::Double,
+                    Value::Double(f64::from_bits(r.u64(name)?)),
+                ),
+                F::Real | F::F32 => (PropType::Float, Value::Float(r.f32(name)?)),
+                F::F64 => (
+                    PropType::Double,
+                    Value::Double(f64::from_bits(r.u64(name)?)),
+                ),
+                F::I32 => (PropType::Int, Value::Int(i64::from(r.i32(name)?))),
+                F::U32 => (PropType::UInt32, Value::UInt(u64::from(r.u32(name)?))),
+                F::I64 => (PropType::Int64, Value::Int(r.i64(name)?)),
+                F::U8 => (PropType::Byte(None), Value::UInt(u64::from(r.u8(name)?))),
+                F::S(s) => {
+                    let sub = table(s).unwrap_or(&[]);
+                    (PropType::Struct((*s).into()), self.table_struct(r, sub)?)
+                }
+            };
+            out.push(field(name, ty, value));
+        }
+        Ok(Value::Struct(out))
+    }
+
+    /// `FInstancedStruct` (UE 5.0+ with its custom version): the struct's
+    /// type, its serialized size, then the struct.
+    fn instanced_struct(&mut self, r: &mut Reader<'_>) -> Result<Value> {
+        let ty = self.object(r, "instanced struct type")?;
+        let size = r.i32("instanced struct size")?;
+        let size = r.check_count(i64::from(size), 1, "instanced struct")?;
+        let mut body = r.sub(r.pos() as u64, size as u64, "instanced struct")?;
+        r.skip(size as u64, "instanced struct")?;
+        let value = match &ty {
+            Some(path) => {
+                let name = short_name(path).to_string();
+                let v = self.nested(body.offset(), |c| c.struct_value(&mut body, &name))?;
+                if body.remaining() != 0 {
+                    return Err(body.invalid(format!(
+                        "instanced struct {name}: {} bytes left after its value",
+                        body.remaining()
+                    )));
+                }
+                v
+            }
+            None => Value::Struct(Vec::new()),
+        };
+        Ok(Value::Struct(vec![
+            field("ScriptStruct", PropType::Object, Value::Object(ty.clone())),
+            field(
+                "StructInstance",
+                PropType::Struct(ty.as_deref().map(short_name).unwrap_or("").into()),
+                value,
+            ),
+        ]))
+    }
+
+    /// `TPerPlatformProperty`: cooked flag, default, and (not cooked) the
+    /// per-platform overrides.
+    fn per_platform(&mut self, r: &mut Reader<'_>, ty: PropType) -> Result<Value> {
+        let cooked = r.u32("per-platform cooked flag")? != 0;
+        let default = match ty {
+            PropType::Bool => Value::Bool(r.u32("per-platform default")? != 0),
+            _ => self.value(r, &ty)?,
+        };
+        let mut out = vec![
+            field("bCooked", PropType::Bool, Value::Bool(cooked)),
+            field("Default", ty.clone(), default),
+        ];
+        if !cooked {
+            let map_ty = PropType::Map(Box::new(PropType::Name), Box::new(ty.clone()));
+            let n = r.i32("per-platform count")?;
+            let n = r.check_count(i64::from(n), 9, "per-platform overrides")?;
+            let mut m = Vec::with_capacity(n);
+            for _ in 0..n {
+                let k = Value::Name(self.fname(r, "platform")?);
+                let v = match ty {
+                    PropType::Bool => Value::Bool(r.u32("per-platform value")? != 0),
+                    _ => self.value(r, &ty)?,
+                };
+                m.push((k, v));
+            }
+            out.push(field("PerPlatform", map_ty, Value::Map(m)));
+        }
+        Ok(Value::Struct(out))
+    }
+}
+
+impl Ctx<'_, '_> {
+    /// `TRange<FFrameNumber>`: two bounds of (`ERangeBoundTypes` byte,
+    /// frame number).
+    fn frame_range(&mut self, r: &mut Reader<'_>) -> Result<Value> {
+        let mut bound = |r: &mut Reader<'_>, name: &str| -> Result<Property> {
+            let t = r.u8("range bound type")?;
+            let v = r.i32("range bound value")?;
+            Ok(field(
+                name,
+                PropType::Struct("FrameNumberRangeBound".into()),
+                Value::Struct(vec![
+                    field("Type", PropType::Byte(None), Value::UInt(u64::from(t))),
+                    field("Value", PropType::Int, Value::Int(i64::from(v))),
+                ]),
+            ))
+        };
+        let lower = bound(r, "LowerBound")?;
+        let upper = bound(r, "UpperBound")?;
+        Ok(Value::Struct(vec![lower, upper]))
+    }
+
+    /// `FNiagaraVariableBase`: name and type definition (a property
+    /// struct); `FNiagaraVariable` adds its bytes, `…WithOffset` an offset.
+    fn niagara_variable(&mut self, r: &mut Reader<'_>, kind: &str) -> Result<Value> {
+        let name = self.fname(r, "Niagara variable name")?;
+        let type_def = self.nested(r.offset(), |c| {
+            c.properties(r, "NiagaraTypeDefinition", false)
+        })?;
+        let mut out = vec![
+            field("Name", PropType::Name, Value::Name(name)),
+            field(
+                "TypeDef",
+                PropType::Struct("NiagaraTypeDefinition".into()),
+                Value::Struct(type_def),
+            ),
+        ];
+        match kind {
+            "NiagaraVariable" => {
+                let data = self.array(r, &PropType::Byte(None))?;
+                out.push(field(
+                    "VarData",
+                    PropType::Array(Box::new(PropType::Byte(None))),
+                    Value::Array(data),
+                ));
+            }
+            "NiagaraVariableWithOffset" => {
+                let o = r.i32("Niagara variable offset")?;
+                out.push(field("Offset", PropType::Int, Value::Int(i64::from(o))));
+            }
+            _ => {}
+        }
+        Ok(Value::Struct(out))
+    }
+
+    /// `FFontData` (cooked): the font face asset, or file name, hinting and
+    /// loading policy; then the sub-face index.
+    fn font_data(&mut self, r: &mut Reader<'_>) -> Result<Value> {
+        let cooked = r.u32("font data cooked flag")? != 0;
+        let mut out = vec![field("bIsCooked", PropType::Bool, Value::Bool(cooked))];
+        if cooked {
+            let face = self.object(r, "font face asset")?;
+            let null = face.is_none();
+            out.push(field(
+                "FontFaceAsset",
+                PropType::Object,
+                Value::Object(face),
+            ));
+            if null {
+                let file = pakrat_codec::fstring::read_fstring(r, "font file name")?;
+                out.push(field("FontFilename", PropType::Str, Value::Str(file)));
+                let h = r.u8("font hinting")?;
+                out.push(field(
+                    "Hinting",
+                    PropType::Byte(None),
+                    Value::UInt(u64::from(h)),
+                ));
+                let l = r.u8("font loading policy")?;
+                out.push(field(
+                    "LoadingPolicy",
+                    PropType::Byte(None),
+                    Value::UInt(u64::from(l)),
+                ));
+            }
+            let sub = r.i32("font sub-face index")?;
+            out.push(field(
+                "SubFaceIndex",
+                PropType::Int,
+                Value::Int(i64::from(sub)),
+            ));
+        }
+        Ok(Value::Struct(out))
+    }
+
+    /// `FMidiEvent`: tick and a message whose type byte says what follows.
+    fn midi_event(&mut self, r: &mut Reader<'_>) -> Result<Value> {
+        let tick = r.i32("MIDI tick")?;
+        let at = r.offset();
+        let t = r.u8("MIDI message type")?;
+        let mut msg = vec![field(
+            "Type",
+            PropType::Byte(None),
+            Value::UInt(u64::from(t)),
+        )];
+        let mut byte = |r: &mut Reader<'_>, n: &str| -> Result<Property> {
+            Ok(field(
+                n,
+                PropType::Byte(None),
+                Value::UInt(u64::from(r.u8(n)?)),
+            ))
+        };
+        match t {
+            0 => {
+                msg.push(byte(r, "Status")?);
+                msg.push(byte(r, "Data1")?);
+                msg.push(byte(r, "Data2")?);
+            }
+            1 => {
+                msg.push(byte(r, "MicsPerQuarterNoteH")?);
+                let l = r.u16("MicsPerQuarterNoteL")?;
+                msg.push(field(
+                    "MicsPerQuarterNoteL",
+                    PropType::UInt16,
+                    Value::UInt(u64::from(l)),
+                ));
+            }
+            2 => {
+                msg.push(byte(r, "Numerator")?);
+                msg.push(byte(r, "Denominator")?);
+            }
+            3 => {
+                msg.push(byte(r, "TextType")?);
+                let i = r.u16("TextIndex")?;
+                msg.push(field(
+                    "TextIndex",
+                    PropType::UInt16,
+                    Value::UInt(u64::from(i)),
+                ));
+            }
+            4 => {}
+            t => {
+                return Err(pakrat_io::Error::invalid(
+                    at,
+                    format!("MIDI message type {t} is not one of 0..=4"),
+                ))
+            }
+        }
+        Ok(Value::Struct(vec![
+            field("Tick", PropType::Int, Value::Int(i64::from(tick))),
+            field(
+                "Message",
+                PropType::Struct("MidiMsg".into()),
+                Value::Struct(msg),
+            ),
+        ]))
+    }
+}
+
+/// The class's native data after the properties.
+pub(super) fn decode_tail(
+    _ctx: &mut Ctx<'_, '_>,
+    r: &mut Reader<'_>,
+    _class: &str,
+    out: &mut ExportProps,
+) {
+    out.native_unread = r.remaining() as u64;
+}
