@@ -169,11 +169,11 @@ impl PropType {
 
     /// The same type with the distinctions only tags make folded away, so
     /// that a tagged tree and its unversioned twin compare equal: a class
-    /// reference is an object reference, a soft class a soft object, every
+    /// or weak reference is an object reference, a soft class a soft object, every
     /// multicast delegate one kind, and an enum's underlying type dropped.
     pub fn normalized(&self) -> PropType {
         match self {
-            PropType::Class => PropType::Object,
+            PropType::Class | PropType::WeakObject => PropType::Object,
             PropType::SoftClass => PropType::SoftObject,
             PropType::MulticastInlineDelegate | PropType::MulticastSparseDelegate => {
                 PropType::MulticastDelegate

@@ -263,6 +263,9 @@ pub struct ExportProps {
     /// Native data after the properties, decoded where pakrat knows the
     /// class (DataTable rows, string tables, curves …) as named fields.
     pub native: Vec<Property>,
+    /// Where the class's native data starts, counted from the start of the
+    /// export's bytes (after the properties and the object GUID).
+    pub native_start: u64,
     /// Bytes of native data left undecoded (0 when everything was read).
     pub native_unread: u64,
     /// What went wrong, when decoding stopped: no schema for the class, or

@@ -50,6 +50,9 @@ pub(crate) struct Ctx<'a, 'b> {
     form: Form,
     lwc: bool,
     depth: u32,
+    /// Fields an all-zero struct may still expand into (a hostile schema
+    /// that nests a struct in itself twice would otherwise grow as 2^depth).
+    zero_budget: u32,
     flat: RefCell<HashMap<String, Option<Flat>>>,
 }
 
@@ -81,6 +84,7 @@ impl<'a, 'b> Ctx<'a, 'b> {
             },
             lwc: asset.versions.ue5 >= UE5_LARGE_WORLD_COORDINATES,
             depth: 0,
+            zero_budget: 100_000,
             flat: RefCell::new(HashMap::new()),
         }
     }
@@ -135,8 +139,10 @@ impl<'a, 'b> Ctx<'a, 'b> {
         out
     }
 
-    /// The schema of a struct or class with its super-structs first, one
-    /// entry per schema index: (property, element index).
+    /// The schema of a struct or class, one entry per schema index:
+    /// (property, element index). A struct's own properties come first,
+    /// then its super-struct's (the order of `PropertyLink`; the fixture
+    /// mappings and CUE4Parse `MappingsSchema.TryGetValue` agree).
     fn flat_schema(&self, name: &str) -> Option<Flat> {
         if let Some(f) = self.flat.borrow().get(name) {
             return f.clone();
@@ -160,7 +166,7 @@ impl<'a, 'b> Ctx<'a, 'b> {
             cur = s.super_name.clone();
         }
         let mut flat = Vec::new();
-        for s in chain.iter().rev() {
+        for s in &chain {
             let mut mine = vec![None; s.property_count as usize];
             for p in &s.properties {
                 for e in 0..p.array_dim.max(1) as usize {
@@ -258,6 +264,7 @@ pub(crate) fn decode_export(asset: &Asset<'_>, index: usize, schemas: &dyn Schem
             }
         }
     }
+    out.native_start = r.pos() as u64;
     native::decode_tail(&mut ctx, &mut r, &class, &mut out);
     out
 }

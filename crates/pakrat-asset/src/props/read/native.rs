@@ -364,7 +364,7 @@ impl Ctx<'_, '_> {
     /// `TRange<FFrameNumber>`: two bounds of (`ERangeBoundTypes` byte,
     /// frame number).
     fn frame_range(&mut self, r: &mut Reader<'_>) -> Result<Value> {
-        let mut bound = |r: &mut Reader<'_>, name: &str| -> Result<Property> {
+        let bound = |r: &mut Reader<'_>, name: &str| -> Result<Property> {
             let t = r.u8("range bound type")?;
             let v = r.i32("range bound value")?;
             Ok(field(
@@ -463,7 +463,7 @@ impl Ctx<'_, '_> {
             PropType::Byte(None),
             Value::UInt(u64::from(t)),
         )];
-        let mut byte = |r: &mut Reader<'_>, n: &str| -> Result<Property> {
+        let byte = |r: &mut Reader<'_>, n: &str| -> Result<Property> {
             Ok(field(
                 n,
                 PropType::Byte(None),
@@ -517,12 +517,176 @@ impl Ctx<'_, '_> {
     }
 }
 
-/// The class's native data after the properties.
+/// The class's native data after the properties: decoded for the classes
+/// below, otherwise counted as unread bytes (not an error).
 pub(super) fn decode_tail(
-    _ctx: &mut Ctx<'_, '_>,
+    ctx: &mut Ctx<'_, '_>,
     r: &mut Reader<'_>,
-    _class: &str,
+    class: &str,
     out: &mut ExportProps,
 ) {
+    let before = r.clone();
+    let res = match class {
+        "DataTable" | "CompositeDataTable" => ctx.data_table(r, &out.properties),
+        "StringTable" => ctx.string_table(r),
+        "CurveTable" | "CompositeCurveTable" => ctx.curve_table(r),
+        "UserDefinedEnum" => ctx.enum_tail(r),
+        _ => Ok(Vec::new()),
+    };
+    match res {
+        Ok(fields) => out.native.extend(fields),
+        Err(e) => {
+            *r = before;
+            out.error = Some(format!("native data of {class}: {e}"));
+        }
+    }
     out.native_unread = r.remaining() as u64;
+}
+
+/// The short name an object property holds, if it is set.
+fn object_name<'p>(props: &'p [Property], name: &str) -> Option<&'p str> {
+    props.iter().find_map(|p| match &p.value {
+        Value::Object(Some(path)) if p.name == name => Some(short_name(path)),
+        _ => None,
+    })
+}
+
+impl Ctx<'_, '_> {
+    /// `UDataTable`: row count, then (row name, row struct) pairs.
+    fn data_table(&mut self, r: &mut Reader<'_>, props: &[Property]) -> Result<Vec<Property>> {
+        let row_struct = object_name(props, "RowStruct")
+            .unwrap_or_default()
+            .to_string();
+        let n = r.i32("data table row count")?;
+        let n = r.check_count(i64::from(n), 9, "data table rows")?;
+        let mut rows = Vec::with_capacity(n);
+        for _ in 0..n {
+            let name = self.fname(r, "row name")?;
+            let v = self.nested(r.offset(), |c| c.properties(r, &row_struct, false))?;
+            rows.push((Value::Name(name), Value::Struct(v)));
+        }
+        Ok(vec![field(
+            "Rows",
+            PropType::Map(
+                Box::new(PropType::Name),
+                Box::new(PropType::Struct(row_struct)),
+            ),
+            Value::Map(rows),
+        )])
+    }
+
+    /// `FStringTable`: namespace, entries (key → source string) and their
+    /// metadata (key → (name → string)).
+    fn string_table(&mut self, r: &mut Reader<'_>) -> Result<Vec<Property>> {
+        use pakrat_codec::fstring::read_fstring;
+        let namespace = read_fstring(r, "string table namespace")?;
+        let n = r.i32("string table entry count")?;
+        let n = r.check_count(i64::from(n), 8, "string table entries")?;
+        let mut entries = Vec::with_capacity(n);
+        for _ in 0..n {
+            let k = read_fstring(r, "string table key")?;
+            let v = read_fstring(r, "string table value")?;
+            entries.push((Value::Str(k), Value::Str(v)));
+        }
+        let n = r.i32("string table metadata count")?;
+        let n = r.check_count(i64::from(n), 8, "string table metadata")?;
+        let mut meta = Vec::with_capacity(n);
+        for _ in 0..n {
+            let k = read_fstring(r, "string table metadata key")?;
+            let m = r.i32("metadata count")?;
+            let m = r.check_count(i64::from(m), 12, "metadata")?;
+            let mut inner = Vec::with_capacity(m);
+            for _ in 0..m {
+                let id = self.fname(r, "metadata id")?;
+                let v = read_fstring(r, "metadata value")?;
+                inner.push((Value::Name(id), Value::Str(v)));
+            }
+            meta.push((Value::Str(k), Value::Map(inner)));
+        }
+        let str_map = || PropType::Map(Box::new(PropType::Str), Box::new(PropType::Str));
+        Ok(vec![
+            field("TableNamespace", PropType::Str, Value::Str(namespace)),
+            field("Entries", str_map(), Value::Map(entries)),
+            field(
+                "KeysToMetaData",
+                PropType::Map(
+                    Box::new(PropType::Str),
+                    Box::new(PropType::Map(
+                        Box::new(PropType::Name),
+                        Box::new(PropType::Str),
+                    )),
+                ),
+                Value::Map(meta),
+            ),
+        ])
+    }
+
+    /// `UCurveTable`: row count, the curve mode (0 empty, 1 simple, 2 rich
+    /// curves), then (row name, curve struct) pairs.
+    fn curve_table(&mut self, r: &mut Reader<'_>) -> Result<Vec<Property>> {
+        let n = r.i32("curve table row count")?;
+        let n = r.check_count(i64::from(n), 9, "curve table rows")?;
+        let mode = r.u8("curve table mode")?;
+        let curve = if mode == 1 {
+            "SimpleCurve"
+        } else {
+            "RichCurve"
+        };
+        let mut rows = Vec::with_capacity(n);
+        for _ in 0..n {
+            let name = self.fname(r, "row name")?;
+            let v = self.nested(r.offset(), |c| c.properties(r, curve, false))?;
+            rows.push((Value::Name(name), Value::Struct(v)));
+        }
+        Ok(vec![
+            field(
+                "CurveTableMode",
+                PropType::Byte(None),
+                Value::UInt(u64::from(mode)),
+            ),
+            field(
+                "Rows",
+                PropType::Map(
+                    Box::new(PropType::Name),
+                    Box::new(PropType::Struct(curve.into())),
+                ),
+                Value::Map(rows),
+            ),
+        ])
+    }
+
+    /// `UEnum`: (name, value) entries, the C++ form and (newer) the
+    /// underlying type.
+    fn enum_tail(&mut self, r: &mut Reader<'_>) -> Result<Vec<Property>> {
+        let n = r.i32("enum entry count")?;
+        let n = r.check_count(i64::from(n), 16, "enum entries")?;
+        let mut names = Vec::with_capacity(n);
+        for _ in 0..n {
+            let name = self.fname(r, "enum entry")?;
+            let v = r.i64("enum value")?;
+            names.push((Value::Name(name), Value::Int(v)));
+        }
+        let form = r.u8("enum C++ form")?;
+        let mut out = vec![
+            field(
+                "Names",
+                PropType::Map(Box::new(PropType::Name), Box::new(PropType::Int64)),
+                Value::Map(names),
+            ),
+            field(
+                "CppForm",
+                PropType::Byte(None),
+                Value::UInt(u64::from(form)),
+            ),
+        ];
+        if r.remaining() == 1 {
+            let t = r.u8("enum underlying type")?;
+            out.push(field(
+                "UnderlyingType",
+                PropType::Byte(None),
+                Value::UInt(u64::from(t)),
+            ));
+        }
+        Ok(out)
+    }
 }

@@ -172,6 +172,10 @@ impl Ctx<'_, '_> {
         let Some(flat) = self.flat_schema(name) else {
             return Value::Struct(Vec::new());
         };
+        if self.zero_budget < flat.len() as u32 {
+            return Value::Struct(Vec::new());
+        }
+        self.zero_budget -= flat.len() as u32;
         self.depth += 1;
         let fields = flat
             .iter()
