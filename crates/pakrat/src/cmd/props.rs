@@ -350,27 +350,44 @@ fn scalar(v: &Value) -> Option<String> {
 /// A text on one line: its source string and its history kind.
 fn text(t: &Text) -> String {
     let kind = history_kind(&t.history);
-    let body = match &t.history {
-        TextHistory::None { invariant } => match invariant {
-            Some(s) => format!("{s:?}"),
-            None => "(empty)".into(),
-        },
+    match &t.history {
         TextHistory::Base {
             namespace,
             key,
             source,
-        } => return format!("{source:?} ({kind}, namespace {namespace:?}, key {key:?})"),
+        } => format!("{source:?} ({kind}, namespace {namespace:?}, key {key:?})"),
+        _ => format!("{} ({kind})", text_body(t)),
+    }
+}
+
+/// A text inside another (a format pattern, an argument): a localized
+/// string as its source string alone.
+fn inner_text(t: &Text) -> String {
+    match &t.history {
+        TextHistory::Base { source, .. } => format!("{source:?}"),
+        _ => text(t),
+    }
+}
+
+/// What a text says, without its kind.
+fn text_body(t: &Text) -> String {
+    match &t.history {
+        TextHistory::None { invariant } => match invariant {
+            Some(s) => format!("{s:?}"),
+            None => "(empty)".into(),
+        },
+        TextHistory::Base { source, .. } => format!("{source:?}"),
         TextHistory::NamedFormat { format, args }
         | TextHistory::ArgumentFormat { format, args } => {
             let args: Vec<String> = args
                 .iter()
                 .map(|(n, a)| format!("{n}={}", arg(a)))
                 .collect();
-            format!("{} with {{{}}}", text(format), args.join(", "))
+            format!("{} with {{{}}}", inner_text(format), args.join(", "))
         }
         TextHistory::OrderedFormat { format, args } => {
             let args: Vec<String> = args.iter().map(arg).collect();
-            format!("{} with [{}]", text(format), args.join(", "))
+            format!("{} with [{}]", inner_text(format), args.join(", "))
         }
         TextHistory::Number {
             source,
@@ -400,14 +417,13 @@ fn text(t: &Text) -> String {
             } else {
                 "ToLower"
             },
-            text(source)
+            inner_text(source)
         ),
         TextHistory::StringTableEntry { table, key } => format!("{table} key {key:?}"),
         TextHistory::Generator { type_id, contents } => {
             format!("{type_id}, {} bytes", contents.len())
         }
-    };
-    format!("{body} ({kind})")
+    }
 }
 
 fn arg(a: &FormatArg) -> String {
@@ -416,7 +432,7 @@ fn arg(a: &FormatArg) -> String {
         FormatArg::UInt(v) => v.to_string(),
         FormatArg::Float(v) => v.to_string(),
         FormatArg::Double(v) => v.to_string(),
-        FormatArg::Text(t) => text(t),
+        FormatArg::Text(t) => inner_text(t),
         FormatArg::Gender(g) => format!("gender {g}"),
     }
 }
