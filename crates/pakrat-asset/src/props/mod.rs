@@ -10,12 +10,18 @@
 //!   `.usmap` mappings).
 
 pub mod asset;
+mod from_legacy;
+mod from_zen;
+pub mod json;
+pub mod open;
 mod read;
 pub mod schema;
 pub mod ty;
 pub mod value;
 
 pub use asset::{Asset, ExportInfo, ObjectInfo, Versions};
+pub use from_zen::ContainerSource;
+pub use open::Opened;
 pub use schema::{EnumSchema, NoSchemas, SchemaProperty, Schemas, StructSchema};
 pub use ty::PropType;
 pub use value::{
