@@ -210,7 +210,7 @@ impl<'a, 'b> Ctx<'a, 'b> {
                 }
                 self.tagged_properties(r)
             }
-            Form::Unversioned => self.unversioned_properties(r, struct_name),
+            Form::Unversioned => self.unversioned_properties(r, struct_name, object),
         }
     }
 }
