@@ -255,8 +255,9 @@ pub struct ExtractArgs {
 pub struct PropsArgs {
     /// The package.
     pub package: PathBuf,
-    /// Object name or full path (`Group.Name`).
-    pub object: String,
+    /// Object name or full path (`Group.Name`); every export with
+    /// properties when left out.
+    pub object: Option<String>,
     #[command(flatten)]
     #[allow(missing_docs)]
     pub out: JsonArg,
