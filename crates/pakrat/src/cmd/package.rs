@@ -398,6 +398,11 @@ fn package_name(path: &Path) -> String {
 pub fn props(a: &PropsArgs) -> Result<ExitCode> {
     let src = open(&a.package)?;
     let p = parse_package(&a.package, &src)?;
+    // Tables only: every export would fail the same way; say it once.
+    if let Err(why) = p.summary.object_layout() {
+        let e = pakrat_io::Error::unsupported(4, why);
+        return Err(in_file(e, &a.package));
+    }
     let (found, all) = match &a.object {
         Some(q) => (find(&p, &a.package, q)?, false),
         None => ((0..p.exports.len()).collect(), true),
