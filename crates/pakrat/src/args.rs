@@ -257,8 +257,8 @@ pub struct PropsArgs {
     /// .uexp beside it), or a container holding it (.utoc, .pak, or a
     /// folder of .pak files).
     pub package: PathBuf,
-    /// A package: the object (name or full path; UE4/UE5: every export
-    /// when left out). A container: the package path (/Game/...).
+    /// A package: the object (name or full path; every export when left
+    /// out). A container: the package path (/Game/...).
     pub object: Option<String>,
     /// A container: the object in the package (name or full path; every
     /// export when left out).
