@@ -7,15 +7,20 @@
 //! * [`asset`]: the package view decoding works on ([`Asset`]), built from
 //!   either package form;
 //! * [`schema`]: what unversioned data needs ([`Schemas`], implemented by
-//!   `.usmap` mappings).
+//!   `.usmap` mappings);
+//! * [`own`]: the schemas a package defines itself (Blueprint classes,
+//!   user-defined structs and enums), in front of the mappings
+//!   ([`schemas_with_package`]).
 
 pub mod asset;
+pub mod own;
 mod read;
 pub mod schema;
 pub mod ty;
 pub mod value;
 
 pub use asset::{Asset, ExportInfo, ObjectInfo, Versions};
+pub use own::{schemas_with_package, PackageSchemas, WithPackage};
 pub use schema::{EnumSchema, NoSchemas, SchemaProperty, Schemas, StructSchema};
 pub use ty::PropType;
 pub use value::{
