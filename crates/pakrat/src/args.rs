@@ -253,10 +253,31 @@ pub struct ExtractArgs {
 /// `pakrat props`.
 #[derive(Args, Debug)]
 pub struct PropsArgs {
-    /// The package.
+    /// The package (UE1/UE2 package, or UE4/UE5 .uasset/.umap with its
+    /// .uexp beside it), or a container holding it (.utoc, .pak, or a
+    /// folder of .pak files).
     pub package: PathBuf,
-    /// Object name or full path (`Group.Name`).
-    pub object: String,
+    /// A package: the object (name or full path; UE4/UE5: every export
+    /// when left out). A container: the package path (/Game/...).
+    pub object: Option<String>,
+    /// A container: the object in the package (name or full path; every
+    /// export when left out).
+    #[arg(value_name = "OBJECT")]
+    pub object_in_container: Option<String>,
+    /// UE4/UE5 unversioned properties: the game's .usmap mappings.
+    #[arg(long, value_name = "FILE")]
+    pub usmap: Option<PathBuf>,
+    /// UE4/UE5 unversioned packages: the engine release they were cooked
+    /// with (e.g. 4.27, 5.4).
+    #[arg(long, value_name = "X.Y")]
+    pub ue_version: Option<String>,
+    /// IoStore: the global.utoc whose ScriptObjects resolve script imports
+    /// (default: a global.utoc beside the container or in a parent folder).
+    #[arg(long, value_name = "FILE")]
+    pub global: Option<PathBuf>,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub keys: KeyArgs,
     #[command(flatten)]
     #[allow(missing_docs)]
     pub out: JsonArg,

@@ -143,11 +143,11 @@ fn command_kind(command: &Command) -> Option<&'static str> {
         Command::Info(_) | Command::Verify(_) | Command::Extract(_) => return None,
         Command::List(a) if a.file.is_dir() => "pak",
         Command::List(_) => return None,
-        Command::Props(_)
-        | Command::Export(_)
-        | Command::Deps(_)
-        | Command::Flags(_)
-        | Command::Package(_) => "package",
+        Command::Props(a) if a.package.is_dir() => "pak",
+        Command::Props(_) => return None,
+        Command::Export(_) | Command::Deps(_) | Command::Flags(_) | Command::Package(_) => {
+            "package"
+        }
         Command::Packages(_) | Command::Zen(Z::ToLegacy(_)) => "iostore",
         Command::Zen(Z::FromLegacy(_)) => "legacy",
         Command::Iostore(I::Repack(_) | I::Create(_) | I::Patch(_)) => "iostore",
@@ -206,10 +206,7 @@ fn run(command: Command) -> Result<ExitCode> {
         Command::List(a) => list(a),
         Command::Verify(a) => verify(a),
         Command::Extract(a) => extract(a),
-        Command::Props(a) => {
-            detect::require(&a.package, &[Format::Package], "a UE1/UE2 package")?;
-            cmd::package::props(&a)
-        }
+        Command::Props(a) => cmd::props::run(&a),
         Command::Export(a) => {
             detect::require(&a.package, &[Format::Package], "a UE1/UE2 package")?;
             cmd::package::export(&a)

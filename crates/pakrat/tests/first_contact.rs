@@ -60,7 +60,6 @@ fn package_commands_on_a_container_say_it_is_a_container() {
     let o = tempfile::tempdir().unwrap();
     for args in [
         vec!["export", s(&f.utoc), "-o", s(o.path())],
-        vec!["props", s(&f.utoc), "Foo"],
         vec!["flags", s(&f.utoc)],
     ] {
         let err = fails(&args);

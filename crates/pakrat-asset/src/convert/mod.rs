@@ -23,6 +23,7 @@ use std::sync::OnceLock;
 use crate::zen::{ScriptObjects, ZenPackage};
 
 pub use legacy_to_zen::{from_legacy, ZenOutput, ZenTarget};
+pub(crate) use zen_to_legacy::{import_paths, object_path};
 pub use zen_to_legacy::{layout_of, to_legacy, LegacyOutput};
 
 /// `RF_Public`.

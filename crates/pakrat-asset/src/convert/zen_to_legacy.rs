@@ -728,3 +728,39 @@ pub fn layout_of(zen: &ZenPackage, fallback: Option<Layout>) -> Layout {
         (None, None) => newest,
     }
 }
+
+/// The import map of `zen` as its legacy twin ([`to_legacy`]) lists it:
+/// (full path, class path) per import, zen import `i` staying import `i`
+/// and the package imports zen drops filling its Null slots (the rest
+/// after). For the property view ([`crate::props::Asset::from_zen`]).
+pub(crate) fn import_paths(
+    zen: &ZenPackage,
+    imported: &[u64],
+    src: &dyn PackageSource,
+) -> Result<Vec<(String, String)>> {
+    let r = Resolver::new(src);
+    let hints = template_hints(zen, imported, &r);
+    let slots = ImportSlots::resolve(zen, imported, &r, &hints)?.fill_holes(zen)?;
+    Ok(slots
+        .slots
+        .iter()
+        .flatten()
+        .map(|o| {
+            (
+                o.path(),
+                format!("{}.{}", o.class_package.full(), o.class_name.full()),
+            )
+        })
+        .collect())
+}
+
+/// One object of `zen` (any index kind) as a full path, or why not.
+pub(crate) fn object_path(
+    zen: &ZenPackage,
+    imported: &[u64],
+    src: &dyn PackageSource,
+    idx: ObjectIndex,
+) -> Result<String> {
+    let r = Resolver::new(src);
+    Ok(r.resolve(zen, imported, idx, 0)?.path())
+}

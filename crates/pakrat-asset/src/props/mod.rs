@@ -13,6 +13,10 @@
 //!   ([`schemas_with_package`]).
 
 pub mod asset;
+mod from_legacy;
+mod from_zen;
+pub mod json;
+pub mod open;
 pub mod own;
 mod read;
 pub mod schema;
@@ -20,6 +24,8 @@ pub mod ty;
 pub mod value;
 
 pub use asset::{Asset, ExportInfo, ObjectInfo, Versions};
+pub use from_zen::ContainerSource;
+pub use open::Opened;
 pub use own::{schemas_with_package, PackageSchemas, WithPackage};
 pub use schema::{EnumSchema, NoSchemas, SchemaProperty, Schemas, StructSchema};
 pub use ty::PropType;

@@ -7,6 +7,7 @@ pub mod iostore_write;
 pub mod legacy;
 pub mod package;
 pub mod pak;
+pub mod props;
 pub mod rewrite;
 pub mod system;
 pub mod umod;

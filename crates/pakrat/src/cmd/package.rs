@@ -389,7 +389,13 @@ pub fn props(a: &PropsArgs) -> Result<ExitCode> {
     let mut o = String::new();
     let src = open(&a.package)?;
     let p = parse_package(&a.package, &src)?;
-    let found = find(&p, &a.package, &a.object)?;
+    let object = a.object.as_deref().ok_or_else(|| {
+        anyhow::anyhow!(
+            "{}: a UE1/UE2 package: name the object (pakrat props FILE OBJECT)",
+            a.package.display()
+        )
+    })?;
+    let found = find(&p, &a.package, object)?;
     let mut json_out = Vec::new();
     for (k, &i) in found.iter().enumerate() {
         let path = p.export_path(i)?;

@@ -1,0 +1,268 @@
+//! Finding a UE4/UE5 package wherever it lives and opening it for property
+//! decoding: a loose `.uasset`/`.umap` (with its `.uexp` beside it), a
+//! package inside a `.pak` (or a folder of paks) by package path or file
+//! path, or a zen package inside an IoStore container by package path with
+//! its script imports resolved through the global container.
+//!
+//! Each reader reads once: a loose file is mapped, a pak entry or a zen
+//! chunk is read (decompressed, decrypted) alone; no container is copied.
+
+use std::path::{Path, PathBuf};
+
+use pakrat_codec::KeyRing;
+use pakrat_io::{Error, Result, Source};
+use pakrat_iostore::Container;
+use pakrat_pak::Pak;
+
+use super::{Asset, ContainerSource};
+use crate::convert::files::engine_of_container;
+use crate::legacy::{Layout, LegacyPackage};
+use crate::zen::{ContainerPackages, ScriptObjects};
+
+/// A package opened for decoding: its bytes and the view over them
+/// ([`Opened::asset`]).
+pub struct Opened {
+    /// Where it came from, for messages (`X.pak: Fixtures/P/A.uasset`).
+    pub origin: String,
+    main: Source,
+    uexp: Option<Source>,
+    /// The asset with every export's data left empty; `spans` says where.
+    skeleton: Asset<'static>,
+    /// Per export: (in the `.uexp`, start, length).
+    spans: Vec<(bool, usize, usize)>,
+}
+
+impl Opened {
+    /// Keep the bytes and the asset built over them.
+    fn new<F>(origin: String, main: Source, uexp: Option<Source>, build: F) -> Result<Opened>
+    where
+        F: for<'b> FnOnce(&'b [u8], Option<&'b [u8]>) -> Result<Asset<'b>>,
+    {
+        let (skeleton, spans) = {
+            let asset = build(&main, uexp.as_deref())?;
+            split(asset, &main, uexp.as_deref())
+        };
+        Ok(Opened {
+            origin,
+            main,
+            uexp,
+            skeleton,
+            spans,
+        })
+    }
+
+    /// The package view, its exports' data borrowed from the bytes read.
+    pub fn asset(&self) -> Asset<'_> {
+        let mut a = self.skeleton.clone();
+        for (e, &(in_uexp, at, len)) in a.exports.iter_mut().zip(&self.spans) {
+            let buf: &[u8] = if in_uexp {
+                self.uexp.as_deref().unwrap_or(&[])
+            } else {
+                &self.main
+            };
+            e.data = buf.get(at..at + len).unwrap_or(&[]);
+        }
+        a
+    }
+}
+
+/// Open a loose `.uasset`/`.umap`, with the `.uexp` beside it when there
+/// is one. `engine` is the layout of an unversioned package
+/// (`--ue-version`).
+pub fn open_loose(path: &Path, engine: Option<Layout>) -> Result<Opened> {
+    let main = Source::open(path)?;
+    let uexp_path = path.with_extension("uexp");
+    let uexp = if uexp_path.is_file() {
+        Some(Source::open(&uexp_path)?)
+    } else {
+        None
+    };
+    legacy(path.display().to_string(), main, uexp, engine).map_err(|e| e.in_file(path))
+}
+
+fn legacy(
+    origin: String,
+    main: Source,
+    uexp: Option<Source>,
+    engine: Option<Layout>,
+) -> Result<Opened> {
+    let pkg = LegacyPackage::read(&main, engine)?;
+    Opened::new(origin, main, uexp, |m, u| Asset::from_legacy(&pkg, m, u))
+}
+
+/// The asset without its data, and where each export's data lies.
+fn split(
+    asset: Asset<'_>,
+    main: &[u8],
+    uexp: Option<&[u8]>,
+) -> (Asset<'static>, Vec<(bool, usize, usize)>) {
+    let locate = |d: &[u8]| -> (bool, usize, usize) {
+        let inside = |b: &[u8]| {
+            let (s, p) = (b.as_ptr() as usize, d.as_ptr() as usize);
+            (p >= s && p + d.len() <= s + b.len()).then(|| p - s)
+        };
+        match (inside(main), uexp.and_then(inside)) {
+            (_, Some(at)) => (true, at, d.len()),
+            (Some(at), None) => (false, at, d.len()),
+            (None, None) => (false, 0, 0),
+        }
+    };
+    let spans = asset.exports.iter().map(|e| locate(e.data)).collect();
+    let skeleton = Asset {
+        package: asset.package,
+        names: asset.names,
+        imports: asset.imports,
+        exports: asset
+            .exports
+            .into_iter()
+            .map(|e| super::ExportInfo { data: &[], ..e })
+            .collect(),
+        soft_object_paths: asset.soft_object_paths,
+        versions: asset.versions,
+        unversioned: asset.unversioned,
+    };
+    (skeleton, spans)
+}
+
+/// The package path a file of a pak or container stands for, from its
+/// full path (mount point and file path, `../../../` dropped):
+/// `Project/Content/Maps/A.umap` → `/Game/Maps/A`,
+/// `Engine/Content/X.uasset` → `/Engine/X`,
+/// `Project/Plugins/P/Content/X.uasset` → `/P/X`.
+pub fn package_path_of_file(full: &str) -> Option<String> {
+    let full = full.trim_start_matches("../").trim_start_matches('/');
+    let stem = match full.rsplit_once('.') {
+        Some((s, _)) if !s.is_empty() => s,
+        _ => full,
+    };
+    let (root, rest) = stem.split_once("/Content/")?;
+    let mount = if root.eq_ignore_ascii_case("Engine") {
+        "Engine"
+    } else if !root.contains('/') {
+        "Game"
+    } else {
+        root.rsplit('/').next()?
+    };
+    Some(format!("/{mount}/{rest}"))
+}
+
+/// Is this a package header file (`.uasset`, `.umap`)?
+fn is_header(path: &str) -> bool {
+    let p = path.to_ascii_lowercase();
+    p.ends_with(".uasset") || p.ends_with(".umap")
+}
+
+/// Does `query` (a package path `/Game/A/B`, or a file path, whole or
+/// relative to the mount point) name the file `rel` of a pak mounted at
+/// `mount`?
+fn names_file(query: &str, mount: &str, rel: &str) -> bool {
+    let full = format!("{mount}{rel}");
+    let full = full.trim_start_matches("../").trim_start_matches('/');
+    let q = query.trim().trim_start_matches("../");
+    if q.eq_ignore_ascii_case(rel) || q.trim_start_matches('/').eq_ignore_ascii_case(full) {
+        return true;
+    }
+    let q = q
+        .split_once('.')
+        .filter(|(_, o)| !o.contains('/'))
+        .map_or(q, |(p, _)| p);
+    is_header(rel) && package_path_of_file(full).is_some_and(|p| p.eq_ignore_ascii_case(q))
+}
+
+/// Open a package inside one of `paks` (a folder's paks in mount order:
+/// the last that has it wins, as the engine mounts them) by package path
+/// (`/Game/Maps/A`) or file path (`Maps/A.umap`, or with the mount point).
+/// The `.uexp` comes from the same pak.
+pub fn open_in_paks(paks: &[Pak], query: &str, engine: Option<Layout>) -> Result<Opened> {
+    for pak in paks.iter().rev() {
+        let mount = &pak.index.mount_point;
+        let Some(e) = pak
+            .index
+            .entries
+            .iter()
+            .find(|e| !e.deleted() && is_header(&e.path) && names_file(query, mount, &e.path))
+        else {
+            continue;
+        };
+        let uexp_name = format!("{}.uexp", e.path.rsplit_once('.').map_or(&*e.path, |x| x.0));
+        let uexp = match pak
+            .index
+            .entries
+            .iter()
+            .find(|x| !x.deleted() && x.path.eq_ignore_ascii_case(&uexp_name))
+        {
+            Some(x) => Some(Source::from_vec(&uexp_name, pak.read(x)?)),
+            None => None,
+        };
+        let main = Source::from_vec(&e.path, pak.read(e)?);
+        let origin = format!("{}: {}", pak.path().display(), e.path);
+        return legacy(origin.clone(), main, uexp, engine)
+            .map_err(|err| Error::Other(format!("{origin}: {err}")));
+    }
+    Err(Error::Other(format!(
+        "{}: no package {query} (give its package path, /Game/..., or its file path)",
+        match paks {
+            [one] => one.path().display().to_string(),
+            _ => format!("{} paks", paks.len()),
+        }
+    )))
+}
+
+/// The global container the engine would mount with `utoc`: a
+/// `global.utoc` beside it or in one of its parent folders.
+pub fn find_global(utoc: &Path) -> Option<PathBuf> {
+    let abs = std::path::absolute(utoc).unwrap_or_else(|_| utoc.to_path_buf());
+    abs.ancestors()
+        .skip(1)
+        .map(|d| d.join("global.utoc"))
+        .find(|g| g.is_file() && g.as_path() != abs.as_path())
+}
+
+/// Open the global container at `global` and read its script objects.
+pub fn load_global(global: &Path, keys: &KeyRing) -> Result<ScriptObjects> {
+    let gc = Container::open(global, keys)?;
+    crate::zen::load_script_objects(&gc)
+}
+
+/// Open a zen package of container `c` by package path (or anything
+/// [`ContainerPackages::find`] takes). `script` resolves its script
+/// imports; `engine` the release to assume for an unversioned package
+/// (else the container's, else the latest).
+pub fn open_in_container(
+    c: &Container,
+    script: Option<&ScriptObjects>,
+    query: &str,
+    engine: Option<Layout>,
+) -> Result<Opened> {
+    let cp = ContainerPackages::read(c)?;
+    let q = query
+        .split_once('.')
+        .filter(|(_, o)| !o.contains('/'))
+        .map_or(query, |(p, _)| p);
+    let entry = cp.find(q).or_else(|| cp.find(query)).ok_or_else(|| {
+        Error::Other(format!(
+            "{}: no package {query} in the container ({} packages; give its package path, /Game/...)",
+            c.path().display(),
+            cp.packages.len()
+        ))
+    })?;
+    let origin = format!(
+        "{}: {}",
+        c.path().display(),
+        entry.path.as_deref().unwrap_or(query)
+    );
+    let zen = entry
+        .header
+        .as_ref()
+        .map_err(|e| Error::Other(format!("{origin}: its zen header does not read: {e}")))?;
+    let engine = engine.or_else(|| {
+        engine_of_container(c.toc().header.version, cp.header.form).and_then(Layout::for_engine)
+    });
+    let chunk = Source::from_vec(&origin, c.read_chunk(entry.chunk_index)?);
+    let src = ContainerSource::new(&cp, script);
+    let imported = src.imported(entry.id);
+    Opened::new(origin.clone(), chunk, None, |m, _| {
+        Asset::from_zen(zen, m, imported, &src, engine)
+    })
+    .map_err(|err| Error::Other(format!("{origin}: {err}")))
+}
