@@ -214,7 +214,7 @@ impl Ctx<'_, '_> {
         let name = self.export_name_of(r);
         let def = self.struct_body(r, &name, with_flags)?;
         let mut out = def_fields(&def);
-        if class.ends_with("Function") {
+        if is_function(class) {
             out.extend(self.function_tail(r)?);
         } else if class == "ScriptStruct" || class == "UserDefinedStruct" {
             let flags = r.u32("struct flags")?;
@@ -563,6 +563,14 @@ impl Ctx<'_, '_> {
     }
 }
 
+/// Whether exports of this class are `UFunction`s.
+pub(crate) fn is_function(class: &str) -> bool {
+    matches!(
+        class,
+        "Function" | "DelegateFunction" | "SparseDelegateFunction"
+    )
+}
+
 /// `UUserDefinedStruct::Status` is up to date (the default when the
 /// property is absent): only then is the default instance written.
 fn up_to_date(props: &[Property]) -> bool {
@@ -625,3 +633,7 @@ fn def_fields(def: &StructDef) -> Vec<Property> {
         ),
     ]
 }
+
+#[cfg(test)]
+#[path = "ustruct_tests.rs"]
+mod tests;
