@@ -236,3 +236,41 @@ fn without_the_package_schema_the_blueprint_default_needs_mappings() {
         assert_eq!(decode_export(&a, i, &with).error, None, "{v}");
     }
 }
+
+#[test]
+fn legacy_twins_decode_like_the_zen_packages() {
+    use pakrat_asset::convert::{self, Packages};
+    use pakrat_asset::props::ContainerSource;
+    use pakrat_asset::zen::ContainerPackages;
+    let Some(corpus) = corpus_dir() else { return };
+    for v in ["UE5_8", "UE6_0"] {
+        let mappings = usmap(&corpus, v);
+        let u = fixture(&corpus, v, "Unversioned");
+        let cp = ContainerPackages::read(&u.container).unwrap();
+        let src = Packages::from_containers(&[&cp], Some(u.script.clone()));
+        let mine = ContainerSource::new(&cp, Some(&u.script));
+        for name in BLUEPRINTS {
+            let label = format!("{v} {name}");
+            let p = cp
+                .packages
+                .iter()
+                .find(|p| p.header.as_ref().is_ok_and(|h| h.name == package(name)))
+                .unwrap_or_else(|| panic!("{label}: not in the container"));
+            let zen = p.header.as_ref().unwrap();
+            let chunk = u.container.read_chunk(p.chunk_index).unwrap();
+            let imported = mine.imported(p.id);
+            let za = Asset::from_zen(zen, &chunk, imported, &mine, u.engine).unwrap();
+            let out = convert::to_legacy(zen, &chunk, imported, &src, u.engine.unwrap()).unwrap();
+            let la = Asset::from_legacy(&out.package, &out.uasset, Some(&out.uexp)).unwrap();
+            let zs = schemas_with_package(&za, &mappings);
+            let ls = schemas_with_package(&la, &mappings);
+            assert_eq!(zs.own, ls.own, "{label}: schemas differ");
+            let zd = decode_all(&za, &zs);
+            let ld = decode_all(&la, &ls);
+            for (i, (a, b)) in zd.iter().zip(&ld).enumerate() {
+                let path = &za.exports[i].path;
+                assert_eq!(tree(a), tree(b), "{label} {path}: zen and legacy differ");
+            }
+        }
+    }
+}
