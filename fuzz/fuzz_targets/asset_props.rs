@@ -1,12 +1,14 @@
 //! UE4/UE5 property decoding over any bytes: an export's data read as
 //! tagged properties (UE 5.8 and UE 4.27 tag layouts) and as unversioned
-//! properties against a small schema of every property family. Decoding
-//! ends with a tree or an error, never a panic, hang or runaway allocation.
+//! properties against a small schema of every property family, and as a
+//! Blueprint class (its `UStruct` data read into the package's own
+//! schemas). Decoding ends with a tree or an error, never a panic, hang or
+//! runaway allocation.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use pakrat_asset::props::{
-    decode_export, Asset, EnumSchema, ExportInfo, ObjectInfo, PropType, SchemaProperty, Schemas,
-    StructSchema, Versions,
+    decode_export, schemas_with_package, Asset, EnumSchema, ExportInfo, ObjectInfo, PropType,
+    SchemaProperty, Schemas, StructSchema, Versions,
 };
 
 struct Fixed(Vec<StructSchema>, EnumSchema);
@@ -59,8 +61,15 @@ fn schemas() -> Fixed {
 
 fuzz_target!(|data: &[u8]| {
     let schemas = schemas();
-    let names = ["None", "P0", "IntProperty", "StructProperty", "Fuzz", "ArrayProperty", "Vector"];
-    for (ue4, ue5, unversioned) in [(522, 1018, false), (522, 1018, true), (522, 0, false)] {
+    let names = [
+        "None", "P0", "IntProperty", "StructProperty", "Fuzz", "ArrayProperty", "Vector",
+        "MapProperty", "EnumProperty", "ByteProperty", "BoolProperty",
+    ];
+    let classes = ["/Script/Fuzz.Fuzz", "/Script/Engine.BlueprintGeneratedClass"];
+    for ((ue4, ue5, unversioned), class) in [(522, 1018, false), (522, 1018, true), (522, 0, false)]
+        .into_iter()
+        .flat_map(|v| classes.map(|c| (v, c)))
+    {
         let asset = Asset {
             package: "/Game/Fuzz".into(),
             names: names.iter().map(|s| s.to_string()).collect(),
@@ -68,7 +77,7 @@ fuzz_target!(|data: &[u8]| {
             exports: vec![ExportInfo {
                 name: "Fuzz".into(),
                 path: "/Game/Fuzz.Fuzz".into(),
-                class: "/Script/Fuzz.Fuzz".into(),
+                class: class.into(),
                 outer: None,
                 super_struct: None,
                 template: None,
@@ -81,5 +90,7 @@ fuzz_target!(|data: &[u8]| {
             unversioned,
         };
         let _ = decode_export(&asset, 0, &schemas);
+        let own = schemas_with_package(&asset, &schemas);
+        let _ = decode_export(&asset, 0, &own);
     }
 });

@@ -7,13 +7,17 @@
 //! * [`asset`]: the package view decoding works on ([`Asset`]), built from
 //!   either package form;
 //! * [`schema`]: what unversioned data needs ([`Schemas`], implemented by
-//!   `.usmap` mappings).
+//!   `.usmap` mappings);
+//! * [`own`]: the schemas a package defines itself (Blueprint classes,
+//!   user-defined structs and enums), in front of the mappings
+//!   ([`schemas_with_package`]).
 
 pub mod asset;
 mod from_legacy;
 mod from_zen;
 pub mod json;
 pub mod open;
+pub mod own;
 mod read;
 pub mod schema;
 pub mod ty;
@@ -22,6 +26,7 @@ pub mod value;
 pub use asset::{Asset, ExportInfo, ObjectInfo, Versions};
 pub use from_zen::ContainerSource;
 pub use open::Opened;
+pub use own::{schemas_with_package, PackageSchemas, WithPackage};
 pub use schema::{EnumSchema, NoSchemas, SchemaProperty, Schemas, StructSchema};
 pub use ty::PropType;
 pub use value::{

@@ -11,7 +11,10 @@ mod native;
 mod tagged;
 mod text;
 mod unversioned;
+mod ustruct;
 mod values;
+
+pub(crate) use ustruct::struct_def;
 
 use super::schema::{SchemaProperty, Schemas};
 use super::{Asset, ExportProps, PropType, Property, Value};

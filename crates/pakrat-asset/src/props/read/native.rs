@@ -531,6 +531,9 @@ pub(super) fn decode_tail(
         "StringTable" => ctx.string_table(r),
         "CurveTable" | "CompositeCurveTable" => ctx.curve_table(r),
         "UserDefinedEnum" => ctx.enum_tail(r),
+        c if crate::props::own::defines_struct(c) || super::ustruct::is_function(c) => {
+            ctx.ustruct_tail(r, c, &out.properties)
+        }
         _ => Ok(Vec::new()),
     };
     match res {
