@@ -210,10 +210,12 @@ fn print_export_errors(errors: &[(String, String)]) {
 fn show(a: &PropsArgs, opened: &Opened, object: Option<&str>) -> Result<ExitCode> {
     let asset = opened.asset();
     let selected = select(&asset, &opened.origin, object)?;
-    let schemas = schemas(a.usmap.as_deref())?;
-    let decoded: Vec<(usize, ExportProps)> = par_map(&selected, |&i| {
-        (i, decode_export(&asset, i, schemas.as_ref()))
-    });
+    let mappings = schemas(a.usmap.as_deref())?;
+    // The package's own classes, structs and enums (Blueprints, user
+    // structs) first, then the mappings.
+    let with = pakrat_asset::props::schemas_with_package(&asset, mappings.as_ref());
+    let decoded: Vec<(usize, ExportProps)> =
+        par_map(&selected, |&i| (i, decode_export(&asset, i, &with)));
     let errors: Vec<(String, String)> = decoded
         .iter()
         .filter_map(|(i, p)| {

@@ -239,7 +239,13 @@ pub(crate) fn decode_export(asset: &Asset<'_>, index: usize, schemas: &dyn Schem
             return out;
         }
     }
-    if !export.is_class_default() && r.remaining() >= 4 {
+    // `FLazyObjectPtr::PossiblySerializeObjectGuid`: every object writes an
+    // i32 bool (and maybe its GUID) after its properties; the fixtures' class
+    // defaults and component templates have it too. A class default whose
+    // next word is not a bool is left to its native data.
+    let cdo_without_flag =
+        export.is_class_default() && !matches!(r.rest().get(..4), Some([0 | 1, 0, 0, 0]));
+    if !cdo_without_flag && r.remaining() >= 4 {
         let at = r.offset();
         match r.u32("object GUID flag") {
             Ok(0) => {}
