@@ -10,6 +10,7 @@ pub mod pak;
 pub mod rewrite;
 pub mod system;
 pub mod umod;
+pub mod usmap;
 pub mod uz;
 pub mod view;
 pub mod zen;
