@@ -7,6 +7,9 @@ use pakrat_asset::props::{PropType, SchemaProperty, StructSchema};
 use pakrat_asset::usmap::{Compression, Usmap, UsmapVersion, MAX_TYPE_DEPTH};
 use pakrat_codec::compress::{compress, Method};
 
+/// Package versioning as written: UE4, UE5, custom versions, net CL.
+type Versions<'a> = Option<(i32, i32, &'a [([u8; 16], i32)], u32)>;
+
 /// A tiny `.usmap` writer: names are interned, the rest written as the
 /// format lays it out.
 struct Builder {
@@ -105,7 +108,7 @@ impl Builder {
     }
 
     /// The whole file: `versioning` is written from version 1.
-    fn file(&self, versioning: Option<Versioning<'_>>, method: u8) -> Vec<u8> {
+    fn file(&self, versioning: Versions<'_>, method: u8) -> Vec<u8> {
         let payload = self.payload();
         let stored = match method {
             0 => payload.clone(),
@@ -123,13 +126,9 @@ impl Builder {
     }
 }
 
-/// File versions written from usmap version 1: UE4 and UE5 file versions,
-/// custom versions, net CL.
-type Versioning<'a> = (i32, i32, &'a [([u8; 16], i32)], u32);
-
 fn header(
     version: u8,
-    versioning: Option<Versioning<'_>>,
+    versioning: Versions<'_>,
     method: u8,
     comp: u32,
     decomp: u32,

@@ -100,6 +100,19 @@ fn four_compressions_give_one_model() {
             assert_eq!(counts, (40479, 1837, 9051));
         }
         assert!(base.extensions.is_empty());
+        // No name repeats (the first-enum / last-struct rules never apply).
+        let mut s: Vec<&str> = base.structs.iter().map(|s| s.name.as_str()).collect();
+        let mut e: Vec<&str> = base.enums.iter().map(|e| e.name.as_str()).collect();
+        s.sort_unstable();
+        s.dedup();
+        e.sort_unstable();
+        e.dedup();
+        assert_eq!((s.len(), e.len()), (base.structs.len(), base.enums.len()));
+        // Entries are stored bare, never `EName::Value`.
+        assert!(base
+            .enums
+            .iter()
+            .all(|e| e.entries.iter().all(|(_, n)| !n.contains("::"))));
     }
 }
 

@@ -13,6 +13,7 @@
 //! | UE1/UE2 package | tag `0x9E2A83C1` (`…C2` Killing Floor), or `Lineage2Ver` | `pakrat-classic` |
 //! | UMOD | trailer magic `0x9FE3C5A3` 20 bytes from the end (or before a PE certificate) | `pakrat-umod` |
 //! | `.uz/.uz2/.uz3` | their headers | `pakrat-uz` |
+//! | `.usmap` mappings | `u16` `0x30C4`, a known version, and the header's size matching the file (or the `.usmap` extension) | `pakrat-asset` |
 //! | `.pak` | footer magic `0x5A6F12E1` in the last 256 bytes | `pakrat-pak` |
 //! | IoStore data | a `.ucas` whose `.utoc` sits beside it | `pakrat-iostore` |
 #![deny(missing_docs)]
@@ -39,6 +40,8 @@ pub enum Format {
     Pak,
     /// Redirect-compressed file (.uz, .uz2, .uz3).
     Uz,
+    /// `.usmap` property mappings (magic 0x30C4 and a known version).
+    Usmap,
 }
 
 impl Format {
@@ -51,6 +54,7 @@ impl Format {
             Format::IoStoreToc | Format::IoStoreCas => "iostore",
             Format::Pak => "pak",
             Format::Uz => "uz",
+            Format::Usmap => "usmap",
         }
     }
 }
@@ -84,6 +88,9 @@ pub fn detect(path: &Path, p: &Probe<'_>) -> Option<Format> {
     if pakrat_uz::detect(head).is_some() {
         return Some(Format::Uz);
     }
+    if is_usmap(path, p) {
+        return Some(Format::Usmap);
+    }
     let tail = p.tail();
     if tail[tail.len().saturating_sub(PAK_TAIL)..]
         .windows(4)
@@ -99,6 +106,19 @@ pub fn detect(path: &Path, p: &Probe<'_>) -> Option<Format> {
         return Some(Format::IoStoreCas);
     }
     None
+}
+
+/// A `.usmap`: its two-byte magic and version, and either a header whose
+/// sizes add up to the file's (content alone) or the `.usmap` extension (a
+/// damaged mappings file still goes to the reader, whose error says what
+/// is wrong where).
+fn is_usmap(path: &Path, p: &Probe<'_>) -> bool {
+    let head = p.head();
+    pakrat_asset::usmap::is_usmap(head)
+        && (pakrat_asset::usmap::expected_file_size(head) == Some(p.len())
+            || path
+                .extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("usmap")))
 }
 
 /// Probe the regular file at `path` and detect its format.
@@ -160,6 +180,10 @@ pub fn describe(path: &Path, p: &Probe<'_>) -> String {
         Some(Format::IoStoreCas) => "an IoStore data file (.ucas)".into(),
         Some(Format::Pak) => "a .pak file".into(),
         Some(Format::Uz) => "a redirect-compressed file (.uz/.uz2/.uz3)".into(),
+        Some(Format::Usmap) => format!(
+            "a .usmap mappings file (version {})",
+            head.get(2).copied().unwrap_or(0)
+        ),
         None => "not a file pakrat reads (no known magic at the start or end)".into(),
     }
 }
@@ -184,6 +208,23 @@ mod tests {
         let classic = [0xC1, 0x83, 0x2A, 0x9E, 69, 0, 0, 0];
         assert_eq!(of(&classic), Some(Format::Package));
         assert_eq!(of(b"nothing to see here"), None);
+        // A .usmap: magic, version 0, stored, 3 bytes of payload: the sizes
+        // add up, so the content alone tells it.
+        let mut usmap = vec![0xC4, 0x30, 0, 0, 3, 0, 0, 0, 3, 0, 0, 0];
+        usmap.extend([1, 2, 3]);
+        assert_eq!(of(&usmap), Some(Format::Usmap));
+        // Sizes that do not add up: only a .usmap name makes it one.
+        usmap.push(0);
+        assert_eq!(of(&usmap), None);
+        let p = Probe::of_bytes(&usmap);
+        assert_eq!(detect(Path::new("x.usmap"), &p), Some(Format::Usmap));
+        assert_eq!(
+            describe(Path::new("x.usmap"), &p),
+            "a .usmap mappings file (version 0)"
+        );
+        // An unknown version is not one.
+        usmap[2] = 9;
+        assert_eq!(detect(Path::new("x.usmap"), &Probe::of_bytes(&usmap)), None);
     }
 
     #[test]

@@ -15,7 +15,7 @@ fn ext(e: &Entry) -> String {
 }
 
 /// What the manifest row says the file is (`None`: a file pakrat does not
-/// read as a whole, such as `.uexp`, `.ubulk`, loose zen packages, `.usmap`).
+/// read as a whole, such as `.uexp`, `.ubulk`, loose zen packages).
 fn expected(e: &Entry) -> Option<Option<Format>> {
     let x = ext(e);
     Some(match (e.kind.as_str(), x.as_str()) {
@@ -25,14 +25,14 @@ fn expected(e: &Entry) -> Option<Option<Format>> {
         (_, "utoc") => Some(Format::IoStoreToc),
         (_, "ucas") => Some(Format::IoStoreCas),
         (_, "pak") => Some(Format::Pak),
+        ("usmap", _) => Some(Format::Usmap),
         // UE 4.27's zen packages carry the .uasset name ("no legacy twin").
         ("zenpair", "uasset") if e.detail.contains("no legacy twin") => None,
         ("zenpair" | "pakdata", "uasset" | "umap") => Some(Format::LegacyPackage),
         (
             "zenpair",
             "uexp" | "ubulk" | "uzenasset" | "bin" | "ushaderbytecode" | "uzenshaderbytecode",
-        )
-        | ("usmap", _) => None,
+        ) => None,
         _ => return None,
     })
 }

@@ -293,6 +293,7 @@ fn sniff(path: &Path) -> &'static str {
         Some(Format::Umod) => "umod",
         Some(Format::Pak) => "pak",
         Some(Format::IoStoreCas) => "ucas",
+        Some(Format::Usmap) => "usmap",
         // A .ucas without its .utoc still shows as IoStore data.
         None if path
             .extension()

@@ -10,7 +10,7 @@ pub const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), env!("PAKRAT_GIT_SU
 
 /// pakrat: read, verify, extract and build Unreal Engine files: UMOD
 /// installers, Unreal packages (UE1/UE2 and UE4/UE5 .uasset), .uz/.uz2/.uz3
-/// redirect files, .pak files and IoStore containers.
+/// redirect files, .pak files and IoStore containers; .usmap mappings.
 ///
 /// The format of every input is detected from its content (UMOD trailer,
 /// package tag, IoStore TOC magic, .pak footer, .uz header), not from its
@@ -33,9 +33,9 @@ pub struct Cli {
 /// Every subcommand.
 #[derive(Subcommand, Debug)]
 pub enum Command {
-    /// Summary of a UMOD, package, .uz file, .pak or IoStore container.
+    /// Summary of a UMOD, package, .uz file, .pak, IoStore container or .usmap.
     Info(InfoArgs),
-    /// List the contents: UMOD files, package tables, .pak or IoStore paths, chunks.
+    /// List the contents: UMOD files, package tables, .pak or IoStore paths, chunks, .usmap structs.
     List(ListArgs),
     /// Check checksums, bounds and internal consistency; explain each failure.
     Verify(VerifyArgs),
@@ -171,8 +171,8 @@ pub struct ListArgs {
     /// The file to list (for paks also a folder of paks: the merged view
     /// the engine mounts).
     pub file: PathBuf,
-    /// Paks: only files whose path matches one of these globs
-    /// (case-insensitive).
+    /// Paks: only files whose path matches one of these globs; .usmap:
+    /// only structs and enums whose name does (case-insensitive).
     pub globs: Vec<String>,
     /// Packages: list the name table.
     #[arg(long)]

@@ -19,7 +19,8 @@ pub fn commands_for(f: Option<Format>) -> &'static str {
         }
         Some(Format::Pak) => "`pakrat info`/`list`/`verify`/`extract` read it",
         Some(Format::Uz) => "`pakrat info` describes it, `pakrat decompress` restores the file inside",
-        None => "pakrat reads UMOD installers, Unreal packages (UE1–UE5), .uz/.uz2/.uz3, .pak files and IoStore containers",
+        Some(Format::Usmap) => "`pakrat info`/`list`/`verify` read it",
+        None => "pakrat reads UMOD installers, Unreal packages (UE1–UE5), .uz/.uz2/.uz3, .pak files and IoStore containers, and .usmap mappings",
     }
 }
 

@@ -267,6 +267,7 @@ fn info(mut a: args::InfoArgs) -> Result<ExitCode> {
         Format::IoStoreToc | Format::IoStoreCas => cmd::iostore::info(&a),
         Format::Pak => cmd::pak::info(&a),
         Format::Uz => cmd::uz::info(&a),
+        Format::Usmap => cmd::usmap::info(&a),
     }
 }
 
@@ -292,8 +293,9 @@ fn list(mut a: args::ListArgs) -> Result<ExitCode> {
             describe_file(&a.file)
         ),
         Format::Pak => cmd::pak::list(&a),
+        Format::Usmap => cmd::usmap::list(&a),
         _ if !a.globs.is_empty() => bail!(
-            "{}: GLOB filters of `list` apply to .pak files (use `extract` with globs for other formats)",
+            "{}: GLOB filters of `list` apply to .pak files and .usmap mappings (use `extract` with globs for other formats)",
             a.file.display()
         ),
         Format::Umod => cmd::umod::list(&a),
@@ -313,6 +315,7 @@ fn verify(mut a: args::VerifyArgs) -> Result<ExitCode> {
         Format::LegacyPackage => cmd::legacy::verify(&a),
         Format::IoStoreToc | Format::IoStoreCas => cmd::iostore::verify(&a),
         Format::Uz => bail!("{}", uz_hint(&a.file, "verify")),
+        Format::Usmap => cmd::usmap::verify(&a),
     }
 }
 
@@ -332,6 +335,10 @@ fn extract(mut a: args::ExtractArgs) -> Result<ExitCode> {
             a.file.display()
         ),
         Format::Uz => bail!("{}", uz_hint(&a.file, "extract")),
+        Format::Usmap => bail!(
+            "{}: is .usmap property mappings, one file with nothing to extract inside; `pakrat info` describes it, `pakrat list` lists its structs and enums",
+            a.file.display()
+        ),
     }
 }
 

@@ -115,6 +115,11 @@ fn every_format_has_the_shapes() {
         "iostore",
     );
     check_shapes(
+        &c.join("pak/cue4parse/UE5_8/Mappings/CUE4ParseFixtures-Zstandard.usmap"),
+        &[],
+        "usmap",
+    );
+    check_shapes(
         &c.join("zenpair/retoc/UE5.6/SM_Cube.uasset"),
         &["--ue-version", "5.6"],
         "legacy",

@@ -199,6 +199,22 @@ fn uz_case(data: &[u8]) -> Result<(), String> {
     Ok(())
 }
 
+/// `.usmap` mappings: detection, then the whole reader (decompression into
+/// the stated size, names, enums, structs, type trees), then every lookup.
+fn usmap_case(data: &[u8]) -> Result<(), String> {
+    use pakrat_asset::props::Schemas;
+    let _ = pakrat_asset::usmap::expected_file_size(data);
+    let u = pakrat_asset::usmap::Usmap::parse(data).map_err(err_text)?;
+    let s: &dyn Schemas = &u;
+    for st in &u.structs {
+        assert!(s.find_struct(&st.name).is_some(), "struct {} lost", st.name);
+    }
+    for e in &u.enums {
+        assert!(s.find_enum(&e.name).is_some(), "enum {} lost", e.name);
+    }
+    Ok(())
+}
+
 /// IoStore: open (key ring with the fixture key), list, read every chunk,
 /// verify, container header + zen package headers, script objects.
 fn iostore_case(utoc: &Path) -> Result<(), String> {
@@ -431,6 +447,7 @@ fn run(part: Part) {
             "iostore" if lower.ends_with(".utoc") => "utoc",
             "iostore" if lower.ends_with(".ucas") => "ucas",
             "iostore" | "pak" if lower.ends_with(".pak") => "pak",
+            "usmap" => "usmap",
             _ => continue,
         };
         let original = std::fs::read(&e.path).expect("read corpus file");
@@ -481,7 +498,8 @@ fn run(part: Part) {
         // The unmutated file first: valid UMOD, redirect, IoStore and .pak
         // files of the corpus must pass the same calls cleanly, or the
         // errors below would prove nothing.
-        let must_pass = matches!(kind, "umod" | "uz" | "utoc" | "pak") && !e.is_negative();
+        let must_pass =
+            matches!(kind, "umod" | "uz" | "utoc" | "pak" | "usmap") && !e.is_negative();
         let original_case = must_pass.then(|| Mutation {
             name: "original".into(),
             data: original.clone(),
@@ -513,6 +531,7 @@ fn run(part: Part) {
                 "umod" => umod_case(d),
                 "package" => package_case(d),
                 "uz" => uz_case(d),
+                "usmap" => usmap_case(d),
                 "utoc" | "ucas" => iostore_case(utoc_for_case.as_deref().expect("utoc")),
                 _ => pak_case(d),
             });

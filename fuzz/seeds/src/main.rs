@@ -350,6 +350,9 @@ fn main() {
                 };
                 package_seeds(&mut out, name, &data, max, &mut pixels);
             }
+            // Whole mappings files (under libFuzzer's 1 MiB -max_len of
+            // fuzz/run_all.sh; the uncompressed ones are over it).
+            "usmap" if data.len() <= 1 << 20 => out.put("usmap", name, &data),
             "uz" => {
                 out.put("uz_detect", name, &data);
                 match data.get(..4) {

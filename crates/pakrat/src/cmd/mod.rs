@@ -11,6 +11,7 @@ pub mod props;
 pub mod rewrite;
 pub mod system;
 pub mod umod;
+pub mod usmap;
 pub mod uz;
 pub mod view;
 pub mod zen;
