@@ -238,17 +238,19 @@ fn a_missing_global_container_is_an_error() {
 }
 
 #[test]
-fn ue1_and_ue2_packages_still_take_an_object() {
+fn ue1_and_ue2_packages_take_an_object_or_print_every_export() {
     let Some(c) = pakrat_testkit::corpus_dir() else {
         return;
     };
     let utx = c.join("ue1/Faces.utx");
-    let (code, out, _) = run(&["props", s(&utx), "ivana"]);
+    let (code, one, _) = run(&["props", s(&utx), "ivana"]);
     assert_eq!(code, 0);
-    assert!(out.contains("[Texture'ivana']"), "{out}");
-    let (code, _, err) = run(&["props", s(&utx)]);
-    assert_eq!(code, 2);
-    assert!(err.contains("name the object"), "{err}");
+    assert!(one.contains("[Texture'ivana']"), "{one}");
+    // Without OBJECT: every export with properties, ivana among them.
+    let (code, all, err) = run(&["props", s(&utx)]);
+    assert_eq!(code, 0, "{err}");
+    assert!(all.contains("[Texture'ivana']"), "{all}");
+    assert!(all.len() > one.len(), "{all}");
 }
 
 /// docs/properties.schema.json parses, and what `props --json` prints
