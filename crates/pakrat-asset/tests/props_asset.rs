@@ -109,6 +109,9 @@ fn variant(corpus: &Path, v: &str, mode: &str) -> usize {
             &la,
             false,
         );
+        // Cooked packages keep soft object paths inline: the summary's
+        // list (UE 5.1+) is there but empty.
+        assert!(la.soft_object_paths.is_empty(), "{}", e.path);
         let by_name = open::open_in_paks(std::slice::from_ref(&pak), &la.package, engine).unwrap();
         assert_eq!(by_name.asset(), la, "{}: by package path", e.path);
         twins += 1;
@@ -146,4 +149,51 @@ fn package_paths_of_files() {
         Some("/Fx/P")
     );
     assert_eq!(f("Proj/Config/DefaultGame.ini"), None);
+}
+
+/// Export data a zen header places past its chunk is an error naming the
+/// export, not a panic or a short slice.
+#[test]
+fn zen_export_data_outside_the_chunk_is_refused() {
+    let Some(corpus) = corpus_dir() else { return };
+    let dir = corpus.join("iostore/cue4parse/UE5_8/IoStore/Tagged");
+    let c = Container::open(
+        dir.join("Uncompressed/CUE4ParseFixtures-Minimal-Uncompressed-Windows.utoc"),
+        &KeyRing::default(),
+    )
+    .unwrap();
+    let cp = ContainerPackages::read(&c).unwrap();
+    let src = pakrat_asset::props::ContainerSource::new(&cp, None);
+    let p = cp
+        .packages
+        .iter()
+        .find(|p| {
+            p.header
+                .as_ref()
+                .unwrap()
+                .name
+                .ends_with("DA_AllProperties")
+        })
+        .unwrap();
+    let chunk = c.read_chunk(p.chunk_index).unwrap();
+    for (offset, size) in [(0u64, u64::MAX), (u64::MAX - 3, 8), (chunk.len() as u64, 1)] {
+        let mut zen = p.header.as_ref().unwrap().clone();
+        zen.exports[1].serial_offset = offset;
+        zen.exports[1].serial_size = size;
+        let err = Asset::from_zen(&zen, &chunk, src.imported(p.id), &src, None)
+            .err()
+            .unwrap_or_else(|| panic!("{offset:#x}+{size:#x} accepted"));
+        assert!(
+            err.to_string().contains("export 1 data") && err.to_string().contains("outside"),
+            "{err}"
+        );
+    }
+    // Without script objects, script imports are placeholders, not a failure.
+    let zen = p.header.as_ref().unwrap();
+    let a = Asset::from_zen(zen, &chunk, src.imported(p.id), &src, None).unwrap();
+    assert!(
+        a.imports.iter().any(|i| i.path.starts_with("<import")),
+        "{:?}",
+        a.imports
+    );
 }
