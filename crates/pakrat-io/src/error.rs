@@ -62,6 +62,34 @@ pub enum Error {
 }
 
 impl Error {
+    /// The same error with `context` put before what it says (`Struct.Field
+    /// (Type): expected …`); offsets and kind are kept.
+    pub fn context(self, context: &str) -> Self {
+        match self {
+            Error::Truncated {
+                offset,
+                what,
+                needed,
+                available,
+            } => Error::Truncated {
+                offset,
+                what: format!("{context}: {what}"),
+                needed,
+                available,
+            },
+            Error::Invalid { offset, what } => Error::Invalid {
+                offset,
+                what: format!("{context}: {what}"),
+            },
+            Error::Unsupported { offset, what } => Error::Unsupported {
+                offset,
+                what: format!("{context}: {what}"),
+            },
+            Error::Other(what) => Error::Other(format!("{context}: {what}")),
+            e => e,
+        }
+    }
+
     /// Shorthand for [`Error::Invalid`].
     pub fn invalid(offset: u64, what: impl Into<String>) -> Self {
         Error::Invalid {

@@ -268,3 +268,6 @@ pub(crate) fn decode_export(asset: &Asset<'_>, index: usize, schemas: &dyn Schem
     native::decode_tail(&mut ctx, &mut r, &class, &mut out);
     out
 }
+
+#[cfg(test)]
+mod tests;

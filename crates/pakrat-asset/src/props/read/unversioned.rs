@@ -90,9 +90,8 @@ impl Ctx<'_, '_> {
                 let value = if zero {
                     self.zero_value(&p.ty)
                 } else {
-                    self.value(r, &p.ty).map_err(|e| {
-                        Error::invalid(r.offset(), format!("{name}.{} ({}): {e}", p.name, p.ty))
-                    })?
+                    self.value(r, &p.ty)
+                        .map_err(|e| e.context(&format!("{name}.{} ({})", p.name, p.ty)))?
                 };
                 out.push(Property {
                     name: p.name.clone(),
