@@ -74,6 +74,7 @@ fn variant(corpus: &Path, v: &str, mode: &str) -> usize {
     let src = Packages::from_containers(&[&cp], Some(script.clone()));
     let mine = pakrat_asset::props::ContainerSource::new(&cp, Some(&script));
     let mut compared = 0;
+    let mut partial_sizes = Vec::new();
     for p in &cp.packages {
         let zen = p.header.as_ref().unwrap();
         let label = format!("{v} {mode} {}", zen.name);
@@ -82,6 +83,15 @@ fn variant(corpus: &Path, v: &str, mode: &str) -> usize {
         let za = Asset::from_zen(zen, &chunk, imported, &mine, engine)
             .unwrap_or_else(|e| panic!("{label}: {e}"));
         assert_eq!(za.exports.len(), zen.exports.len(), "{label}");
+        // Opened by package path, only the package and what it imports
+        // are parsed: the same asset.
+        let part = ContainerPackages::read_imports_of(&c, p.id)
+            .unwrap()
+            .unwrap();
+        assert!(part.packages.iter().any(|x| x.id == p.id), "{label}");
+        partial_sizes.push(part.packages.len());
+        let zo = open::open_in_container(&c, Some(&script), &zen.name, engine).unwrap();
+        assert_eq!(zo.asset(), za, "{label}: opened by package path");
         // Packages importing engine content the corpus lacks do not convert.
         let Ok(out) = convert::to_legacy(zen, &chunk, imported, &src, engine.unwrap()) else {
             continue;
@@ -90,6 +100,12 @@ fn variant(corpus: &Path, v: &str, mode: &str) -> usize {
         same(&label, &za, &la, true);
         compared += 1;
     }
+    // Most packages import few others: far fewer headers are parsed.
+    partial_sizes.sort();
+    assert!(
+        partial_sizes[partial_sizes.len() / 2] < cp.packages.len() / 4,
+        "{v} {mode}: {partial_sizes:?}"
+    );
     // The 5 packages the LegacyPak pak holds, cooked as legacy files.
     let pak = corpus.join(format!(
         "pak/cue4parse/{v}/LegacyPak/{mode}/Uncompressed/CUE4ParseFixtures-Legacy-{mode}-Uncompressed.pak"
