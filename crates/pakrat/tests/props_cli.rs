@@ -154,6 +154,17 @@ fn every_form_finds_the_same_exports() {
         let l = props_json(&a);
         assert_eq!(l["kind"], "legacy");
         assert_eq!(envelope(&l), envelope(&pak), "{} loose", f.label);
+        // A folder of loose packages, by package path or file path.
+        for q in [DA, "Properties/DA_AllProperties.uasset"] {
+            let mut a = vec!["props", s(t.path()), q];
+            a.extend(ue);
+            let j = props_json(&a);
+            assert_eq!(j["kind"], "legacy", "{q}");
+            assert_eq!(envelope(&j), envelope(&pak), "{} loose folder {q}", f.label);
+        }
+        let mut a = vec!["props", s(dir), DA];
+        a.extend(ue);
+        assert_eq!(props_json(&a)["kind"], "pak");
         // One object, by name or by full path.
         let mut a = vec!["props", s(&loose), "InlineFixture"];
         a.extend(ue);
