@@ -105,7 +105,7 @@ impl Builder {
     }
 
     /// The whole file: `versioning` is written from version 1.
-    fn file(&self, versioning: Option<(i32, i32, &[([u8; 16], i32)], u32)>, method: u8) -> Vec<u8> {
+    fn file(&self, versioning: Option<Versioning<'_>>, method: u8) -> Vec<u8> {
         let payload = self.payload();
         let stored = match method {
             0 => payload.clone(),
@@ -123,9 +123,12 @@ impl Builder {
     }
 }
 
+/// `(ue4, ue5, custom versions, netcl)` of a versioned file.
+type Versioning<'a> = (i32, i32, &'a [([u8; 16], i32)], u32);
+
 fn header(
     version: u8,
-    versioning: Option<(i32, i32, &[([u8; 16], i32)], u32)>,
+    versioning: Option<Versioning<'_>>,
     method: u8,
     comp: u32,
     decomp: u32,
