@@ -124,6 +124,16 @@ fn every_form_finds_the_same_exports() {
         let mut want = exports.clone();
         want.sort();
         assert_eq!(sorted, want, "{} pak", f.label);
+        // The encrypted, Oodle-compressed legacy pak, with the key.
+        let enc_pak = s(&f.legacy_pak).replace("Uncompressed", "OodleEncrypted");
+        let mut a = vec!["props", &enc_pak, DA, "--aes-key", FIXTURE_KEY];
+        a.extend(ue);
+        assert_eq!(
+            envelope(&props_json(&a)),
+            envelope(&pak),
+            "{} encrypted pak",
+            f.label
+        );
         let mut a = vec![
             "props",
             s(&f.legacy_pak),
