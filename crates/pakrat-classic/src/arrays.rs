@@ -27,7 +27,7 @@ use crate::props::{Property, StructValue, Value};
 const CPF_NET: u32 = 0x20;
 
 /// Longest superclass chain followed (real chains are < 20 deep).
-const MAX_SUPER_DEPTH: usize = 64;
+pub(crate) const MAX_SUPER_DEPTH: usize = 64;
 
 /// The element type of an array, from its `Inner` property's class.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -55,7 +55,7 @@ pub enum Elem {
 
 /// Read a property export's `UField` + `UProperty` fields; the reader is
 /// left after them (at the subclass's own fields).
-fn property_fields<'a>(pkg: &Package<'a>, i: usize) -> Option<Reader<'a>> {
+pub(crate) fn property_fields<'a>(pkg: &Package<'a>, i: usize) -> Option<Reader<'a>> {
     let od = read_object(pkg, i).ok()?;
     // The object's own tagged list is skipped: it is not part of the
     // UField layout (UT v469 `Actor.Touching` carries one).
@@ -76,7 +76,12 @@ fn property_fields<'a>(pkg: &Package<'a>, i: usize) -> Option<Reader<'a>> {
 
 /// The export holding property `name` declared directly in struct/class
 /// export `owner`, if its class is `class`.
-fn find_member(pkg: &Package<'_>, owner: usize, prop: &str, class: &str) -> Option<usize> {
+pub(crate) fn find_member(
+    pkg: &Package<'_>,
+    owner: usize,
+    prop: &str,
+    class: &str,
+) -> Option<usize> {
     pkg.exports.iter().enumerate().find_map(|(j, e)| {
         (e.outer == ObjRef::export(owner)
             && pkg.name(e.object_name).eq_ignore_ascii_case(prop)
@@ -380,7 +385,11 @@ pub fn type_arrays_with<'a>(
         // `data` borrows from the package's bytes: its file offset.
         let base = (data.as_ptr() as usize).wrapping_sub(pkg.data().as_ptr() as usize) as u64;
         if let Some(elems) = decode(pkg, data, base, count, &t) {
-            p.value = Value::TypedArray { elems, data };
+            p.value = Value::TypedArray {
+                elem: t,
+                elems,
+                data,
+            };
         }
     }
 }

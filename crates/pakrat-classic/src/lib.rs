@@ -35,8 +35,10 @@
 
 pub mod arrays;
 pub mod class;
+pub mod enums;
 pub mod export;
 pub mod flags;
+pub mod json;
 pub mod lineage;
 mod package;
 pub mod props;

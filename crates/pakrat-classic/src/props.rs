@@ -147,6 +147,8 @@ pub enum Value<'a> {
     /// definition ([`crate::arrays`]); the elements used exactly the
     /// property's bytes.
     TypedArray {
+        /// The element type the elements were decoded as.
+        elem: crate::arrays::Elem,
         /// The decoded elements (as many as the stored count).
         elems: Vec<Value<'a>>,
         /// The element bytes they were decoded from (after the count).

@@ -11,7 +11,7 @@ use pakrat_io::Reader;
 /// element bytes make up exactly the property's size, and the element
 /// count equals the stored count. Returns true for a non-empty typed array.
 fn check_typed(pkg: &Package<'_>, p: &Property<'_>, what: &str) -> bool {
-    let Value::TypedArray { elems, data } = &p.value else {
+    let Value::TypedArray { elems, data, .. } = &p.value else {
         return false;
     };
     let end = data.as_ptr() as usize - pkg.data().as_ptr() as usize;

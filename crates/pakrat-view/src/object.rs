@@ -84,8 +84,19 @@ pub(crate) fn object_files(app: &App, file: &Path, export: usize) -> Result<Obje
         Err(e) => return Err(e),
     };
     let e = p.exports[export];
+    // Properties as `props --json` writes them; `links` maps the full
+    // paths among their values that are this package's exports to their
+    // index (the page links them).
+    let package = file
+        .file_stem()
+        .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+    let js = pakrat_classic::json::PropsJson::new(&p, &package);
     let props = match pakrat_classic::props::read_object(&p, export) {
-        Ok(o) => json!({"properties": pakrat_classic::view::properties_json(&p, &o.properties)}),
+        Ok(o) => {
+            let owner = pakrat_classic::enums::chain_start(&p, export);
+            let props = js.properties(owner, &o.properties);
+            json!({"properties": props, "links": js.links()})
+        }
         Err(err) => json!({"properties_error": err.to_string()}),
     };
     let opts = ExportOptions {

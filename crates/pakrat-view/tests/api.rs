@@ -245,6 +245,24 @@ fn textures_sounds_and_container_search_from_the_corpus() {
             .as_u64()
             .unwrap() as u32
     };
+    // Properties as `props --json` writes them; the references to this
+    // package's exports are in `links`, full path → export index.
+    let pal = o["properties"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "Palette")
+        .unwrap();
+    assert_eq!(pal["type"], "ObjectProperty");
+    let path = pal["value"].as_str().unwrap();
+    assert!(path.starts_with("ArenaTex."), "{path}");
+    let k = o["links"][path].as_u64().unwrap();
+    let target = json(&s, &format!("/api/object?path={pkg}&export={k}"));
+    assert_eq!(target["class"], "Palette");
+    assert_eq!(
+        format!("ArenaTex.{}", target["path"].as_str().unwrap()),
+        path
+    );
     let (st, png) = get(&s, &format!("/api/data?path={pkg}&export={i}&n=0"));
     assert_eq!(st, 200);
     assert_eq!(png_size(&png), (prop("USize"), prop("VSize")));

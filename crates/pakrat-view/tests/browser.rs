@@ -358,6 +358,23 @@ fn a_browser_sees_textures_sounds_and_containers() {
     );
     assert_eq!(cells, json!(256), "the P8 palette");
     d.screenshot(&shots.join("3-texture.png"));
+    // Its Palette (a full path, as `props --json` writes it) links to the
+    // package's own Palette export.
+    let target = d.js(
+        "const a = [...document.querySelectorAll('#right a.ref')].find(a => a.closest('tr').cells[0].textContent === 'Palette'); \
+         a.click(); return a.textContent;",
+        json!([]),
+    );
+    assert!(
+        target
+            .as_str()
+            .is_some_and(|t| t.starts_with("Longestyard.")),
+        "{target}"
+    );
+    d.wait(
+        "document.querySelector('#right h2') && document.querySelector('#right h2').textContent.endsWith('(Palette)')",
+        "the linked palette",
+    );
 
     a_sound_plays_its_stored_bytes(&d, &shots);
 

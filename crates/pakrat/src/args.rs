@@ -255,7 +255,7 @@ pub struct ExtractArgs {
 pub struct PropsArgs {
     /// The package (UE1/UE2, or a UE4/UE5 .uasset/.umap), or a container of packages (.utoc, .pak, folder of paks).
     pub package: PathBuf,
-    /// A package: the object (name or full path; UE4/UE5: all when left out). A container: the package path (/Game/...).
+    /// A package: the object (name or full path; every export when left out). A container: the package path (/Game/...).
     #[arg(value_name = "OBJECT|PACKAGE")]
     pub object: Option<String>,
     /// A container: the object in the package (name or full path; all when left out).

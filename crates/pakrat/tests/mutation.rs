@@ -102,7 +102,7 @@ fn umod_case(data: &[u8]) -> Result<(), String> {
 }
 
 /// Package: strict and lenient tables, every path, every object's
-/// properties, every exporter into memory; then the system crate's header
+/// properties (and their `props --json`), every exporter into memory; then the system crate's header
 /// readers on the same bytes written to a file.
 fn package_case(data: &[u8]) -> Result<(), String> {
     use pakrat_classic::export::{export_files, ExportOptions};
@@ -119,11 +119,17 @@ fn package_case(data: &[u8]) -> Result<(), String> {
         all_mips: true,
     };
     let mut first_err = None;
+    let js = pakrat_classic::json::PropsJson::new(&pkg, "Case");
     for i in 0..pkg.exports.len() {
         let _ = pkg.export_path(i);
         let _ = pkg.export_class_name(i);
-        if let Err(e) = pakrat_classic::props::read_object(&pkg, i) {
-            first_err.get_or_insert(e.to_string());
+        match pakrat_classic::props::read_object(&pkg, i) {
+            // The JSON of `props --json` (byte enums looked up in the
+            // class definitions, references as full paths).
+            Ok(o) => drop(js.export(i, Ok(&o))),
+            Err(e) => {
+                first_err.get_or_insert(e.to_string());
+            }
         }
         if let Err(e) = export_files(&pkg, i, &opts) {
             first_err.get_or_insert(e.to_string());

@@ -241,10 +241,64 @@ fn props_text_and_json() {
         .unwrap();
     let j: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(j["kind"], "package", "{j}");
-    let props = j["objects"][0]["properties"].as_array().unwrap();
-    let usize_ = props.iter().find(|p| p["name"] == "USize").unwrap();
-    assert_eq!(usize_["value"], 64);
-    assert_eq!(usize_["type"], "Int");
+    assert_eq!(j["package"], "Faces", "{j}");
+    assert_eq!(j["exports"].as_array().map(Vec::len), Some(1), "{j}");
+    let ex = &j["exports"][0];
+    assert_eq!(ex["name"], "ivana");
+    assert_eq!(ex["path"], "Faces.ivana");
+    assert_eq!(ex["class"], "Engine.Texture");
+    assert_eq!(ex["outer"], Value::Null);
+    assert_eq!(
+        ex["native"],
+        serde_json::json!({"fields": [], "unread": 5571})
+    );
+    assert!(ex.get("error").is_none(), "{ex}");
+    let props = ex["properties"].as_array().unwrap();
+    let find = |n: &str, i: u64| {
+        props
+            .iter()
+            .find(|p| p["name"] == n && p["index"].as_u64().unwrap_or(0) == i)
+            .unwrap_or_else(|| panic!("{n}[{i}] in {ex}"))
+    };
+    assert_eq!(
+        find("USize", 0),
+        &serde_json::json!({"name": "USize", "type": "IntProperty", "value": 64})
+    );
+    assert_eq!(find("bMasked", 0)["value"], true);
+    assert_eq!(find("Palette", 0)["value"], "Faces.Palette15");
+    assert_eq!(find("Palette", 0)["type"], "ObjectProperty");
+    assert_eq!(find("InternalTime", 1)["value"], 1090602097);
+    assert_eq!(find("MipZero", 0)["type"], "StructProperty(Color)");
+    assert_eq!(
+        find("MipZero", 0)["value"],
+        serde_json::json!({"R": 45, "G": 33, "B": 29, "A": 0})
+    );
+    // No OBJECT: every export that has properties (the 19 textures).
+    let out = pakrat()
+        .args(["props", "--json"])
+        .arg(&e.path)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let all: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let exports = all["exports"].as_array().unwrap();
+    assert!(exports.len() > 1, "{all}");
+    assert!(exports.iter().any(|x| x == ex), "{all}");
+    assert!(exports
+        .iter()
+        .all(|x| x["properties"].as_array().is_some_and(|p| !p.is_empty())));
+    let out = pakrat().args(["props"]).arg(&e.path).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(out.status.success());
+    assert_eq!(
+        text.matches("\n[Texture'").count() + 1,
+        exports.len(),
+        "{text}"
+    );
+    assert!(
+        text.contains("[Texture'Kyla'] (export 19)\nbMasked=True"),
+        "{text}"
+    );
     let missing = pakrat()
         .args(["props"])
         .arg(&e.path)
@@ -274,6 +328,112 @@ fn props_of_ue2_tagged_structs() {
     );
     // RangeVector of Ranges, nested tagged lists.
     assert!(text.contains("StartSizeRange=(X=(Min="), "{text}");
+    let out = pakrat()
+        .args(["props", "--json"])
+        .arg(&e.path)
+        .arg("BulletSplash.SpriteEmitter29")
+        .output()
+        .unwrap();
+    let j: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let ex = &j["exports"][0];
+    assert_eq!(ex["path"], "XGame.BulletSplash.SpriteEmitter29");
+    assert_eq!(ex["outer"], "XGame.BulletSplash");
+    assert_eq!(ex["class"], "Engine.SpriteEmitter");
+    let prop = |n: &str| {
+        ex["properties"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["name"] == n)
+            .unwrap_or_else(|| panic!("{n} in {ex}"))
+            .clone()
+    };
+    assert_eq!(
+        prop("StartSizeRange"),
+        serde_json::json!({"name": "StartSizeRange", "type": "StructProperty(RangeVector)",
+            "value": {"X": {"Min": 4.0, "Max": 5.0}, "Y": {"Min": 100.0, "Max": 100.0},
+                      "Z": {"Min": 100.0, "Max": 100.0}}})
+    );
+    // An imported object: its path starts with its package.
+    assert_eq!(
+        prop("Texture")["value"],
+        "AW-2004Particles.Energy.SparkHead"
+    );
+    // 0.8f32 prints as 0.8, not as the f64 0.800000011920929.
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("\"Max\": 0.8,"), "{text}");
+}
+
+/// Typed arrays and byte enums come from the class definitions in the
+/// package: `ArrayProperty(IntProperty)`, `ByteProperty(EAttitude)` with
+/// `"EName::Value"` values (the enum of `RemoteRole` is Actor's: found up
+/// the superclass chain).
+#[test]
+fn props_json_types_arrays_and_enums() {
+    let (Some(xgame), Some(engine)) = (entry("ue2/XGame.u"), entry("ue1/Engine.u")) else {
+        return;
+    };
+    let props = |path: &std::path::Path, obj: &str| {
+        let out = pakrat()
+            .args(["props", "--json"])
+            .arg(path)
+            .arg(obj)
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        let j: Value = serde_json::from_slice(&out.stdout).unwrap();
+        j["exports"][0]["properties"].as_array().unwrap().clone()
+    };
+    let find = |ps: &[Value], n: &str| ps.iter().find(|p| p["name"] == n).unwrap().clone();
+    let ps = props(&xgame.path, "UT2K4GameProfile");
+    assert_eq!(
+        find(&ps, "LadderProgress"),
+        serde_json::json!({"name": "LadderProgress", "type": "ArrayProperty(IntProperty)",
+            "value": [1, -1, -1, -1, -1, -1, -1]})
+    );
+    let ps = props(&engine.path, "Pawn");
+    assert_eq!(
+        find(&ps, "AttitudeToPlayer"),
+        serde_json::json!({"name": "AttitudeToPlayer", "type": "ByteProperty(EAttitude)",
+            "value": "EAttitude::ATTITUDE_Hate"})
+    );
+    assert_eq!(
+        find(&ps, "RemoteRole")["value"],
+        "ENetRole::ROLE_SimulatedProxy"
+    );
+    assert_eq!(find(&ps, "SoundVolume")["type"], "ByteProperty");
+    assert_eq!(find(&ps, "SoundVolume")["value"], 240);
+}
+
+/// An export that does not decode is listed with its `error` and the others
+/// still print; the exit code is 1.
+#[test]
+fn props_json_reports_broken_exports_and_exits_1() {
+    let Some(e) = entry("ue1/NPLoader_v17.u") else {
+        return;
+    };
+    let out = pakrat()
+        .args(["props", "--json"])
+        .arg(&e.path)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let j: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let ex = j["exports"].as_array().unwrap();
+    let bad: Vec<&Value> = ex.iter().filter(|x| x.get("error").is_some()).collect();
+    // `verify` counts 14 problems in this package, one per broken export.
+    assert_eq!(bad.len(), 14, "{j}");
+    assert!(bad.iter().any(|x| x["error"]
+        .as_str()
+        .is_some_and(|m| m.contains("property GetLocalURL: info byte 0x20 has type 0"))));
+    assert!(bad
+        .iter()
+        .all(|x| x["native"].is_null() && x["properties"] == serde_json::json!([])));
+    assert!(ex.len() > bad.len(), "{j}");
+    let text = pakrat().args(["props"]).arg(&e.path).output().unwrap();
+    assert_eq!(text.status.code(), Some(1));
+    let text = String::from_utf8(text.stdout).unwrap();
+    assert_eq!(text.matches("\n; error: ").count(), 14, "{text}");
 }
 
 #[test]
@@ -421,4 +581,26 @@ fn export_all_mips() {
             "mip {m}"
         );
     }
+}
+
+/// A package whose object layout is not known (tables only): `props` says
+/// so once, naming the version and licensee (exit 2), rather than listing
+/// every export with the same error.
+#[test]
+fn props_of_a_tables_only_package_fails_once() {
+    let Some(e) = entry("licensee/l2_Fire.u") else {
+        return;
+    };
+    let out = pakrat()
+        .args(["props", "--json"])
+        .arg(&e.path)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.matches("tables only").count(), 1, "{err}");
+    assert!(err.contains("version 123 with licensee 37"), "{err}");
+    let j: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(j["exit_code"], 2, "{j}");
+    assert!(j.get("exports").is_none(), "{j}");
 }

@@ -10,6 +10,7 @@ use pakrat_classic::export::{
     SkipCause,
 };
 use pakrat_classic::flags::object_flag_names;
+use pakrat_classic::json::PropsJson;
 use pakrat_classic::props::read_object;
 use pakrat_classic::{view, ObjRef, Package};
 use pakrat_io::fsutil::OutputDir;
@@ -384,79 +385,124 @@ fn find(p: &Package<'_>, file: &Path, q: &str) -> Result<Vec<usize>> {
     Ok(found)
 }
 
-/// `props` for this format.
+/// The package's name as the engine names it: the file name without its
+/// extension (`Faces.utx` → `Faces`).
+fn package_name(path: &Path) -> String {
+    path.file_stem()
+        .map_or_else(String::new, |s| s.to_string_lossy().into_owned())
+}
+
+/// `props` for this format: the exports named by OBJECT, or every export
+/// that has properties (or does not decode). Streams one export at a time;
+/// exit code 1 when an export does not decode (its entry says why).
 pub fn props(a: &PropsArgs) -> Result<ExitCode> {
-    let mut o = String::new();
     let src = open(&a.package)?;
     let p = parse_package(&a.package, &src)?;
-    let object = a.object.as_deref().ok_or_else(|| {
-        anyhow::anyhow!(
-            "{}: a UE1/UE2 package: name the object (pakrat props FILE OBJECT)",
-            a.package.display()
-        )
-    })?;
-    let found = find(&p, &a.package, object)?;
-    let mut json_out = Vec::new();
-    for (k, &i) in found.iter().enumerate() {
-        let path = p.export_path(i)?;
-        let class = p.export_class_name(i)?;
-        let obj = read_object(&p, i).map_err(|e| in_file(e, &a.package))?;
+    // Tables only: every export would fail the same way; say it once.
+    if let Err(why) = p.summary.object_layout() {
+        let e = pakrat_io::Error::unsupported(4, why);
+        return Err(in_file(e, &a.package));
+    }
+    let (found, all) = match &a.object {
+        Some(q) => (find(&p, &a.package, q)?, false),
+        None => ((0..p.exports.len()).collect(), true),
+    };
+    let js = PropsJson::new(&p, &package_name(&a.package));
+    crate::output::with_stdout(|w| {
+        let mut ok = true;
+        let mut shown = 0usize;
         if a.out.json {
-            json_out.push(json!({
-                "index": i,
-                "object": path,
-                "class": class,
-                "flags": p.exports[i].flags,
-                "flag_names": object_flag_names(p.exports[i].flags),
-                "state_frame": obj.state_frame,
-                "properties": view::properties_json(&p, &obj.properties),
-                "native_bytes": obj.native.remaining(),
-                "class_defaults_offset": obj.class.as_ref().map(|c| c.defaults_offset),
-            }));
-            continue;
+            writeln!(w, "{{\n  \"exports\": [")?;
         }
-        if k > 0 {
-            outln!(o);
+        for &i in &found {
+            let obj = read_object(&p, i).map_err(|e| e.to_string());
+            match &obj {
+                Ok(d) if all && d.properties.is_empty() => continue,
+                Err(_) => ok = false,
+                Ok(_) => {}
+            }
+            if shown > 0 {
+                writeln!(w, "{}", if a.out.json { "," } else { "" })?;
+            }
+            shown += 1;
+            if a.out.json {
+                let one = serde_json::to_string_pretty(
+                    &js.export(i, obj.as_ref().map_err(Clone::clone)),
+                )?;
+                for (k, line) in one.lines().enumerate() {
+                    if k > 0 {
+                        writeln!(w)?;
+                    }
+                    write!(w, "    {line}")?;
+                }
+            } else {
+                w.write_all(props_text(&p, i, &obj).as_bytes())?;
+            }
         }
-        outln!(o, "[{class}'{path}'] (export {i})");
-        if let Some(sf) = &obj.state_frame {
-            outln!(
-                o,
-                "; state frame: node {}, state {}, probe mask {:#x}, latent action {}",
-                p.object_path(sf.node).unwrap_or_default(),
-                p.object_path(sf.state_node).unwrap_or_default(),
-                sf.probe_mask,
-                sf.latent_action
-            );
+        if a.out.json {
+            if shown > 0 {
+                writeln!(w)?;
+            }
+            let kind = crate::output::kind().unwrap_or("package");
+            writeln!(
+                w,
+                "  ],\n  \"kind\": {},\n  \"package\": {}\n}}",
+                serde_json::to_string(kind)?,
+                serde_json::to_string(js.package())?
+            )?;
         }
-        if let Some(c) = &obj.class {
-            outln!(
-                o,
-                "; class: flags {:#x}, within {}, config {}, {} dependencies; default properties at {:#x} (located by search)",
-                c.class_flags,
-                p.object_path(c.within).unwrap_or_default(),
-                c.config_name.map_or("-", |n| p.name(n)),
-                c.dependencies.len(),
-                c.defaults_offset
-            );
+        Ok(exit_code(ok))
+    })
+}
+
+/// The text of one export: a header, its state frame and class fields,
+/// one `Name=Value` line per property (T3D style), the native data left.
+fn props_text(
+    p: &Package<'_>,
+    i: usize,
+    obj: &std::result::Result<pakrat_classic::props::ObjectData<'_>, String>,
+) -> String {
+    let mut o = String::new();
+    let path = p.export_path(i).unwrap_or_else(|e| format!("<{e}>"));
+    let class = p.export_class_name(i).unwrap_or("?");
+    outln!(o, "[{class}'{path}'] (export {i})");
+    let obj = match obj {
+        Ok(obj) => obj,
+        Err(e) => {
+            outln!(o, "; error: {e}");
+            return o;
         }
-        for prop in &obj.properties {
-            outln!(o, "{}", view::property_text(&p, prop));
-        }
+    };
+    if let Some(sf) = &obj.state_frame {
         outln!(
             o,
-            "; {} bytes of native data follow",
-            obj.native.remaining()
+            "; state frame: node {}, state {}, probe mask {:#x}, latent action {}",
+            p.object_path(sf.node).unwrap_or_default(),
+            p.object_path(sf.state_node).unwrap_or_default(),
+            sf.probe_mask,
+            sf.latent_action
         );
     }
-    if a.out.json {
-        print_json(&json!({
-            "file": a.package.display().to_string(),
-            "objects": json_out,
-        }))?;
+    if let Some(c) = &obj.class {
+        outln!(
+            o,
+            "; class: flags {:#x}, within {}, config {}, {} dependencies; default properties at {:#x} (located by search)",
+            c.class_flags,
+            p.object_path(c.within).unwrap_or_default(),
+            c.config_name.map_or("-", |n| p.name(n)),
+            c.dependencies.len(),
+            c.defaults_offset
+        );
     }
-    emit(&o)?;
-    Ok(ExitCode::SUCCESS)
+    for prop in &obj.properties {
+        outln!(o, "{}", view::property_text(p, prop));
+    }
+    outln!(
+        o,
+        "; {} bytes of native data follow",
+        obj.native.remaining()
+    );
+    o
 }
 
 fn export_options(a: &ExportArgs) -> Result<ExportOptions> {

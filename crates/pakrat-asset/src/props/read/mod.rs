@@ -30,6 +30,14 @@ const UE5_PROPERTY_TAG_COMPLETE_TYPE_NAME: i32 = 1012;
 /// `FSOFTOBJECTPATH_REMOVE_ASSET_PATH_FNAMES` (UE 5.1).
 const UE5_SOFT_OBJECT_PATH_TOP_LEVEL: i32 = 1007;
 
+/// The schema entry of an index no property covers.
+static HOLE: std::sync::LazyLock<SchemaProperty> = std::sync::LazyLock::new(|| SchemaProperty {
+    index: 0,
+    array_dim: 1,
+    name: String::new(),
+    ty: PropType::Unknown("(no property at this schema index)".into()),
+});
+
 /// Deepest nesting of structs and containers accepted.
 const MAX_DEPTH: u32 = 64;
 
@@ -41,7 +49,7 @@ enum Form {
 }
 
 /// A schema flattened with its super-structs: one entry per schema index.
-type Flat = Rc<Vec<(SchemaProperty, u32)>>;
+type Flat<'s> = Rc<Vec<(&'s SchemaProperty, u32)>>;
 
 /// What decoding one package needs, with caches.
 pub(crate) struct Ctx<'a, 'b> {
@@ -53,7 +61,7 @@ pub(crate) struct Ctx<'a, 'b> {
     /// Fields an all-zero struct may still expand into (a hostile schema
     /// that nests a struct in itself twice would otherwise grow as 2^depth).
     zero_budget: u32,
-    flat: RefCell<HashMap<String, Option<Flat>>>,
+    flat: RefCell<HashMap<String, Option<Flat<'b>>>>,
 }
 
 /// `FName` as stored in export data: name-map index and number.
@@ -143,7 +151,7 @@ impl<'a, 'b> Ctx<'a, 'b> {
     /// (property, element index). A struct's own properties come first,
     /// then its super-struct's (the order of `PropertyLink`; the fixture
     /// mappings and CUE4Parse `MappingsSchema.TryGetValue` agree).
-    fn flat_schema(&self, name: &str) -> Option<Flat> {
+    fn flat_schema(&self, name: &str) -> Option<Flat<'b>> {
         if let Some(f) = self.flat.borrow().get(name) {
             return f.clone();
         }
@@ -154,7 +162,7 @@ impl<'a, 'b> Ctx<'a, 'b> {
         built
     }
 
-    fn build_flat(&self, name: &str) -> Option<Flat> {
+    fn build_flat(&self, name: &str) -> Option<Flat<'b>> {
         let mut chain = Vec::new();
         let mut cur = Some(name.to_string());
         while let Some(n) = cur {
@@ -171,7 +179,7 @@ impl<'a, 'b> Ctx<'a, 'b> {
             for p in &s.properties {
                 for e in 0..p.array_dim.max(1) as usize {
                     if let Some(slot) = mine.get_mut(p.index as usize + e) {
-                        *slot = Some((p.clone(), e as u32));
+                        *slot = Some((p, e as u32));
                     }
                 }
             }
@@ -179,17 +187,8 @@ impl<'a, 'b> Ctx<'a, 'b> {
         }
         // An index no property covers cannot be decoded: it becomes a
         // marker that fails only if the data refers to it.
-        let hole = || {
-            let p = SchemaProperty {
-                index: 0,
-                array_dim: 1,
-                name: String::new(),
-                ty: PropType::Unknown("(no property at this schema index)".into()),
-            };
-            (p, 0)
-        };
         Some(Rc::new(
-            flat.into_iter().map(|e| e.unwrap_or_else(hole)).collect(),
+            flat.into_iter().map(|e| e.unwrap_or((&*HOLE, 0))).collect(),
         ))
     }
 
@@ -210,7 +209,7 @@ impl<'a, 'b> Ctx<'a, 'b> {
                 }
                 self.tagged_properties(r)
             }
-            Form::Unversioned => self.unversioned_properties(r, struct_name),
+            Form::Unversioned => self.unversioned_properties(r, struct_name, object),
         }
     }
 }

@@ -57,6 +57,7 @@ impl Ctx<'_, '_> {
         &mut self,
         r: &mut Reader<'_>,
         name: &str,
+        object: bool,
     ) -> Result<Vec<Property>> {
         let at = r.offset();
         let header = read_header(r)?;
@@ -64,9 +65,12 @@ impl Ctx<'_, '_> {
         if total == 0 {
             return Ok(Vec::new());
         }
-        let flat = self
-            .flat_schema(name)
-            .ok_or_else(|| Error::unsupported(at, format!("needs mappings for {name}")))?;
+        let flat = self.flat_schema(name).ok_or_else(|| {
+            let kind = if object { "class" } else { "struct" };
+            Error::Other(format!(
+                "needs mappings for {kind} {name} (unversioned data at offset {at:#x})"
+            ))
+        })?;
         let mut out = Vec::new();
         let mut index = 0usize;
         let mut bit = 0usize;
