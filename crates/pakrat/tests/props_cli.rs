@@ -259,7 +259,7 @@ fn a_missing_global_container_is_an_error() {
 }
 
 #[test]
-fn ue1_and_ue2_packages_still_take_an_object() {
+fn ue1_and_ue2_packages_still_go_to_the_classic_reader() {
     let Some(c) = pakrat_testkit::corpus_dir() else {
         return;
     };
@@ -267,9 +267,10 @@ fn ue1_and_ue2_packages_still_take_an_object() {
     let (code, out, _) = run(&["props", s(&utx), "ivana"]);
     assert_eq!(code, 0);
     assert!(out.contains("[Texture'ivana']"), "{out}");
-    let (code, _, err) = run(&["props", s(&utx)]);
+    // A second name is for containers only.
+    let (code, _, err) = run(&["props", s(&utx), "ivana", "more"]);
     assert_eq!(code, 2);
-    assert!(err.contains("name the object"), "{err}");
+    assert!(err.contains("takes one OBJECT"), "{err}");
 }
 
 /// docs/properties.schema.json parses, and what `props --json` prints
@@ -283,6 +284,24 @@ fn json_keeps_to_the_schema() {
     let root = pakrat_testkit::repo_root();
     let text = std::fs::read_to_string(root.join("docs/properties.schema.json")).unwrap();
     let schema: Value = serde_json::from_str(&text).unwrap();
+    for def in [
+        "export",
+        "property",
+        "value",
+        "text",
+        "format_arg",
+        "map_entry",
+    ] {
+        assert!(schema["$defs"].get(def).is_some(), "$defs.{def}");
+    }
+    let ue1 = pakrat_testkit::corpus_dir().unwrap().join("ue1/Faces.utx");
+    let zen = props_json(&["props", s(&fs[0].utoc), "/Game/Fixtures/Maps/Empty"]);
+    keeps_to(&schema, &zen, 5);
+    // UE1/UE2 share the envelope.
+    keeps_to(&schema, &props_json(&["props", s(&ue1), "ivana"]), 1);
+}
+
+fn keeps_to(schema: &Value, j: &Value, exports_expected: usize) {
     let keys = |v: &Value| -> Vec<String> {
         v["properties"]
             .as_object()
@@ -300,22 +319,18 @@ fn json_keeps_to_the_schema() {
             .collect()
     };
     let export = &schema["$defs"]["export"];
-    for def in ["property", "value", "text", "format_arg", "map_entry"] {
-        assert!(schema["$defs"].get(def).is_some(), "$defs.{def}");
-    }
-    let j = props_json(&["props", s(&fs[0].utoc), "/Game/Fixtures/Maps/Empty"]);
     let top: Vec<String> = j.as_object().unwrap().keys().cloned().collect();
-    for k in required(&schema) {
+    for k in required(schema) {
         assert!(top.contains(&k), "document lacks {k}");
     }
     for k in &top {
         assert!(
-            keys(&schema).contains(k),
+            keys(schema).contains(k),
             "document key {k} not in the schema"
         );
     }
     let exports = j["exports"].as_array().unwrap();
-    assert_eq!(exports.len(), 5);
+    assert_eq!(exports.len(), exports_expected);
     for e in exports {
         let ek: Vec<String> = e.as_object().unwrap().keys().cloned().collect();
         for k in required(export) {
