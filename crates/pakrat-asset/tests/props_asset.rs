@@ -74,6 +74,7 @@ fn variant(corpus: &Path, v: &str, mode: &str) -> usize {
     let src = Packages::from_containers(&[&cp], Some(script.clone()));
     let mine = pakrat_asset::props::ContainerSource::new(&cp, Some(&script));
     let mut compared = 0;
+    let mut partial_sizes = Vec::new();
     for p in &cp.packages {
         let zen = p.header.as_ref().unwrap();
         let label = format!("{v} {mode} {}", zen.name);
@@ -82,6 +83,15 @@ fn variant(corpus: &Path, v: &str, mode: &str) -> usize {
         let za = Asset::from_zen(zen, &chunk, imported, &mine, engine)
             .unwrap_or_else(|e| panic!("{label}: {e}"));
         assert_eq!(za.exports.len(), zen.exports.len(), "{label}");
+        // Opened by package path, only the package and what it imports
+        // are parsed: the same asset.
+        let part = ContainerPackages::read_imports_of(&c, p.id)
+            .unwrap()
+            .unwrap();
+        assert!(part.packages.iter().any(|x| x.id == p.id), "{label}");
+        partial_sizes.push(part.packages.len());
+        let zo = open::open_in_container(&c, Some(&script), &zen.name, engine).unwrap();
+        assert_eq!(zo.asset(), za, "{label}: opened by package path");
         // Packages importing engine content the corpus lacks do not convert.
         let Ok(out) = convert::to_legacy(zen, &chunk, imported, &src, engine.unwrap()) else {
             continue;
@@ -90,6 +100,12 @@ fn variant(corpus: &Path, v: &str, mode: &str) -> usize {
         same(&label, &za, &la, true);
         compared += 1;
     }
+    // Most packages import few others: far fewer headers are parsed.
+    partial_sizes.sort();
+    assert!(
+        partial_sizes[partial_sizes.len() / 2] < cp.packages.len() / 4,
+        "{v} {mode}: {partial_sizes:?}"
+    );
     // The 5 packages the LegacyPak pak holds, cooked as legacy files.
     let pak = corpus.join(format!(
         "pak/cue4parse/{v}/LegacyPak/{mode}/Uncompressed/CUE4ParseFixtures-Legacy-{mode}-Uncompressed.pak"
@@ -109,6 +125,9 @@ fn variant(corpus: &Path, v: &str, mode: &str) -> usize {
             &la,
             false,
         );
+        // Cooked packages keep soft object paths inline: the summary's
+        // list (UE 5.1+) is there but empty.
+        assert!(la.soft_object_paths.is_empty(), "{}", e.path);
         let by_name = open::open_in_paks(std::slice::from_ref(&pak), &la.package, engine).unwrap();
         assert_eq!(by_name.asset(), la, "{}: by package path", e.path);
         twins += 1;
@@ -146,4 +165,51 @@ fn package_paths_of_files() {
         Some("/Fx/P")
     );
     assert_eq!(f("Proj/Config/DefaultGame.ini"), None);
+}
+
+/// Export data a zen header places past its chunk is an error naming the
+/// export, not a panic or a short slice.
+#[test]
+fn zen_export_data_outside_the_chunk_is_refused() {
+    let Some(corpus) = corpus_dir() else { return };
+    let dir = corpus.join("iostore/cue4parse/UE5_8/IoStore/Tagged");
+    let c = Container::open(
+        dir.join("Uncompressed/CUE4ParseFixtures-Minimal-Uncompressed-Windows.utoc"),
+        &KeyRing::default(),
+    )
+    .unwrap();
+    let cp = ContainerPackages::read(&c).unwrap();
+    let src = pakrat_asset::props::ContainerSource::new(&cp, None);
+    let p = cp
+        .packages
+        .iter()
+        .find(|p| {
+            p.header
+                .as_ref()
+                .unwrap()
+                .name
+                .ends_with("DA_AllProperties")
+        })
+        .unwrap();
+    let chunk = c.read_chunk(p.chunk_index).unwrap();
+    for (offset, size) in [(0u64, u64::MAX), (u64::MAX - 3, 8), (chunk.len() as u64, 1)] {
+        let mut zen = p.header.as_ref().unwrap().clone();
+        zen.exports[1].serial_offset = offset;
+        zen.exports[1].serial_size = size;
+        let err = Asset::from_zen(&zen, &chunk, src.imported(p.id), &src, None)
+            .err()
+            .unwrap_or_else(|| panic!("{offset:#x}+{size:#x} accepted"));
+        assert!(
+            err.to_string().contains("export 1 data") && err.to_string().contains("outside"),
+            "{err}"
+        );
+    }
+    // Without script objects, script imports are placeholders, not a failure.
+    let zen = p.header.as_ref().unwrap();
+    let a = Asset::from_zen(zen, &chunk, src.imported(p.id), &src, None).unwrap();
+    assert!(
+        a.imports.iter().any(|i| i.path.starts_with("<import")),
+        "{:?}",
+        a.imports
+    );
 }

@@ -41,7 +41,7 @@ pub enum Command {
     Verify(VerifyArgs),
     /// Extract files (UMOD members, .pak entries, IoStore files and chunks) into a folder.
     Extract(ExtractArgs),
-    /// Decoded properties of one object in a package.
+    /// Decoded properties of a package's objects (UE1/UE2; UE4/UE5 loose or in a container).
     Props(PropsArgs),
     /// Export package objects (textures to PNG, sounds, music, script text).
     Export(ExportArgs),
@@ -253,26 +253,21 @@ pub struct ExtractArgs {
 /// `pakrat props`.
 #[derive(Args, Debug)]
 pub struct PropsArgs {
-    /// The package (UE1/UE2 package, or UE4/UE5 .uasset/.umap with its
-    /// .uexp beside it), or a container holding it (.utoc, .pak, or a
-    /// folder of .pak files).
+    /// The package (UE1/UE2, or a UE4/UE5 .uasset/.umap), or a container of packages (.utoc, .pak, folder of paks).
     pub package: PathBuf,
-    /// A package: the object (name or full path; every export when left
-    /// out). A container: the package path (/Game/...).
+    /// A package: the object (name or full path; every export when left out). A container: the package path (/Game/...).
+    #[arg(value_name = "OBJECT|PACKAGE")]
     pub object: Option<String>,
-    /// A container: the object in the package (name or full path; every
-    /// export when left out).
+    /// A container: the object in the package (name or full path; all when left out).
     #[arg(value_name = "OBJECT")]
     pub object_in_container: Option<String>,
     /// UE4/UE5 unversioned properties: the game's .usmap mappings.
     #[arg(long, value_name = "FILE")]
     pub usmap: Option<PathBuf>,
-    /// UE4/UE5 unversioned packages: the engine release they were cooked
-    /// with (e.g. 4.27, 5.4).
+    /// UE4/UE5 unversioned packages: the engine release they were cooked with (e.g. 4.27, 5.4).
     #[arg(long, value_name = "X.Y")]
     pub ue_version: Option<String>,
-    /// IoStore: the global.utoc whose ScriptObjects resolve script imports
-    /// (default: a global.utoc beside the container or in a parent folder).
+    /// IoStore: the global.utoc resolving script imports (default: one beside the container or in a parent folder).
     #[arg(long, value_name = "FILE")]
     pub global: Option<PathBuf>,
     #[command(flatten)]

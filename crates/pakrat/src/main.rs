@@ -143,7 +143,7 @@ fn command_kind(command: &Command) -> Option<&'static str> {
         Command::Info(_) | Command::Verify(_) | Command::Extract(_) => return None,
         Command::List(a) if a.file.is_dir() => "pak",
         Command::List(_) => return None,
-        Command::Props(a) if a.package.is_dir() => "pak",
+        // A folder of paks or of loose packages: props decides.
         Command::Props(_) => return None,
         Command::Export(_) | Command::Deps(_) | Command::Flags(_) | Command::Package(_) => {
             "package"

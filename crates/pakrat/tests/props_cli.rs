@@ -124,6 +124,16 @@ fn every_form_finds_the_same_exports() {
         let mut want = exports.clone();
         want.sort();
         assert_eq!(sorted, want, "{} pak", f.label);
+        // The encrypted, Oodle-compressed legacy pak, with the key.
+        let enc_pak = s(&f.legacy_pak).replace("Uncompressed", "OodleEncrypted");
+        let mut a = vec!["props", &enc_pak, DA, "--aes-key", FIXTURE_KEY];
+        a.extend(ue);
+        assert_eq!(
+            envelope(&props_json(&a)),
+            envelope(&pak),
+            "{} encrypted pak",
+            f.label
+        );
         let mut a = vec![
             "props",
             s(&f.legacy_pak),
@@ -154,6 +164,17 @@ fn every_form_finds_the_same_exports() {
         let l = props_json(&a);
         assert_eq!(l["kind"], "legacy");
         assert_eq!(envelope(&l), envelope(&pak), "{} loose", f.label);
+        // A folder of loose packages, by package path or file path.
+        for q in [DA, "Properties/DA_AllProperties.uasset"] {
+            let mut a = vec!["props", s(t.path()), q];
+            a.extend(ue);
+            let j = props_json(&a);
+            assert_eq!(j["kind"], "legacy", "{q}");
+            assert_eq!(envelope(&j), envelope(&pak), "{} loose folder {q}", f.label);
+        }
+        let mut a = vec!["props", s(dir), DA];
+        a.extend(ue);
+        assert_eq!(props_json(&a)["kind"], "pak");
         // One object, by name or by full path.
         let mut a = vec!["props", s(&loose), "InlineFixture"];
         a.extend(ue);
@@ -251,6 +272,10 @@ fn ue1_and_ue2_packages_take_an_object_or_print_every_export() {
     assert_eq!(code, 0, "{err}");
     assert!(all.contains("[Texture'ivana']"), "{all}");
     assert!(all.len() > one.len(), "{all}");
+    // A second name is for containers only.
+    let (code, _, err) = run(&["props", s(&utx), "ivana", "more"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("takes one OBJECT"), "{err}");
 }
 
 /// docs/properties.schema.json parses, and what `props --json` prints
@@ -264,6 +289,24 @@ fn json_keeps_to_the_schema() {
     let root = pakrat_testkit::repo_root();
     let text = std::fs::read_to_string(root.join("docs/properties.schema.json")).unwrap();
     let schema: Value = serde_json::from_str(&text).unwrap();
+    for def in [
+        "export",
+        "property",
+        "value",
+        "text",
+        "format_arg",
+        "map_entry",
+    ] {
+        assert!(schema["$defs"].get(def).is_some(), "$defs.{def}");
+    }
+    let ue1 = pakrat_testkit::corpus_dir().unwrap().join("ue1/Faces.utx");
+    let zen = props_json(&["props", s(&fs[0].utoc), "/Game/Fixtures/Maps/Empty"]);
+    keeps_to(&schema, &zen, 5);
+    // UE1/UE2 share the envelope.
+    keeps_to(&schema, &props_json(&["props", s(&ue1), "ivana"]), 1);
+}
+
+fn keeps_to(schema: &Value, j: &Value, exports_expected: usize) {
     let keys = |v: &Value| -> Vec<String> {
         v["properties"]
             .as_object()
@@ -281,22 +324,18 @@ fn json_keeps_to_the_schema() {
             .collect()
     };
     let export = &schema["$defs"]["export"];
-    for def in ["property", "value", "text", "format_arg", "map_entry"] {
-        assert!(schema["$defs"].get(def).is_some(), "$defs.{def}");
-    }
-    let j = props_json(&["props", s(&fs[0].utoc), "/Game/Fixtures/Maps/Empty"]);
     let top: Vec<String> = j.as_object().unwrap().keys().cloned().collect();
-    for k in required(&schema) {
+    for k in required(schema) {
         assert!(top.contains(&k), "document lacks {k}");
     }
     for k in &top {
         assert!(
-            keys(&schema).contains(k),
+            keys(schema).contains(k),
             "document key {k} not in the schema"
         );
     }
     let exports = j["exports"].as_array().unwrap();
-    assert_eq!(exports.len(), 5);
+    assert_eq!(exports.len(), exports_expected);
     for e in exports {
         let ek: Vec<String> = e.as_object().unwrap().keys().cloned().collect();
         for k in required(export) {

@@ -234,11 +234,21 @@ pub fn open_in_container(
     query: &str,
     engine: Option<Layout>,
 ) -> Result<Opened> {
-    let cp = ContainerPackages::read(c)?;
     let q = query
         .split_once('.')
         .filter(|(_, o)| !o.contains('/'))
         .map_or(query, |(p, _)| p);
+    // A package path names its id: parse only it and what it imports;
+    // anything else (a file path, an id, a bare name) looks at them all.
+    let some = if q.starts_with('/') {
+        ContainerPackages::read_imports_of(c, pakrat_codec::names::package_id(q))?
+    } else {
+        None
+    };
+    let cp = match some {
+        Some(cp) if cp.find(q).is_some() => cp,
+        _ => ContainerPackages::read(c)?,
+    };
     let entry = cp.find(q).or_else(|| cp.find(query)).ok_or_else(|| {
         Error::Other(format!(
             "{}: no package {query} in the container ({} packages; give its package path, /Game/...)",

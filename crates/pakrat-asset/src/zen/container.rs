@@ -1,6 +1,6 @@
 //! The zen packages of a container, and object names across them.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use pakrat_io::{Error, Result};
 use pakrat_iostore::container::Container;
@@ -41,6 +41,40 @@ impl ContainerPackages {
     /// A container without a container header chunk (e.g. `global.utoc`) has
     /// no packages to list and is an error naming that.
     pub fn read(c: &Container) -> Result<Self> {
+        let mut all = Self::read_header(c)?;
+        all.parse_packages(c, None);
+        Ok(all)
+    }
+
+    /// [`ContainerPackages::read`] parsing only the package `root` and the
+    /// packages it imports, directly or not (the container header's store
+    /// entries list them without reading a chunk): what resolving one
+    /// package's imports needs, without reading every package header of a
+    /// big container. `None` when `root` is not one of its packages, or the
+    /// container is UE4's (whose imports are container-wide).
+    pub fn read_imports_of(c: &Container, root: u64) -> Result<Option<Self>> {
+        let mut all = Self::read_header(c)?;
+        if all.layout == ZenLayout::Ue4 || all.store_entry(root).is_none() {
+            return Ok(None);
+        }
+        let mut want: HashSet<u64> = HashSet::from([root]);
+        let mut todo = vec![root];
+        while let Some(id) = todo.pop() {
+            for &dep in all
+                .store_entry(id)
+                .map_or(&[][..], |s| &s.imported_packages)
+            {
+                if all.store_entry(dep).is_some() && want.insert(dep) {
+                    todo.push(dep);
+                }
+            }
+        }
+        all.parse_packages(c, Some(&want));
+        Ok(Some(all))
+    }
+
+    /// The container header alone (no package parsed yet).
+    fn read_header(c: &Container) -> Result<Self> {
         let hi = c.find_by_type(ChunkType::ContainerHeader).ok_or_else(|| {
             Error::Other(format!(
                 "{}: no container header chunk: not a container of zen packages",
@@ -55,12 +89,16 @@ impl ContainerPackages {
         for (i, id) in header.package_ids.iter().enumerate() {
             store_index.entry(*id).or_insert(i);
         }
-        let store = |id: u64| {
-            store_index
-                .get(&id)
-                .and_then(|&i| header.store_entries.get(i))
-                .or_else(|| header.store_entry(id))
-        };
+        Ok(ContainerPackages {
+            header,
+            layout,
+            packages: Vec::new(),
+            store_index,
+        })
+    }
+
+    /// Parse the package headers of `only` (all when `None`), in parallel.
+    fn parse_packages(&mut self, c: &Container, only: Option<&HashSet<u64>>) {
         let toc = c.toc();
         let idx: Vec<usize> = (0..toc.len())
             .filter(|&i| {
@@ -68,14 +106,17 @@ impl ContainerPackages {
                 toc.chunk_type(i) == ChunkType::ExportBundleData
                     && id.index() == 0
                     && id.byte10() == 0
+                    && only.is_none_or(|o| o.contains(&id.id()))
             })
             .collect();
+        let layout = self.layout;
+        let this = &*self;
         let packages = idx
             .par_iter()
             .map(|&i| {
                 let id = toc.chunk_ids[i].id();
-                let header =
-                    read_header_bytes(c, i, layout).and_then(|d| parse(&d, layout, store(id)));
+                let header = read_header_bytes(c, i, layout)
+                    .and_then(|d| parse(&d, layout, this.store_entry(id)));
                 PackageEntry {
                     chunk_index: i,
                     id,
@@ -84,12 +125,7 @@ impl ContainerPackages {
                 }
             })
             .collect();
-        Ok(ContainerPackages {
-            header,
-            layout,
-            packages,
-            store_index,
-        })
+        self.packages = packages;
     }
 
     /// The store entry of a package id (hash lookup; optional-segment

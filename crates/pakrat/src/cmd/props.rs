@@ -112,7 +112,8 @@ fn open_in_iostore(utoc: &Path, a: &PropsArgs, package: &str) -> Result<Opened> 
     )?)
 }
 
-/// A package in the `.pak` files of a folder (in mount order).
+/// A package in the `.pak` files of a folder (in mount order), or, in a
+/// folder without paks, a loose package below it.
 fn open_paks_in(dir: &Path, a: &PropsArgs, package: &str) -> Result<Opened> {
     let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
         .with_context(|| dir.display().to_string())?
@@ -120,8 +121,16 @@ fn open_paks_in(dir: &Path, a: &PropsArgs, package: &str) -> Result<Opened> {
         .filter(|p| p.is_file() && p.extension().is_some_and(|x| x.eq_ignore_ascii_case("pak")))
         .collect();
     if paths.is_empty() {
-        bail!("{}: a folder with no .pak files in it", dir.display());
+        crate::output::set_kind(Format::LegacyPackage.kind());
+        let file = loose_in(dir, package).ok_or_else(|| {
+            anyhow!(
+                "{}: no .pak files, and no package {package} below it (a package path /Game/A/B is looked for as A/B.uasset/.umap, B.uasset, ..., and Content/A/B.uasset below each subfolder)",
+                dir.display()
+            )
+        })?;
+        return Ok(open::open_loose(&file, engine(a.ue_version.as_deref())?)?);
     }
+    crate::output::set_kind(Format::Pak.kind());
     pakrat_pak::mount_order(&mut paths);
     let keys = keyring(&a.keys)?;
     let paks = paths
@@ -133,6 +142,37 @@ fn open_paks_in(dir: &Path, a: &PropsArgs, package: &str) -> Result<Opened> {
         package,
         engine(a.ue_version.as_deref())?,
     )?)
+}
+
+/// A loose package below `dir`: `package` as a file path relative to it,
+/// or a package path (`/Game/A/B`) whose tail is a path below it
+/// (`A/B.uasset`, `B.uasset`), or below a subfolder's `Content/` (a
+/// cooked project folder).
+fn loose_in(dir: &Path, package: &str) -> Option<PathBuf> {
+    let direct = dir.join(package.trim_start_matches('/'));
+    if direct.is_file() {
+        return Some(direct);
+    }
+    let rel = package.trim_start_matches('/');
+    let rel = rel.split_once('.').map_or(rel, |(p, _)| p);
+    // `/Game/A/B`: drop the mount point, then try each tail.
+    let parts: Vec<&str> = rel.split('/').skip(1).collect();
+    let mut roots = vec![dir.to_path_buf()];
+    if let Ok(rd) = std::fs::read_dir(dir) {
+        roots.extend(rd.filter_map(|e| e.ok()).map(|e| e.path().join("Content")));
+    }
+    for root in roots.iter().filter(|r| r.is_dir()) {
+        for k in 0..parts.len() {
+            let tail = parts[k..].join("/");
+            for ext in ["uasset", "umap"] {
+                let f = root.join(format!("{tail}.{ext}"));
+                if f.is_file() {
+                    return Some(f);
+                }
+            }
+        }
+    }
+    None
 }
 
 /// The schemas of `--usmap`, or none.
