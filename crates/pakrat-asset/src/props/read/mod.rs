@@ -232,13 +232,26 @@ pub(crate) fn decode_export(asset: &Asset<'_>, index: usize, schemas: &dyn Schem
     let mut ctx = Ctx::new(asset, schemas);
     let mut r = Reader::with_base(export.data, export.offset);
     let class = export.class_name().to_string();
-    match ctx.properties(&mut r, &class, true) {
-        Ok(p) => out.properties = p,
-        Err(e) => {
-            out.error = Some(e.to_string());
+    if !native::without_properties(&class) {
+        if let Err(e) = object_properties(&mut ctx, &mut r, export, &class, &mut out) {
+            out.error = Some(e);
             return out;
         }
     }
+    out.native_start = r.pos() as u64;
+    native::decode_tail(&mut ctx, &mut r, &class, &mut out);
+    out
+}
+
+/// The property stream of an object, then its GUID flag (and GUID).
+fn object_properties(
+    ctx: &mut Ctx<'_, '_>,
+    r: &mut Reader<'_>,
+    export: &super::ExportInfo<'_>,
+    class: &str,
+    out: &mut ExportProps,
+) -> std::result::Result<(), String> {
+    out.properties = ctx.properties(r, class, true).map_err(|e| e.to_string())?;
     // `FLazyObjectPtr::PossiblySerializeObjectGuid`: every object writes an
     // i32 bool (and maybe its GUID) after its properties; the fixtures' class
     // defaults and component templates have it too. A class default whose
@@ -260,21 +273,16 @@ pub(crate) fn decode_export(asset: &Asset<'_>, index: usize, schemas: &dyn Schem
                 }
             }
             Ok(v) => {
-                out.error = Some(
-                    Error::invalid(at, format!("object GUID flag is {v}, expected 0 or 1"))
-                        .to_string(),
-                );
-                return out;
+                return Err(Error::invalid(
+                    at,
+                    format!("object GUID flag is {v}, expected 0 or 1"),
+                )
+                .to_string());
             }
-            Err(e) => {
-                out.error = Some(e.to_string());
-                return out;
-            }
+            Err(e) => return Err(e.to_string()),
         }
     }
-    out.native_start = r.pos() as u64;
-    native::decode_tail(&mut ctx, &mut r, &class, &mut out);
-    out
+    Ok(())
 }
 
 #[cfg(test)]

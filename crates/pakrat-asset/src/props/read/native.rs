@@ -1,8 +1,18 @@
 //! Structs the engine serializes natively (`WithSerializer`: no tags and
 //! no schema, in both forms), and the native data of classes after their
-//! properties. Simple structs are a table of fields; the rest are code.
-//! Sources: UE `Core`/`CoreUObject` serializers; CUE4Parse
+//! properties. Simple structs are a table of fields; the rest are code:
+//! here, in `misc` (frame ranges, Niagara variables, fonts, MIDI events),
+//! `movie` (MovieScene channels, time warps, evaluation trees), `bag`
+//! (property bags) and `nne` (NNE model data, a class with no property
+//! stream). Sources: UE `Core`/`CoreUObject` serializers; CUE4Parse
 //! `FScriptStruct.cs` for the list of natively serialized structs.
+
+mod bag;
+mod misc;
+mod movie;
+mod nne;
+#[cfg(test)]
+mod tests;
 
 use super::Ctx;
 use crate::props::asset::short_name;
@@ -165,6 +175,20 @@ const TABLE: &[(&str, &[(&str, F)])] = &[
     ("DateTime", &[("Ticks", F::I64)]),
     ("Timespan", &[("Ticks", F::I64)]),
     ("FrameNumber", &[("Value", F::I32)]),
+    ("MovieSceneSequenceID", &[("Value", F::U32)]),
+    ("MovieSceneTrackIdentifier", &[("Value", F::U32)]),
+    (
+        "MovieSceneSegmentIdentifier",
+        &[("IdentifierIndex", F::I32)],
+    ),
+    (
+        "MovieSceneEvaluationKey",
+        &[
+            ("SequenceID", F::S("MovieSceneSequenceID")),
+            ("TrackIdentifier", F::S("MovieSceneTrackIdentifier")),
+            ("SectionIndex", F::U32),
+        ],
+    ),
     ("NavAgentSelector", &[("PackedBits", F::U32)]),
     (
         "FontCharacter",
@@ -207,6 +231,14 @@ const CODED: &[&str] = &[
     "PerPlatformInt",
     "PerPlatformBool",
     "MovieSceneFrameRange",
+    "MovieSceneFloatChannel",
+    "MovieSceneDoubleChannel",
+    "MovieSceneTimeWarpVariant",
+    "MovieSceneEvaluationFieldEntityTree",
+    "MovieSceneSubSequenceTree",
+    "MovieSceneSequenceInstanceDataPtr",
+    "InstancedPropertyBag",
+    "RigVMPropertyBag",
     "NiagaraVariableBase",
     "NiagaraVariable",
     "NiagaraVariableWithOffset",
@@ -261,6 +293,13 @@ impl Ctx<'_, '_> {
             "PerPlatformInt" => self.per_platform(r, PropType::Int)?,
             "PerPlatformBool" => self.per_platform(r, PropType::Bool)?,
             "MovieSceneFrameRange" => self.frame_range(r)?,
+            "MovieSceneFloatChannel" => self.movie_channel(r, name, false)?,
+            "MovieSceneDoubleChannel" => self.movie_channel(r, name, true)?,
+            "MovieSceneTimeWarpVariant" => self.time_warp(r)?,
+            "MovieSceneEvaluationFieldEntityTree" => self.entity_tree(r)?,
+            "MovieSceneSubSequenceTree" => self.sub_sequence_tree(r)?,
+            "MovieSceneSequenceInstanceDataPtr" => self.instance_data_ptr(r)?,
+            "InstancedPropertyBag" | "RigVMPropertyBag" => self.property_bag(r)?,
             "NiagaraVariableBase" | "NiagaraVariable" | "NiagaraVariableWithOffset" => {
                 self.niagara_variable(r, name)?
             }
@@ -360,163 +399,6 @@ impl Ctx<'_, '_> {
     }
 }
 
-impl Ctx<'_, '_> {
-    /// `TRange<FFrameNumber>`: two bounds of (`ERangeBoundTypes` byte,
-    /// frame number).
-    fn frame_range(&mut self, r: &mut Reader<'_>) -> Result<Value> {
-        let bound = |r: &mut Reader<'_>, name: &str| -> Result<Property> {
-            let t = r.u8("range bound type")?;
-            let v = r.i32("range bound value")?;
-            Ok(field(
-                name,
-                PropType::Struct("FrameNumberRangeBound".into()),
-                Value::Struct(vec![
-                    field("Type", PropType::Byte(None), Value::UInt(u64::from(t))),
-                    field("Value", PropType::Int, Value::Int(i64::from(v))),
-                ]),
-            ))
-        };
-        let lower = bound(r, "LowerBound")?;
-        let upper = bound(r, "UpperBound")?;
-        Ok(Value::Struct(vec![lower, upper]))
-    }
-
-    /// `FNiagaraVariableBase`: name and type definition (a property
-    /// struct); `FNiagaraVariable` adds its bytes, `…WithOffset` an offset.
-    fn niagara_variable(&mut self, r: &mut Reader<'_>, kind: &str) -> Result<Value> {
-        let name = self.fname(r, "Niagara variable name")?;
-        let type_def = self.nested(r.offset(), |c| {
-            c.properties(r, "NiagaraTypeDefinition", false)
-        })?;
-        let mut out = vec![
-            field("Name", PropType::Name, Value::Name(name)),
-            field(
-                "TypeDef",
-                PropType::Struct("NiagaraTypeDefinition".into()),
-                Value::Struct(type_def),
-            ),
-        ];
-        match kind {
-            "NiagaraVariable" => {
-                let data = self.array(r, &PropType::Byte(None))?;
-                out.push(field(
-                    "VarData",
-                    PropType::Array(Box::new(PropType::Byte(None))),
-                    Value::Array(data),
-                ));
-            }
-            "NiagaraVariableWithOffset" => {
-                let o = r.i32("Niagara variable offset")?;
-                out.push(field("Offset", PropType::Int, Value::Int(i64::from(o))));
-            }
-            _ => {}
-        }
-        Ok(Value::Struct(out))
-    }
-
-    /// `FFontData` (cooked): the font face asset, or file name, hinting and
-    /// loading policy; then the sub-face index.
-    fn font_data(&mut self, r: &mut Reader<'_>) -> Result<Value> {
-        let cooked = r.u32("font data cooked flag")? != 0;
-        let mut out = vec![field("bIsCooked", PropType::Bool, Value::Bool(cooked))];
-        if cooked {
-            let face = self.object(r, "font face asset")?;
-            let null = face.is_none();
-            out.push(field(
-                "FontFaceAsset",
-                PropType::Object,
-                Value::Object(face),
-            ));
-            if null {
-                let file = pakrat_codec::fstring::read_fstring(r, "font file name")?;
-                out.push(field("FontFilename", PropType::Str, Value::Str(file)));
-                let h = r.u8("font hinting")?;
-                out.push(field(
-                    "Hinting",
-                    PropType::Byte(None),
-                    Value::UInt(u64::from(h)),
-                ));
-                let l = r.u8("font loading policy")?;
-                out.push(field(
-                    "LoadingPolicy",
-                    PropType::Byte(None),
-                    Value::UInt(u64::from(l)),
-                ));
-            }
-            let sub = r.i32("font sub-face index")?;
-            out.push(field(
-                "SubFaceIndex",
-                PropType::Int,
-                Value::Int(i64::from(sub)),
-            ));
-        }
-        Ok(Value::Struct(out))
-    }
-
-    /// `FMidiEvent`: tick and a message whose type byte says what follows.
-    fn midi_event(&mut self, r: &mut Reader<'_>) -> Result<Value> {
-        let tick = r.i32("MIDI tick")?;
-        let at = r.offset();
-        let t = r.u8("MIDI message type")?;
-        let mut msg = vec![field(
-            "Type",
-            PropType::Byte(None),
-            Value::UInt(u64::from(t)),
-        )];
-        let byte = |r: &mut Reader<'_>, n: &str| -> Result<Property> {
-            Ok(field(
-                n,
-                PropType::Byte(None),
-                Value::UInt(u64::from(r.u8(n)?)),
-            ))
-        };
-        match t {
-            0 => {
-                msg.push(byte(r, "Status")?);
-                msg.push(byte(r, "Data1")?);
-                msg.push(byte(r, "Data2")?);
-            }
-            1 => {
-                msg.push(byte(r, "MicsPerQuarterNoteH")?);
-                let l = r.u16("MicsPerQuarterNoteL")?;
-                msg.push(field(
-                    "MicsPerQuarterNoteL",
-                    PropType::UInt16,
-                    Value::UInt(u64::from(l)),
-                ));
-            }
-            2 => {
-                msg.push(byte(r, "Numerator")?);
-                msg.push(byte(r, "Denominator")?);
-            }
-            3 => {
-                msg.push(byte(r, "TextType")?);
-                let i = r.u16("TextIndex")?;
-                msg.push(field(
-                    "TextIndex",
-                    PropType::UInt16,
-                    Value::UInt(u64::from(i)),
-                ));
-            }
-            4 => {}
-            t => {
-                return Err(pakrat_io::Error::invalid(
-                    at,
-                    format!("MIDI message type {t} is not one of 0..=4"),
-                ))
-            }
-        }
-        Ok(Value::Struct(vec![
-            field("Tick", PropType::Int, Value::Int(i64::from(tick))),
-            field(
-                "Message",
-                PropType::Struct("MidiMsg".into()),
-                Value::Struct(msg),
-            ),
-        ]))
-    }
-}
-
 /// The class's native data after the properties: decoded for the classes
 /// below, otherwise counted as unread bytes (not an error).
 pub(super) fn decode_tail(
@@ -527,6 +409,7 @@ pub(super) fn decode_tail(
 ) {
     let before = r.clone();
     let res = match class {
+        "NNEModelData" => ctx.nne_model_data(r),
         "DataTable" | "CompositeDataTable" => ctx.data_table(r, &out.properties),
         "StringTable" => ctx.string_table(r),
         "CurveTable" | "CompositeCurveTable" => ctx.curve_table(r),
@@ -544,6 +427,12 @@ pub(super) fn decode_tail(
         }
     }
     out.native_unread = r.remaining() as u64;
+}
+
+/// Classes whose `Serialize` writes only their own data: no property
+/// stream and no object GUID, the whole export is the native data.
+pub(super) fn without_properties(class: &str) -> bool {
+    matches!(class, "NNEModelData")
 }
 
 /// The short name an object property holds, if it is set.

@@ -73,10 +73,9 @@ impl Ctx<'_, '_> {
         }
         let res = match (&tag.ty, tag.native) {
             (PropType::Bool, _) => Ok(Value::Bool(tag.bool_value)),
-            (PropType::Struct(name), true) if !self.is_native(name) => Err(Error::unsupported(
-                body.offset(),
-                format!("struct {name} is serialized natively and pakrat cannot decode it yet"),
-            )),
+            (PropType::Struct(name), true) if !self.is_native(name) => {
+                self.native_flagged_struct(body, &name.clone())
+            }
             // UE 5.4+ tags say when a struct was not written natively.
             (PropType::Struct(name), false)
                 if self.ue5() >= UE5_PROPERTY_TAG_COMPLETE_TYPE_NAME && !name.is_empty() =>
@@ -104,6 +103,25 @@ impl Ctx<'_, '_> {
                 size: tag.size,
                 reason: e.to_string(),
             },
+        }
+    }
+
+    /// A struct the tag marks as natively serialized that pakrat has no
+    /// layout for. Many such serializers (`FConstraintInstance`,
+    /// `FPoseDataContainer`, …) only register custom versions and let the
+    /// engine write the struct's tags: accepted when the tags read cleanly
+    /// and end exactly at the value's end, refused otherwise.
+    fn native_flagged_struct(&mut self, body: &mut Reader<'_>, name: &str) -> Result<Value> {
+        let start = body.clone();
+        match self.nested(body.offset(), |c| c.tagged_properties(body)) {
+            Ok(props) if body.remaining() == 0 => Ok(Value::Struct(props)),
+            _ => {
+                *body = start;
+                Err(Error::unsupported(
+                    body.offset(),
+                    format!("struct {name} is serialized natively and pakrat cannot decode it yet"),
+                ))
+            }
         }
     }
 

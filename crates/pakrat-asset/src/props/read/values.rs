@@ -13,11 +13,11 @@ const UE4_ADDED_SOFT_OBJECT_PATH: i32 = 514;
 /// `VER_UE4_INNER_ARRAY_TAG_INFO`: arrays of structs carry an inner tag.
 const UE4_INNER_ARRAY_TAG_INFO: i32 = 500;
 /// `FFortniteMainBranchObjectVersion`.
-const FORTNITE_MAIN: Guid = Guid {
+pub(super) const FORTNITE_MAIN: Guid = Guid {
     words: [0x601D_1886, 0xAC64_4F84, 0xAA16_D3DE, 0x0DEA_C7D6],
 };
 /// `FReleaseObjectVersion`.
-const RELEASE: Guid = Guid {
+pub(super) const RELEASE: Guid = Guid {
     words: [0x9C54_D522, 0xA826_4FBE, 0x9421_0746, 0x61B4_82D0],
 };
 /// `FFortniteMainBranchObjectVersion::SoftObjectPathUtf8SubPaths`.
