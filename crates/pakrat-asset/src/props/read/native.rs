@@ -244,6 +244,8 @@ const CODED: &[&str] = &[
     "NiagaraVariableWithOffset",
     "FontData",
     "MidiEvent",
+    "SkeletalMeshSamplingLODBuiltData",
+    "SkeletalMeshSamplingRegionBuiltData",
 ];
 
 fn table(name: &str) -> Option<&'static [(&'static str, F)]> {
@@ -305,6 +307,8 @@ impl Ctx<'_, '_> {
             }
             "FontData" => self.font_data(r)?,
             "MidiEvent" => self.midi_event(r)?,
+            "SkeletalMeshSamplingLODBuiltData" => self.mesh_sampling(r, false)?,
+            "SkeletalMeshSamplingRegionBuiltData" => self.mesh_sampling(r, true)?,
             _ => return Ok(None),
         }))
     }

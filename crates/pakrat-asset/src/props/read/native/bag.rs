@@ -108,7 +108,7 @@ impl Ctx<'_, '_> {
         let values = self.nested(body.offset(), |c| {
             if unversioned {
                 // No property: an empty header.
-                c.unversioned_properties(&mut body, "PropertyBag")
+                c.unversioned_properties(&mut body, "PropertyBag", false)
             } else {
                 c.tagged_properties(&mut body)
             }

@@ -168,4 +168,46 @@ impl Ctx<'_, '_> {
             ),
         ]))
     }
+
+    /// `FSkeletalMeshSamplingLODBuiltData` (an area-weighted triangle
+    /// sampler: probabilities, aliases, total weight) and
+    /// `FSkeletalMeshSamplingRegionBuiltData` (triangle and bone indices,
+    /// the sampler, then the vertices).
+    pub(super) fn mesh_sampling(&mut self, r: &mut Reader<'_>, region: bool) -> Result<Value> {
+        let ints = || PropType::Array(Box::new(PropType::Int));
+        let mut out = Vec::new();
+        if region {
+            let t = self.array(r, &PropType::Int)?;
+            out.push(field("TriangleIndices", ints(), Value::Array(t)));
+            let b = self.array(r, &PropType::Int)?;
+            out.push(field("BoneIndices", ints(), Value::Array(b)));
+        }
+        let prob = self.array(r, &PropType::Float)?;
+        let alias = self.array(r, &PropType::Int)?;
+        let total = r.f32("sampler total weight")?;
+        let sampler = Value::Struct(vec![
+            field(
+                "Prob",
+                PropType::Array(Box::new(PropType::Float)),
+                Value::Array(prob),
+            ),
+            field("Alias", ints(), Value::Array(alias)),
+            field("TotalWeight", PropType::Float, Value::Float(total)),
+        ]);
+        let name = if region {
+            "AreaWeightedSampler"
+        } else {
+            "AreaWeightedTriangleSampler"
+        };
+        out.push(field(
+            name,
+            PropType::Struct("SkeletalMeshAreaWeightedTriangleSampler".into()),
+            sampler,
+        ));
+        if region {
+            let v = self.array(r, &PropType::Int)?;
+            out.push(field("Vertices", ints(), Value::Array(v)));
+        }
+        Ok(Value::Struct(out))
+    }
 }
