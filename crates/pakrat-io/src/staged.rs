@@ -134,6 +134,8 @@ impl<'o> Staging<'o> {
         for d in dirs {
             let _ = fs::remove_dir(d);
         }
+        // The output may have cached them as made.
+        self.out.forget_folders();
     }
 }
 

@@ -6,7 +6,7 @@
 //!
 //! Builds three paks of at least GIB GiB (default 2) from the real files of
 //! `../shared/corpus` (every file, repeated under `rK/` prefixes until the
-//! size is reached): Zlib with the default (fast, zlib-rs) encoder, Zlib as
+//! size is reached): Zlib with the default (fast, libdeflate) encoder, Zlib as
 //! UnrealPak makes it (`zlib-unrealpak`: the reference zlib at level 6), and
 //! stored; all with 64 KiB blocks. Reports, each in a fresh process with 1 and 2 threads:
 //! creating the pak (next to `cat` of the same files into one file), and

@@ -447,7 +447,7 @@ fn a_folder_of_paks_lists_in_mount_order() {
     }
 }
 
-/// Issue 31 item 15: `--compress zlib` is fast by default (zlib-rs), and
+/// Issue 31 item 15: `--compress zlib` is fast by default (libdeflate), and
 /// `--match-unrealpak` picks the reference zlib; both paks verify and
 /// extract to the original files, and they differ.
 #[test]

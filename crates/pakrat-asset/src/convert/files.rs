@@ -217,12 +217,21 @@ fn read_head(f: &SourceFile) -> Result<Vec<u8>> {
     if let Some(b) = &f.bytes {
         return Ok(b.get(..8).unwrap_or(b).to_vec());
     }
-    let mut head = Vec::with_capacity(8);
-    pakrat_io::open_regular(&f.path)?
-        .take(8)
-        .read_to_end(&mut head)
-        .map_err(|e| Error::io(&f.path, e))?;
-    Ok(head)
+    // Plain reads of at most the 8 bytes (usually one system call):
+    // `read_to_end` adds probe reads for the end of the file, and this
+    // runs for every file of the folder (issue 31 item 18).
+    let mut file = pakrat_io::open_regular(&f.path)?;
+    let mut head = [0u8; 8];
+    let mut n = 0;
+    while n < head.len() {
+        match file.read(&mut head[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(Error::io(&f.path, e)),
+        }
+    }
+    Ok(head[..n].to_vec())
 }
 
 /// A legacy package converted to zen.

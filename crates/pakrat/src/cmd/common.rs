@@ -298,9 +298,25 @@ pub fn refuse_existing<'a>(
     if out.force() {
         return Ok(());
     }
+    // A file exists only in a folder that exists: one check per folder,
+    // and a file check only there (issue 31 item 18: a `zen to-legacy`
+    // into a new folder checked every folder of every name, 18,000 names).
+    // Unsafe names and links on the way are refused when written.
+    let mut folders: std::collections::HashMap<std::path::PathBuf, bool> = Default::default();
     let existing: Vec<String> = names
         .into_iter()
-        .filter(|name| out.resolve(name).is_ok_and(|p| p.exists()))
+        .filter(|name| {
+            let Ok(rel) = pakrat_io::fsutil::sanitize_relative(name) else {
+                return false;
+            };
+            let p = out.root().join(rel);
+            let dir = p.parent().unwrap_or(out.root()).to_path_buf();
+            let plain = |m: std::fs::Metadata| !m.file_type().is_symlink();
+            let there = *folders
+                .entry(dir)
+                .or_insert_with_key(|d| std::fs::symlink_metadata(d).is_ok_and(|m| m.is_dir()));
+            there && std::fs::symlink_metadata(&p).is_ok_and(plain)
+        })
         .map(|name| pakrat_io::text::show(name).into_owned())
         .collect();
     refuse(&format!("{}: ", out.root().display()), &existing)
