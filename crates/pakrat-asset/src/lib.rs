@@ -8,8 +8,7 @@
 //!   headers that resolve their imports;
 //! * [`convert`]: zen ↔ legacy, byte-exact where the engine's cook is;
 //! * [`build`]: lay out a folder of cooked packages as an IoStore container
-//!   (chunk ids, the container header and the companion `.pak`'s files).
-//!
+//!   (chunk ids, the container header and the companion `.pak`'s files);
 //! * [`props`]: what an export says: tagged and unversioned properties;
 //! * [`usmap`]: `.usmap` mappings, the schemas unversioned properties need.
 //!
