@@ -229,7 +229,7 @@ fn without_the_package_schema_the_blueprint_default_needs_mappings() {
             .unwrap();
         let err = decode_export(&a, i, &mappings).error.unwrap_or_default();
         assert!(
-            err.contains("needs mappings for BP_Fixture_C"),
+            err.contains("needs mappings for class BP_Fixture_C"),
             "{v}: {err}"
         );
         let with = schemas_with_package(&a, &mappings);
