@@ -75,8 +75,10 @@ fn main() {
                 errors = 0;
                 props = 0;
                 for a in &assets {
+                    // As `props` does: the package's own types, then the mappings.
+                    let with = pakrat_asset::props::schemas_with_package(a, schemas);
                     for i in 0..a.exports.len() {
-                        let p = decode_export(a, i, schemas);
+                        let p = decode_export(a, i, &with);
                         props += p.properties.len();
                         errors += usize::from(p.error.is_some());
                     }
