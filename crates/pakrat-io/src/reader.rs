@@ -194,6 +194,15 @@ impl<'a> Reader<'a> {
         self.check_count_at(at, i64::from(n), min_elem_size, what)
     }
 
+    /// Read an `i32` count (UE4+ `TArray`, `TMap`, …) of elements each at
+    /// least `min_elem_size` bytes long, and check it against the bytes that
+    /// remain before anyone allocates for it.
+    pub fn i32_count(&mut self, what: &str, min_elem_size: usize) -> Result<usize> {
+        let at = self.offset();
+        let n = self.i32(what)?;
+        self.check_count_at(at, i64::from(n), min_elem_size, what)
+    }
+
     /// Check that `n` elements of at least `min_elem_size` bytes each can fit
     /// in the bytes that remain; returns `n` as `usize`.
     pub fn check_count(&self, n: i64, min_elem_size: usize, what: &str) -> Result<usize> {

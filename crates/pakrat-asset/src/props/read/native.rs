@@ -344,8 +344,7 @@ impl Ctx<'_, '_> {
     /// type, its serialized size, then the struct.
     fn instanced_struct(&mut self, r: &mut Reader<'_>) -> Result<Value> {
         let ty = self.object(r, "instanced struct type")?;
-        let size = r.i32("instanced struct size")?;
-        let size = r.check_count(i64::from(size), 1, "instanced struct")?;
+        let size = r.i32_count("instanced struct", 1)?;
         let mut body = r.sub(r.pos() as u64, size as u64, "instanced struct")?;
         r.skip(size as u64, "instanced struct")?;
         let value = match &ty {
@@ -386,8 +385,7 @@ impl Ctx<'_, '_> {
         ];
         if !cooked {
             let map_ty = PropType::Map(Box::new(PropType::Name), Box::new(ty.clone()));
-            let n = r.i32("per-platform count")?;
-            let n = r.check_count(i64::from(n), 9, "per-platform overrides")?;
+            let n = r.i32_count("per-platform overrides", 9)?;
             let mut m = Vec::with_capacity(n);
             for _ in 0..n {
                 let k = Value::Name(self.fname(r, "platform")?);
@@ -453,8 +451,7 @@ impl Ctx<'_, '_> {
         let row_struct = object_name(props, "RowStruct")
             .unwrap_or_default()
             .to_string();
-        let n = r.i32("data table row count")?;
-        let n = r.check_count(i64::from(n), 9, "data table rows")?;
+        let n = r.i32_count("data table rows", 9)?;
         let mut rows = Vec::with_capacity(n);
         for _ in 0..n {
             let name = self.fname(r, "row name")?;
@@ -476,21 +473,18 @@ impl Ctx<'_, '_> {
     fn string_table(&mut self, r: &mut Reader<'_>) -> Result<Vec<Property>> {
         use pakrat_codec::fstring::read_fstring;
         let namespace = read_fstring(r, "string table namespace")?;
-        let n = r.i32("string table entry count")?;
-        let n = r.check_count(i64::from(n), 8, "string table entries")?;
+        let n = r.i32_count("string table entries", 8)?;
         let mut entries = Vec::with_capacity(n);
         for _ in 0..n {
             let k = read_fstring(r, "string table key")?;
             let v = read_fstring(r, "string table value")?;
             entries.push((Value::Str(k), Value::Str(v)));
         }
-        let n = r.i32("string table metadata count")?;
-        let n = r.check_count(i64::from(n), 8, "string table metadata")?;
+        let n = r.i32_count("string table metadata", 8)?;
         let mut meta = Vec::with_capacity(n);
         for _ in 0..n {
             let k = read_fstring(r, "string table metadata key")?;
-            let m = r.i32("metadata count")?;
-            let m = r.check_count(i64::from(m), 12, "metadata")?;
+            let m = r.i32_count("metadata", 12)?;
             let mut inner = Vec::with_capacity(m);
             for _ in 0..m {
                 let id = self.fname(r, "metadata id")?;
@@ -520,8 +514,7 @@ impl Ctx<'_, '_> {
     /// `UCurveTable`: row count, the curve mode (0 empty, 1 simple, 2 rich
     /// curves), then (row name, curve struct) pairs.
     fn curve_table(&mut self, r: &mut Reader<'_>) -> Result<Vec<Property>> {
-        let n = r.i32("curve table row count")?;
-        let n = r.check_count(i64::from(n), 9, "curve table rows")?;
+        let n = r.i32_count("curve table rows", 9)?;
         let mode = r.u8("curve table mode")?;
         let curve = if mode == 1 {
             "SimpleCurve"
@@ -554,8 +547,7 @@ impl Ctx<'_, '_> {
     /// `UEnum`: (name, value) entries, the C++ form and (newer) the
     /// underlying type.
     fn enum_tail(&mut self, r: &mut Reader<'_>) -> Result<Vec<Property>> {
-        let n = r.i32("enum entry count")?;
-        let n = r.check_count(i64::from(n), 16, "enum entries")?;
+        let n = r.i32_count("enum entries", 16)?;
         let mut names = Vec::with_capacity(n);
         for _ in 0..n {
             let name = self.fname(r, "enum entry")?;

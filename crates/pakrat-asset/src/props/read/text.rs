@@ -65,8 +65,7 @@ impl Ctx<'_, '_> {
             },
             1 | 3 => {
                 let format = Box::new(self.text(r)?);
-                let n = r.i32("format argument count")?;
-                let n = r.check_count(i64::from(n), 5, "format arguments")?;
+                let n = r.i32_count("format arguments", 5)?;
                 let mut args = Vec::with_capacity(n);
                 for _ in 0..n {
                     let name = read_fstring(r, "format argument name")?;
@@ -80,8 +79,7 @@ impl Ctx<'_, '_> {
             }
             2 => {
                 let format = Box::new(self.text(r)?);
-                let n = r.i32("format argument count")?;
-                let n = r.check_count(i64::from(n), 1, "format arguments")?;
+                let n = r.i32_count("format arguments", 1)?;
                 let mut args = Vec::with_capacity(n);
                 for _ in 0..n {
                     args.push(self.format_arg(r, false)?);
@@ -101,8 +99,7 @@ impl Ctx<'_, '_> {
             12 => {
                 let type_id = self.fname(r, "text generator type")?;
                 let contents = if type_id != "None" {
-                    let n = r.i32("text generator size")?;
-                    let n = r.check_count(i64::from(n), 1, "text generator contents")?;
+                    let n = r.i32_count("text generator contents", 1)?;
                     r.bytes(n as u64, "text generator contents")?.to_vec()
                 } else {
                     Vec::new()

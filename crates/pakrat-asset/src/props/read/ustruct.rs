@@ -257,8 +257,7 @@ impl Ctx<'_, '_> {
         let children = if has_next {
             vec![self.object(r, "first child")?]
         } else {
-            let n = r.i32("children count")?;
-            let n = r.check_count(i64::from(n), 4, "children")?;
+            let n = r.i32_count("children", 4)?;
             let mut c = Vec::with_capacity(n);
             for _ in 0..n {
                 c.push(self.object(r, "child")?);
@@ -267,8 +266,7 @@ impl Ctx<'_, '_> {
         };
         let mut properties = Vec::new();
         if self.custom_at_least(CORE, CORE_FPROPERTIES) {
-            let n = r.i32("child property count")?;
-            let n = r.check_count(i64::from(n), MIN_FIELD, "child properties")?;
+            let n = r.i32_count("child properties", MIN_FIELD)?;
             properties.reserve(n);
             for _ in 0..n {
                 let at = r.offset();
@@ -444,8 +442,7 @@ impl Ctx<'_, '_> {
 
     /// `UClass` (and `UBlueprintGeneratedClass`) after the `UStruct` data.
     fn class_tail(&mut self, r: &mut Reader<'_>, class: &str) -> Result<Vec<Property>> {
-        let n = r.i32("function map count")?;
-        let n = r.check_count(i64::from(n), 12, "function map")?;
+        let n = r.i32_count("function map", 12)?;
         let mut funcs = Vec::with_capacity(n);
         for _ in 0..n {
             let k = self.fname(r, "function name")?;
@@ -468,8 +465,7 @@ impl Ctx<'_, '_> {
             Value::Name(config),
         ));
         out.push(obj("ClassGeneratedBy", self.object(r, "ClassGeneratedBy")?));
-        let n = r.i32("interface count")?;
-        let n = r.check_count(i64::from(n), 12, "interfaces")?;
+        let n = r.i32_count("interfaces", 12)?;
         let mut ifaces = Vec::with_capacity(n);
         for _ in 0..n {
             let c = self.object(r, "interface class")?;
@@ -511,8 +507,7 @@ impl Ctx<'_, '_> {
     /// `UBlueprintGeneratedClass::CookedEditorTags` (name → string).
     fn editor_tags(&mut self, r: &mut Reader<'_>) -> Result<Property> {
         use pakrat_codec::fstring::read_fstring;
-        let n = r.i32("editor tag count")?;
-        let n = r.check_count(i64::from(n), 12, "editor tags")?;
+        let n = r.i32_count("editor tags", 12)?;
         let mut tags = Vec::with_capacity(n);
         for _ in 0..n {
             let k = self.fname(r, "editor tag name")?;

@@ -71,8 +71,7 @@ impl Ctx<'_, '_> {
             PropType::MulticastDelegate
             | PropType::MulticastInlineDelegate
             | PropType::MulticastSparseDelegate => {
-                let n = r.i32("delegate count")?;
-                let n = r.check_count(i64::from(n), 12, "multicast delegate")?;
+                let n = r.i32_count("multicast delegate", 12)?;
                 let mut v = Vec::with_capacity(n);
                 for _ in 0..n {
                     v.push(self.delegate(r)?);
@@ -119,8 +118,7 @@ impl Ctx<'_, '_> {
     /// `Utf8StrProperty`/`AnsiStrProperty`: `i32` byte count, then bytes.
     fn narrow_string(&mut self, r: &mut Reader<'_>) -> Result<String> {
         let at = r.offset();
-        let n = r.i32("string length")?;
-        let n = r.check_count(i64::from(n), 1, "string")?;
+        let n = r.i32_count("string", 1)?;
         let b = r.bytes(n as u64, "string")?;
         let b = b.strip_suffix(&[0]).unwrap_or(b);
         String::from_utf8(b.to_vec())
@@ -218,8 +216,7 @@ impl Ctx<'_, '_> {
 
     /// `FFieldPath`: names, then (newer files) the resolved owner.
     fn field_path(&mut self, r: &mut Reader<'_>) -> Result<Value> {
-        let n = r.i32("field path length")?;
-        let n = r.check_count(i64::from(n), 8, "field path")?;
+        let n = r.i32_count("field path", 8)?;
         let mut path = Vec::with_capacity(n);
         for _ in 0..n {
             path.push(self.fname(r, "field path name")?);
@@ -237,8 +234,7 @@ impl Ctx<'_, '_> {
     /// Array elements. Tagged arrays of structs before UE 5.4 carry one
     /// inner tag that names the struct.
     pub(super) fn array(&mut self, r: &mut Reader<'_>, inner: &PropType) -> Result<Vec<Value>> {
-        let n = r.i32("array count")?;
-        let n = r.check_count(i64::from(n), min_size(inner), "array")?;
+        let n = r.i32_count("array", min_size(inner))?;
         let mut inner = inner.clone();
         if self.tagged() && self.ue5() < UE5_PROPERTY_TAG_COMPLETE_TYPE_NAME {
             if matches!(inner, PropType::Struct(_)) && self.ue4() >= UE4_INNER_ARRAY_TAG_INFO {
@@ -263,13 +259,11 @@ impl Ctx<'_, '_> {
 
     /// `TSet`: elements to remove (tagged deltas), then elements.
     fn set(&mut self, r: &mut Reader<'_>, inner: &PropType) -> Result<Value> {
-        let removed = r.i32("set removed count")?;
-        let removed = r.check_count(i64::from(removed), min_size(inner), "set removals")?;
+        let removed = r.i32_count("set removals", min_size(inner))?;
         for _ in 0..removed {
             self.value(r, inner)?;
         }
-        let n = r.i32("set count")?;
-        let n = r.check_count(i64::from(n), min_size(inner), "set")?;
+        let n = r.i32_count("set", min_size(inner))?;
         let mut v = Vec::with_capacity(n);
         for _ in 0..n {
             v.push(self.value(r, inner)?);
@@ -279,13 +273,11 @@ impl Ctx<'_, '_> {
 
     /// `TMap`: keys to remove (tagged deltas), then entries.
     fn map(&mut self, r: &mut Reader<'_>, k: &PropType, v: &PropType) -> Result<Value> {
-        let removed = r.i32("map removed count")?;
-        let removed = r.check_count(i64::from(removed), min_size(k), "map removals")?;
+        let removed = r.i32_count("map removals", min_size(k))?;
         for _ in 0..removed {
             self.value(r, k)?;
         }
-        let n = r.i32("map count")?;
-        let n = r.check_count(i64::from(n), min_size(k) + min_size(v), "map")?;
+        let n = r.i32_count("map", min_size(k) + min_size(v))?;
         let mut out = Vec::with_capacity(n);
         for _ in 0..n {
             let key = self.value(r, k)?;

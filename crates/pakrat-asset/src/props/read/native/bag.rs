@@ -81,8 +81,7 @@ impl Ctx<'_, '_> {
         if !bool32(r, "property bag has-data flag")? {
             return Ok(Value::Struct(Vec::new()));
         }
-        let n = r.i32("property bag description count")?;
-        let n = r.check_count(i64::from(n), 34, "property bag descriptions")?;
+        let n = r.i32_count("property bag descriptions", 34)?;
         let mut descs = Vec::with_capacity(n);
         for _ in 0..n {
             descs.push(Value::Struct(self.bag_desc(r, container_list)?));
@@ -95,8 +94,7 @@ impl Ctx<'_, '_> {
         if !sized {
             return Err(r.unsupported("a property bag without its size (initial version)"));
         }
-        let size = r.i32("property bag size")?;
-        let size = r.check_count(i64::from(size), 1, "property bag values")?;
+        let size = r.i32_count("property bag values", 1)?;
         let mut body = r.sub(r.pos() as u64, size as u64, "property bag values")?;
         r.skip(size as u64, "property bag values")?;
         let unversioned = self.form == Form::Unversioned;
@@ -157,8 +155,7 @@ impl Ctx<'_, '_> {
             Value::Array(containers),
         ));
         if bool32(r, "property bag metadata flag")? {
-            let m = r.i32("property bag metadata count")?;
-            let m = r.check_count(i64::from(m), 12, "property bag metadata")?;
+            let m = r.i32_count("property bag metadata", 12)?;
             let mut meta = Vec::with_capacity(m);
             for _ in 0..m {
                 let k = self.fname(r, "metadata key")?;

@@ -126,8 +126,7 @@ impl Ctx<'_, '_> {
             out.push(field(n, ty, v));
         }
         element_size(r, "channel key time size", 4)?;
-        let n = r.i32("channel key count")?;
-        let n = r.check_count(i64::from(n), 4, "channel key times")?;
+        let n = r.i32_count("channel key times", 4)?;
         let mut times = Vec::with_capacity(n);
         for _ in 0..n {
             times.push(Value::Int(i64::from(r.i32("key time")?)));
@@ -143,8 +142,7 @@ impl Ctx<'_, '_> {
             (PropType::Float, 28)
         };
         element_size(r, "channel key value size", size)?;
-        let n = r.i32("channel value count")?;
-        let n = r.check_count(i64::from(n), size as usize, "channel key values")?;
+        let n = r.i32_count("channel key values", size as usize)?;
         let mut values = Vec::with_capacity(n);
         for _ in 0..n {
             values.push(self.channel_value(r, double)?);
@@ -411,8 +409,7 @@ fn entry_container(
     item_min: usize,
     mut read_item: impl FnMut(&mut Reader<'_>) -> Result<Value>,
 ) -> Result<Value> {
-    let n = r.i32("tree entry count")?;
-    let n = r.check_count(i64::from(n), 12, "tree entries")?;
+    let n = r.i32_count("tree entries", 12)?;
     let mut entries = Vec::with_capacity(n);
     for _ in 0..n {
         let start = r.i32("entry start")?;
@@ -424,8 +421,7 @@ fn entry_container(
             int("Capacity", capacity),
         ]));
     }
-    let n = r.i32("tree item count")?;
-    let n = r.check_count(i64::from(n), item_min, "tree items")?;
+    let n = r.i32_count("tree items", item_min)?;
     let mut items = Vec::with_capacity(n);
     for _ in 0..n {
         items.push(read_item(r)?);

@@ -71,8 +71,7 @@ impl Ctx<'_, '_> {
         let blob_map = || PropType::Map(Box::new(PropType::Str), Box::new(blob_ty()));
         let mut out = Vec::with_capacity(8);
         if version >= 2 {
-            let n = r.i32("target runtime count")?;
-            let n = r.check_count(i64::from(n), 4, "target runtimes")?;
+            let n = r.i32_count("target runtimes", 4)?;
             let mut v = Vec::with_capacity(n);
             for _ in 0..n {
                 v.push(Value::Str(read_fstring(r, "target runtime")?));
@@ -131,8 +130,7 @@ impl Ctx<'_, '_> {
 
     /// Each runtime's data (V2+): name, memory alignment, size, bytes.
     fn model_data(&mut self, r: &mut Reader<'_>, version: i32) -> Result<Value> {
-        let n = r.i32("model data count")?;
-        let n = r.check_count(i64::from(n), 12, "model data")?;
+        let n = r.i32_count("model data", 12)?;
         let mut m = Vec::with_capacity(n);
         for _ in 0..n {
             let name = read_fstring(r, "model data runtime")?;
