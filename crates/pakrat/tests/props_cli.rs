@@ -8,42 +8,10 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use common::{pakrat, run, s, FIXTURE_KEY};
+use common::{fixtures, pakrat, run, s, FIXTURE_KEY};
 use serde_json::Value;
-
-struct Fixture {
-    label: String,
-    engine: &'static str,
-    legacy_pak: PathBuf,
-    utoc: PathBuf,
-    encrypted: PathBuf,
-    global: PathBuf,
-}
-
-fn fixtures() -> Option<Vec<Fixture>> {
-    let c = pakrat_testkit::corpus_dir()?;
-    let mut v = Vec::new();
-    for (engine, release) in [("UE5_8", "5.8"), ("UE6_0", "6.0")] {
-        for mode in ["Tagged", "Unversioned"] {
-            let io = c.join(format!("iostore/cue4parse/{engine}/IoStore/{mode}"));
-            v.push(Fixture {
-                label: format!("{engine} {mode}"),
-                engine: release,
-                legacy_pak: c.join(format!(
-                    "pak/cue4parse/{engine}/LegacyPak/{mode}/Uncompressed/CUE4ParseFixtures-Legacy-{mode}-Uncompressed.pak"
-                )),
-                utoc: io.join("Uncompressed/CUE4ParseFixtures-Minimal-Uncompressed-Windows.utoc"),
-                encrypted: io.join(
-                    "OodleEncrypted/CUE4ParseFixtures-Minimal-OodleEncrypted-Windows.utoc",
-                ),
-                global: io.join("global.utoc"),
-            });
-        }
-    }
-    Some(v)
-}
 
 const DA: &str = "/Game/Fixtures/Properties/DA_AllProperties";
 

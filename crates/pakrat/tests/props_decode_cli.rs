@@ -15,45 +15,13 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use common::{pakrat, run, s};
+use common::{fixtures, pakrat, run, s, Fixture};
 use pakrat_asset::zen::ContainerPackages;
 use pakrat_codec::KeyRing;
 use pakrat_iostore::Container;
 use serde_json::Value;
-
-struct Fixture {
-    label: String,
-    engine: &'static str,
-    tagged: bool,
-    legacy_pak: PathBuf,
-    utoc: PathBuf,
-    usmap: PathBuf,
-}
-
-fn fixtures() -> Option<Vec<Fixture>> {
-    let c = pakrat_testkit::corpus_dir()?;
-    let mut v = Vec::new();
-    for (engine, release) in [("UE5_8", "5.8"), ("UE6_0", "6.0")] {
-        for mode in ["Tagged", "Unversioned"] {
-            let io = c.join(format!("iostore/cue4parse/{engine}/IoStore/{mode}"));
-            v.push(Fixture {
-                label: format!("{engine} {mode}"),
-                engine: release,
-                tagged: mode == "Tagged",
-                legacy_pak: c.join(format!(
-                    "pak/cue4parse/{engine}/LegacyPak/{mode}/Uncompressed/CUE4ParseFixtures-Legacy-{mode}-Uncompressed.pak"
-                )),
-                utoc: io.join("Uncompressed/CUE4ParseFixtures-Minimal-Uncompressed-Windows.utoc"),
-                usmap: c.join(format!(
-                    "pak/cue4parse/{engine}/Mappings/CUE4ParseFixtures-Uncompressed.usmap"
-                )),
-            });
-        }
-    }
-    Some(v)
-}
 
 const DA: &str = "/Game/Fixtures/Properties/DA_AllProperties";
 const DT: &str = "/Game/Fixtures/DataTables/DT_AllProperties";

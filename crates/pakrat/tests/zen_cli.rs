@@ -4,9 +4,9 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use common::{files, json_ok, pakrat, s};
+use common::{files, fixtures, json_ok, pakrat, s};
 use predicates::prelude::*;
 
 /// The five packages cooked both ways, below the legacy pak's mount point.
@@ -20,35 +20,6 @@ const BOTH: [&str; 5] = [
 
 /// Where the zen container keeps the same files.
 const ZEN_ROOT: &str = "CUE4ParseFixtures/Content/Fixtures";
-
-struct Fixture {
-    label: String,
-    /// The engine release (`--ue-version`).
-    engine: &'static str,
-    legacy_pak: PathBuf,
-    utoc: PathBuf,
-    global: PathBuf,
-}
-
-fn fixtures() -> Option<Vec<Fixture>> {
-    let c = pakrat_testkit::corpus_dir()?;
-    let mut v = Vec::new();
-    for (engine, release) in [("UE5_8", "5.8"), ("UE6_0", "6.0")] {
-        for mode in ["Tagged", "Unversioned"] {
-            let io = c.join(format!("iostore/cue4parse/{engine}/IoStore/{mode}"));
-            v.push(Fixture {
-                label: format!("{engine} {mode}"),
-                engine: release,
-                legacy_pak: c.join(format!(
-                    "pak/cue4parse/{engine}/LegacyPak/{mode}/Uncompressed/CUE4ParseFixtures-Legacy-{mode}-Uncompressed.pak"
-                )),
-                utoc: io.join("Uncompressed/CUE4ParseFixtures-Minimal-Uncompressed-Windows.utoc"),
-                global: io.join("global.utoc"),
-            });
-        }
-    }
-    Some(v)
-}
 
 fn extract(file: &Path, out: &Path) {
     pakrat()

@@ -139,3 +139,53 @@ pub fn names_in(dir: &Path) -> Vec<String> {
     v.sort();
     v
 }
+
+/// One variant of the CUE4Parse fixture project (UE 5.8 or 6.0, Tagged or
+/// Unversioned): its legacy pak, IoStore containers, global container and
+/// mappings.
+pub struct Fixture {
+    /// `UE5_8 Tagged` …
+    pub label: String,
+    /// The engine release (`--ue-version`).
+    pub engine: &'static str,
+    /// Tagged (else Unversioned) properties.
+    pub tagged: bool,
+    /// The uncompressed legacy pak.
+    pub legacy_pak: std::path::PathBuf,
+    /// The uncompressed IoStore container.
+    pub utoc: std::path::PathBuf,
+    /// The AES-encrypted Oodle container ([`FIXTURE_KEY`]).
+    pub encrypted: std::path::PathBuf,
+    /// The global container beside them.
+    pub global: std::path::PathBuf,
+    /// The project's uncompressed `.usmap`.
+    pub usmap: std::path::PathBuf,
+}
+
+/// The four fixture variants, `None` without the corpus.
+pub fn fixtures() -> Option<Vec<Fixture>> {
+    let c = pakrat_testkit::corpus_dir()?;
+    let mut v = Vec::new();
+    for (engine, release) in [("UE5_8", "5.8"), ("UE6_0", "6.0")] {
+        for mode in ["Tagged", "Unversioned"] {
+            let io = c.join(format!("iostore/cue4parse/{engine}/IoStore/{mode}"));
+            v.push(Fixture {
+                label: format!("{engine} {mode}"),
+                engine: release,
+                tagged: mode == "Tagged",
+                legacy_pak: c.join(format!(
+                    "pak/cue4parse/{engine}/LegacyPak/{mode}/Uncompressed/CUE4ParseFixtures-Legacy-{mode}-Uncompressed.pak"
+                )),
+                utoc: io.join("Uncompressed/CUE4ParseFixtures-Minimal-Uncompressed-Windows.utoc"),
+                encrypted: io.join(
+                    "OodleEncrypted/CUE4ParseFixtures-Minimal-OodleEncrypted-Windows.utoc",
+                ),
+                global: io.join("global.utoc"),
+                usmap: c.join(format!(
+                    "pak/cue4parse/{engine}/Mappings/CUE4ParseFixtures-Uncompressed.usmap"
+                )),
+            });
+        }
+    }
+    Some(v)
+}
