@@ -10,7 +10,8 @@
 //! * [`build`]: lay out a folder of cooked packages as an IoStore container
 //!   (chunk ids, the container header and the companion `.pak`'s files);
 //! * [`props`]: what an export says: tagged and unversioned properties;
-//! * [`usmap`]: `.usmap` mappings, the schemas unversioned properties need.
+//! * [`usmap`]: `.usmap` mappings, the schemas unversioned properties need;
+//! * [`sound`]: the audio of SoundWaves (WAVE, ADPCM).
 //!
 //! The containers themselves are `pakrat-pak` and
 //! `pakrat-iostore`; UE1/UE2 packages are `pakrat-classic`.
@@ -20,5 +21,6 @@ pub mod build;
 pub mod convert;
 pub mod legacy;
 pub mod props;
+pub mod sound;
 pub mod usmap;
 pub mod zen;
