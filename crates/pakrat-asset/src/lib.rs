@@ -18,6 +18,7 @@
 #![deny(missing_docs)]
 
 pub mod build;
+pub mod bulk;
 pub mod convert;
 pub mod legacy;
 pub mod props;

@@ -109,6 +109,9 @@ pub struct Asset<'a> {
     /// `PKG_UnversionedProperties`: properties carry no tags and need a
     /// schema.
     pub unversioned: bool,
+    /// Where bulk data headers point ([`crate::bulk::read_ref`]).
+    #[serde(skip)]
+    pub bulk: crate::bulk::BulkMeta,
 }
 
 impl Asset<'_> {

@@ -156,6 +156,22 @@ impl<'a> Asset<'a> {
             soft_object_paths: Vec::new(),
             versions: versions(zen, engine),
             unversioned: zen.package_flags & flags::UNVERSIONED_PROPERTIES != 0,
+            bulk: crate::bulk::BulkMeta {
+                map: zen
+                    .bulk
+                    .iter()
+                    .flat_map(|b| &b.entries)
+                    .map(|e| crate::bulk::BulkMapEntry {
+                        flags: e.flags,
+                        offset: e.serial_offset,
+                        size: e.serial_size,
+                        raw_size: e.serial_size,
+                        cooked_index: e.cooked_index,
+                    })
+                    .collect(),
+                start_offset: 0,
+                header_size: 0,
+            },
         })
     }
 }

@@ -25,7 +25,7 @@ pub mod value;
 
 pub use asset::{Asset, ExportInfo, ObjectInfo, Versions};
 pub use from_zen::ContainerSource;
-pub use open::Opened;
+pub use open::{BulkFrom, Opened};
 pub use own::{schemas_with_package, PackageSchemas, WithPackage};
 pub use schema::{EnumSchema, NoSchemas, SchemaProperty, Schemas, StructSchema};
 pub use ty::PropType;

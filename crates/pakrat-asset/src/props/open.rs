@@ -7,14 +7,17 @@
 //! Each reader reads once: a loose file is mapped, a pak entry or a zen
 //! chunk is read (decompressed, decrypted) alone; no container is copied.
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use pakrat_codec::KeyRing;
 use pakrat_io::{Error, Result, Source};
+use pakrat_iostore::toc::{ChunkId, ChunkType};
 use pakrat_iostore::Container;
 use pakrat_pak::Pak;
 
 use super::{Asset, ContainerSource};
+use crate::bulk::{self, BulkFile, BulkLocation, BulkRef};
 use crate::convert::files::engine_of_container;
 use crate::legacy::{Layout, LegacyPackage};
 use crate::zen::{ContainerPackages, ScriptObjects};
@@ -30,6 +33,34 @@ pub struct Opened {
     skeleton: Asset<'static>,
     /// Per export: (in the `.uexp`, start, length).
     spans: Vec<(bool, usize, usize)>,
+    /// Where it came from, to find its bulk data files.
+    place: Place,
+    /// Companion files read so far (cooked index 0).
+    companions: [std::sync::OnceLock<Option<Source>>; 3],
+}
+
+/// Where an opened package lives, for its companion files.
+#[derive(Clone, Debug)]
+enum Place {
+    /// A loose file at this path.
+    Loose(PathBuf),
+    /// A pak: which of the paks given, and the header's entry path.
+    Pak(usize, String),
+    /// A zen package of a container: its package id.
+    Zen(u64),
+}
+
+/// What holds an opened package's companion files (`.ubulk`, `.uptnl`,
+/// `.m.ubulk` or their zen chunks): the paks or container it was opened
+/// from, or nothing for a loose package (the files beside it).
+#[derive(Clone, Copy)]
+pub enum BulkFrom<'p> {
+    /// A loose package: files beside it.
+    Loose,
+    /// The paks given to [`open_in_paks`].
+    Paks(&'p [Pak]),
+    /// The container given to [`open_in_container`].
+    Container(&'p Container),
 }
 
 impl Opened {
@@ -48,6 +79,8 @@ impl Opened {
             uexp,
             skeleton,
             spans,
+            place: Place::Zen(0),
+            companions: Default::default(),
         })
     }
 
@@ -66,6 +99,142 @@ impl Opened {
     }
 }
 
+impl Opened {
+    /// The bytes of bulk payload `r` of this package (decompressed when it
+    /// is), from its export data, its own file, or a companion file found
+    /// through `from` (the paks or container it was opened from). Sizes are
+    /// checked against the file before reading; a missing companion file
+    /// is an error naming it.
+    pub fn bulk(&self, r: &BulkRef, from: BulkFrom<'_>) -> Result<Cow<'_, [u8]>> {
+        let what = || format!("{}: bulk data ({})", self.origin, r.describe());
+        let exact = |buf: &'_ [u8], off: Option<u64>| -> Result<()> {
+            match off.and_then(|o| o.checked_add(r.size_on_disk)) {
+                Some(end) if end <= buf.len() as u64 => Ok(()),
+                _ => Err(Error::Other(format!(
+                    "{}: passes the end of its file ({} bytes)",
+                    what(),
+                    buf.len()
+                ))),
+            }
+        };
+        let stored: Cow<'_, [u8]> = match r.location {
+            BulkLocation::Empty => Cow::Borrowed(&[]),
+            BulkLocation::Inline { export } => {
+                let &(in_uexp, at, len) = self.spans.get(export).ok_or_else(|| {
+                    Error::Other(format!("{}: export {export} does not exist", what()))
+                })?;
+                let buf = if in_uexp {
+                    self.uexp.as_deref()
+                } else {
+                    Some(&self.main[..])
+                };
+                let data = buf.and_then(|b| b.get(at..at + len)).unwrap_or(&[]);
+                exact(data, Some(r.offset))?;
+                Cow::Borrowed(&data[r.offset as usize..][..r.size_on_disk as usize])
+            }
+            BulkLocation::EndOfFile => {
+                let (buf, off) = match self.uexp.as_deref() {
+                    Some(u) => (u, r.offset.checked_sub(self.skeleton.bulk.header_size)),
+                    None => (&self.main[..], Some(r.offset)),
+                };
+                exact(buf, off)?;
+                Cow::Borrowed(&buf[off.unwrap_or(0) as usize..][..r.size_on_disk as usize])
+            }
+            BulkLocation::File(f) => {
+                let missing = || {
+                    Error::Other(format!(
+                        "{}: its {} file is not there",
+                        what(),
+                        f.extension()
+                    ))
+                };
+                if r.cooked_index == 0 {
+                    let slot = &self.companions[f as usize];
+                    let file = match slot.get() {
+                        Some(x) => x,
+                        None => {
+                            let loaded = self.companion(f, 0, from)?;
+                            slot.get_or_init(|| loaded)
+                        }
+                    };
+                    let file = file.as_ref().ok_or_else(missing)?;
+                    Cow::Borrowed(bulk::slice_at(file, r.offset, r.size_on_disk, &what)?)
+                } else {
+                    let file = self
+                        .companion(f, r.cooked_index, from)?
+                        .ok_or_else(missing)?;
+                    Cow::Owned(bulk::slice_at(&file, r.offset, r.size_on_disk, &what)?.to_vec())
+                }
+            }
+        };
+        let done = match stored {
+            Cow::Borrowed(b) => bulk::finish(r, b),
+            Cow::Owned(v) => bulk::finish(r, &v).map(|c| Cow::Owned(c.into_owned())),
+        };
+        done.map_err(|e| Error::Other(format!("{}: {e}", what())))
+    }
+
+    /// Read companion file `f` (cooked index `ci`), `None` when the package
+    /// has none.
+    fn companion(&self, f: BulkFile, ci: u8, from: BulkFrom<'_>) -> Result<Option<Source>> {
+        let stem = |p: &str| -> String {
+            match p.rsplit_once('.') {
+                Some((s, e)) if !e.contains('/') => s.to_string(),
+                _ => p.to_string(),
+            }
+        };
+        match (&self.place, from) {
+            (Place::Loose(path), _) => {
+                let s = stem(&path.to_string_lossy());
+                let p = PathBuf::from(f.file_name(&s, ci));
+                if p.is_file() {
+                    Source::open(&p).map(Some)
+                } else {
+                    Ok(None)
+                }
+            }
+            (Place::Pak(i, entry), BulkFrom::Paks(paks)) => {
+                let want = f.file_name(&stem(entry), ci);
+                let order = paks.get(*i).into_iter().chain(paks.iter().rev());
+                for pak in order {
+                    if let Some(e) = pak
+                        .index
+                        .entries
+                        .iter()
+                        .find(|x| !x.deleted() && x.path.eq_ignore_ascii_case(&want))
+                    {
+                        return Ok(Some(Source::from_vec(&want, pak.read(e)?)));
+                    }
+                }
+                Ok(None)
+            }
+            (Place::Zen(id), BulkFrom::Container(c)) => {
+                let ty = match f {
+                    BulkFile::Ubulk => ChunkType::BulkData,
+                    BulkFile::Uptnl => ChunkType::OptionalBulkData,
+                    BulkFile::MemoryMapped => ChunkType::MemoryMappedBulkData,
+                };
+                let Some(raw) = ty.to_raw(c.toc().numbering) else {
+                    return Ok(None);
+                };
+                let cid = ChunkId::new(*id, u16::from(ci), 0, raw);
+                match c.find_chunk(&cid) {
+                    Some(i) => Ok(Some(Source::from_vec(
+                        format!("{}.{}", self.origin, f.extension()),
+                        c.read_chunk(i)?,
+                    ))),
+                    None => Ok(None),
+                }
+            }
+            _ => Err(Error::Other(format!(
+                "{}: its bulk data files are not reachable from where it was opened \
+                 (give the paks or container it came from)",
+                self.origin
+            ))),
+        }
+    }
+}
+
 /// Open a loose `.uasset`/`.umap`, with the `.uexp` beside it when there
 /// is one. `engine` is the layout of an unversioned package
 /// (`--ue-version`).
@@ -77,7 +246,10 @@ pub fn open_loose(path: &Path, engine: Option<Layout>) -> Result<Opened> {
     } else {
         None
     };
-    legacy(path.display().to_string(), main, uexp, engine).map_err(|e| e.in_file(path))
+    let mut o =
+        legacy(path.display().to_string(), main, uexp, engine).map_err(|e| e.in_file(path))?;
+    o.place = Place::Loose(path.to_path_buf());
+    Ok(o)
 }
 
 fn legacy(
@@ -120,6 +292,7 @@ fn split(
         soft_object_paths: asset.soft_object_paths,
         versions: asset.versions,
         unversioned: asset.unversioned,
+        bulk: asset.bulk,
     };
     (skeleton, spans)
 }
@@ -174,7 +347,7 @@ fn names_file(query: &str, mount: &str, rel: &str) -> bool {
 /// (`/Game/Maps/A`) or file path (`Maps/A.umap`, or with the mount point).
 /// The `.uexp` comes from the same pak.
 pub fn open_in_paks(paks: &[Pak], query: &str, engine: Option<Layout>) -> Result<Opened> {
-    for pak in paks.iter().rev() {
+    for (pi, pak) in paks.iter().enumerate().rev() {
         let mount = &pak.index.mount_point;
         let Some(e) = pak
             .index
@@ -196,8 +369,10 @@ pub fn open_in_paks(paks: &[Pak], query: &str, engine: Option<Layout>) -> Result
         };
         let main = Source::from_vec(&e.path, pak.read(e)?);
         let origin = format!("{}: {}", pak.path().display(), e.path);
-        return legacy(origin.clone(), main, uexp, engine)
-            .map_err(|err| Error::Other(format!("{origin}: {err}")));
+        let mut o = legacy(origin.clone(), main, uexp, engine)
+            .map_err(|err| Error::Other(format!("{origin}: {err}")))?;
+        o.place = Place::Pak(pi, e.path.clone());
+        return Ok(o);
     }
     Err(Error::Other(format!(
         "{}: no package {query} (give its package path, /Game/..., or its file path)",
@@ -271,8 +446,10 @@ pub fn open_in_container(
     let chunk = Source::from_vec(&origin, c.read_chunk(entry.chunk_index)?);
     let src = ContainerSource::new(&cp, script);
     let imported = src.imported(entry.id);
-    Opened::new(origin.clone(), chunk, None, |m, _| {
+    let mut o = Opened::new(origin.clone(), chunk, None, |m, _| {
         Asset::from_zen(zen, m, imported, &src, engine)
     })
-    .map_err(|err| Error::Other(format!("{origin}: {err}")))
+    .map_err(|err| Error::Other(format!("{origin}: {err}")))?;
+    o.place = Place::Zen(entry.id);
+    Ok(o)
 }

@@ -109,6 +109,7 @@ fn asset<'a>(names: &[String], exports: Vec<ExportInfo<'a>>, unversioned: bool) 
             custom_from_package: false,
         },
         unversioned,
+        bulk: Default::default(),
     }
 }
 

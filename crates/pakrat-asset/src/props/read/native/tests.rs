@@ -66,6 +66,7 @@ fn asset(unversioned: bool) -> Asset<'static> {
             ..Versions::default()
         },
         unversioned,
+        bulk: Default::default(),
     }
 }
 
