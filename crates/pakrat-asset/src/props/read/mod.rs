@@ -239,8 +239,29 @@ pub(crate) fn decode_export(asset: &Asset<'_>, index: usize, schemas: &dyn Schem
         }
     }
     out.native_start = r.pos() as u64;
-    native::decode_tail(&mut ctx, &mut r, &class, &mut out);
+    native::decode_tail(&mut ctx, &mut r, index, &class, &mut out);
     out
+}
+
+/// Run `f` with a decoder of named structs (tagged or unversioned, as the
+/// package's properties are), for native data that embeds property
+/// structs (a sound wave's cue points).
+pub(crate) fn read_with_struct_decoder<T>(
+    asset: &Asset<'_>,
+    schemas: &dyn Schemas,
+    f: impl FnOnce(&mut dyn FnMut(&mut Reader<'_>, &str) -> Result<Value>) -> T,
+) -> T {
+    let mut ctx = Ctx::new(asset, schemas);
+    f(&mut |r, name| ctx.struct_fields(r, name))
+}
+
+impl Ctx<'_, '_> {
+    /// A struct read through its property stream, as a value.
+    pub(super) fn struct_fields(&mut self, r: &mut Reader<'_>, name: &str) -> Result<Value> {
+        let at = r.offset();
+        self.nested(at, |c| c.properties(r, name, false))
+            .map(Value::Struct)
+    }
 }
 
 /// The property stream of an object, then its GUID flag (and GUID).

@@ -406,11 +406,19 @@ impl Ctx<'_, '_> {
 pub(super) fn decode_tail(
     ctx: &mut Ctx<'_, '_>,
     r: &mut Reader<'_>,
+    export: usize,
     class: &str,
     out: &mut ExportProps,
 ) {
     let before = r.clone();
     let res = match class {
+        c if crate::sound::is_sound_class(c) => {
+            let asset = ctx.asset;
+            crate::sound::read(asset, export, r, &mut |r| {
+                ctx.struct_fields(r, "SoundWaveCuePoint")
+            })
+            .map(|w| crate::sound::to_properties(&w))
+        }
         "NNEModelData" => ctx.nne_model_data(r),
         "DataTable" | "CompositeDataTable" => ctx.data_table(r, &out.properties),
         "StringTable" => ctx.string_table(r),
