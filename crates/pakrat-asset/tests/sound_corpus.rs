@@ -54,7 +54,7 @@ fn fixture_sound_waves_read_and_pcm_matches_the_sources() {
             .join(engine)
             .join("SourceAudio");
         let usmap = Usmap::open(
-            &corpus
+            corpus
                 .join("pak/cue4parse")
                 .join(engine)
                 .join("Mappings/CUE4ParseFixtures-Uncompressed.usmap"),
@@ -68,7 +68,7 @@ fn fixture_sound_waves_read_and_pcm_matches_the_sources() {
                 .join(form);
             let keys = KeyRing::default();
             let script = open::load_global(&base.join("global.utoc"), &keys).unwrap();
-            let c = Container::open(&utoc_in(&base.join("Uncompressed")), &keys).unwrap();
+            let c = Container::open(utoc_in(&base.join("Uncompressed")), &keys).unwrap();
             for (name, format) in FORMATS {
                 let label = format!("{engine} {form} {name}");
                 let package = format!("/Game/Fixtures/Audio/{name}");
