@@ -14,6 +14,8 @@ mod movie;
 mod nne;
 mod rig;
 mod rig_control;
+#[cfg(test)]
+mod rig_tests;
 mod rigvm;
 #[cfg(test)]
 mod tests;
@@ -417,7 +419,7 @@ pub(super) fn decode_tail(
     let res = match class {
         "NNEModelData" => ctx.nne_model_data(r),
         "RigHierarchy" => ctx.rig_hierarchy(r).and_then(|f| all_read(r, f)),
-        "RigVM" => ctx.rig_vm(r),
+        "RigVM" => ctx.rig_vm(r).and_then(|f| all_read(r, f)),
         "DataTable" | "CompositeDataTable" => ctx.data_table(r, &out.properties),
         "StringTable" => ctx.string_table(r),
         "CurveTable" | "CompositeCurveTable" => ctx.curve_table(r),

@@ -55,12 +55,20 @@ fn bytef(r: &mut Reader<'_>, name: &str) -> Result<Property> {
 
 impl Elems<'_, '_, '_> {
     fn namef(&self, r: &mut Reader<'_>, name: &str) -> Result<Property> {
-        Ok(field(name, PropType::Name, Value::Name(self.name(r, name)?)))
+        Ok(field(
+            name,
+            PropType::Name,
+            Value::Name(self.name(r, name)?),
+        ))
     }
 
     /// A control's static data: settings, offset and shape poses, and
     /// the preferred euler angles.
-    pub(super) fn control_data(&mut self, r: &mut Reader<'_>, out: &mut Vec<Property>) -> Result<()> {
+    pub(super) fn control_data(
+        &mut self,
+        r: &mut Reader<'_>,
+        out: &mut Vec<Property>,
+    ) -> Result<()> {
         let settings = self.control_settings(r)?;
         out.push(field(
             "Settings",
@@ -301,7 +309,10 @@ impl Elems<'_, '_, '_> {
             let n = self.name(r, "metadata type")?;
             let short = n.strip_prefix("ERigMetadataType::").unwrap_or(&n);
             meta_type_index(short).ok_or_else(|| {
-                Error::invalid(at, format!("metadata type {n:?} is not an ERigMetadataType"))
+                Error::invalid(
+                    at,
+                    format!("metadata type {n:?} is not an ERigMetadataType"),
+                )
             })?
         };
         let Some(kind) = META_KINDS.get(t / 2) else {
@@ -389,5 +400,8 @@ fn meta_type_index(name: &str) -> Option<usize> {
         Some(b) => (b, 1),
         None => (name, 0),
     };
-    META_KINDS.iter().position(|k| *k == base).map(|i| i * 2 + array)
+    META_KINDS
+        .iter()
+        .position(|k| *k == base)
+        .map(|i| i * 2 + array)
 }

@@ -147,7 +147,11 @@ fn intf(name: &str, v: i32) -> Property {
 }
 
 fn strf(r: &mut Reader<'_>, name: &str) -> Result<Property> {
-    Ok(field(name, PropType::Str, Value::Str(read_fstring(r, name)?)))
+    Ok(field(
+        name,
+        PropType::Str,
+        Value::Str(read_fstring(r, name)?),
+    ))
 }
 
 fn arr(name: &str, inner: &str, items: Vec<Value>) -> Property {
@@ -217,9 +221,9 @@ impl Ctx<'_, '_> {
         }
         if let Some(v) = self.asset.versions.custom(RIGVM) {
             if !(0..=VM_LATEST).contains(&v) {
-                return Err(r.unsupported(format!(
-                    "RigVM version {v} (pakrat reads 0..={VM_LATEST})"
-                )));
+                return Err(
+                    r.unsupported(format!("RigVM version {v} (pakrat reads 0..={VM_LATEST})"))
+                );
             }
             let out = self.rig_vm_as(r, v)?;
             return vm_done(r, v).map(|()| out);
@@ -257,7 +261,11 @@ impl Ctx<'_, '_> {
         let mut out = Vec::new();
         if v >= VM_HASH {
             let h = r.u32("VM hash")?;
-            out.push(field("CachedVMHash", PropType::UInt32, Value::UInt(h.into())));
+            out.push(field(
+                "CachedVMHash",
+                PropType::UInt32,
+                Value::UInt(h.into()),
+            ));
         }
         if v >= VM_CANONICAL_HASH {
             let h = r.u32("canonical VM hash")?;
@@ -430,7 +438,11 @@ impl Ctx<'_, '_> {
     ) -> Result<()> {
         let inner = repeated_opcode(r, op)?;
         let f = r.u16("function index")?;
-        out.push(field("FunctionIndex", PropType::UInt16, Value::UInt(f.into())));
+        out.push(field(
+            "FunctionIndex",
+            PropType::UInt16,
+            Value::UInt(f.into()),
+        ));
         let count = if inner <= 64 {
             u16::from(inner)
         } else {
@@ -519,7 +531,11 @@ impl Ctx<'_, '_> {
             name,
             PropType::Struct("RigVMMemoryStorageStruct".into()),
             Value::Struct(vec![
-                field("PropertyBag", PropType::Struct("InstancedPropertyBag".into()), bag),
+                field(
+                    "PropertyBag",
+                    PropType::Struct("InstancedPropertyBag".into()),
+                    bag,
+                ),
                 field(
                     "MemoryType",
                     enum_ty("ERigVMMemoryType"),
@@ -535,7 +551,11 @@ impl Ctx<'_, '_> {
         let index = r.i32("callable index")?;
         let mut out = vec![intf("Index", index), strf(r, "Name")?];
         let hash = r.u32("callable function hash")?;
-        out.push(field("FunctionHash", PropType::UInt32, Value::UInt(hash.into())));
+        out.push(field(
+            "FunctionHash",
+            PropType::UInt32,
+            Value::UInt(hash.into()),
+        ));
         let n = r.i32_count("callable arguments", 23)?;
         let mut args = Vec::with_capacity(n);
         for _ in 0..n {
