@@ -7,16 +7,27 @@
 //! says); the VM's bytecode is one `Exit`. The package is not in the
 //! legacy paks. An unversioned UE 5.8 package does not say its release:
 //! it is opened both with the release given and without (the RigVM
-//! version is then found by trying the releases').
+//! version is then found by trying the releases'). Mutated, the two
+//! exports decode or fail with an error: never a panic, hang or runaway
+//! allocation (the legacy paks `props_robust` mutates do not hold them).
 
 use std::path::Path;
+use std::time::Duration;
 
 use pakrat_asset::legacy::Layout;
-use pakrat_asset::props::{decode_export, open, ExportProps, NoSchemas, Property, Value};
+use pakrat_asset::props::{
+    decode_export, open, Asset, ExportInfo, ExportProps, NoSchemas, Property, Value,
+};
 use pakrat_asset::zen::load_script_objects;
 use pakrat_codec::KeyRing;
 use pakrat_iostore::Container;
 use pakrat_testkit::corpus_dir;
+use pakrat_testkit::mutate::{mutations, run_case, CountingAlloc, Failure};
+
+#[global_allocator]
+static ALLOC: CountingAlloc = CountingAlloc::new();
+
+const CLASSES: [&str; 2] = ["/Script/ControlRig.RigHierarchy", "/Script/RigVM.RigVM"];
 
 const CR: &str = "/Game/Fixtures/ControlRig/CR_Fixture";
 
@@ -49,13 +60,8 @@ fn name(v: &Value) -> &str {
     }
 }
 
-/// The hierarchy and VM exports of CR_Fixture, decoded.
-fn decode(
-    corpus: &Path,
-    v: &str,
-    mode: &str,
-    engine: Option<Layout>,
-) -> (ExportProps, ExportProps) {
+/// CR_Fixture of one variant.
+fn open_cr(corpus: &Path, v: &str, mode: &str, engine: Option<Layout>) -> open::Opened {
     let dir = corpus.join(format!("iostore/cue4parse/{v}/IoStore/{mode}"));
     let c = Container::open(
         dir.join("Uncompressed/CUE4ParseFixtures-Minimal-Uncompressed-Windows.utoc"),
@@ -64,7 +70,17 @@ fn decode(
     .unwrap();
     let global = Container::open(dir.join("global.utoc"), &KeyRing::default()).unwrap();
     let script = load_script_objects(&global).unwrap();
-    let o = open::open_in_container(&c, Some(&script), CR, engine).unwrap();
+    open::open_in_container(&c, Some(&script), CR, engine).unwrap()
+}
+
+/// The hierarchy and VM exports of CR_Fixture, decoded.
+fn decode(
+    corpus: &Path,
+    v: &str,
+    mode: &str,
+    engine: Option<Layout>,
+) -> (ExportProps, ExportProps) {
+    let o = open_cr(corpus, v, mode, engine);
     let a = o.asset();
     let find = |class: &str| {
         let i = a
@@ -74,10 +90,7 @@ fn decode(
             .unwrap_or_else(|| panic!("{v} {mode}: no {class} export"));
         decode_export(&a, i, &NoSchemas)
     };
-    (
-        find("/Script/ControlRig.RigHierarchy"),
-        find("/Script/RigVM.RigVM"),
-    )
+    (find(CLASSES[0]), find(CLASSES[1]))
 }
 
 fn check(label: &str, h: &ExportProps, vm: &ExportProps, v6: bool) {
@@ -188,4 +201,81 @@ fn control_rig_hierarchy_and_vm_decode_in_every_variant() {
         // Tagged and unversioned cooks hold the same data.
         assert!(trees.windows(2).all(|w| w[0] == w[1]), "{v}: forms differ");
     }
+}
+
+/// The package view without export data, to move into a mutation case.
+fn template(a: &Asset<'_>) -> Asset<'static> {
+    Asset {
+        package: a.package.clone(),
+        names: a.names.clone(),
+        imports: a.imports.clone(),
+        exports: Vec::new(),
+        soft_object_paths: a.soft_object_paths.clone(),
+        versions: a.versions.clone(),
+        unversioned: a.unversioned,
+    }
+}
+
+#[test]
+fn mutated_control_rig_exports_decode_or_fail_cleanly() {
+    let Some(corpus) = corpus_dir() else { return };
+    ALLOC.set_limit(256 << 20);
+    let (mut cases, mut failed) = (0usize, 0usize);
+    for v in ["UE5_8", "UE6_0"] {
+        for mode in ["Tagged", "Unversioned"] {
+            // Without the release: the versionless RigVM tries them all.
+            let o = open_cr(&corpus, v, mode, None);
+            let a = o.asset();
+            for (k, class) in CLASSES.iter().enumerate() {
+                let e = a.exports.iter().find(|e| e.class == *class).unwrap();
+                let info: ExportInfo<'static> = ExportInfo {
+                    name: e.name.clone(),
+                    path: e.path.clone(),
+                    class: e.class.clone(),
+                    outer: e.outer.clone(),
+                    super_struct: e.super_struct.clone(),
+                    template: e.template.clone(),
+                    object_flags: e.object_flags,
+                    offset: e.offset,
+                    data: &[],
+                };
+                let budget = 64 * e.data.len() + (16 << 20);
+                for mu in mutations(e.data, 0x41C ^ k as u64, 250) {
+                    ALLOC.reset_peak();
+                    let (t, info) = (template(&a), info.clone());
+                    let r = run_case(mu.data, Duration::from_secs(20), move |d| {
+                        let mut a = t;
+                        a.exports = vec![ExportInfo { data: d, ..info }];
+                        match decode_export(&a, 0, &NoSchemas).error {
+                            None => Ok(()),
+                            Some(e) => Err(e),
+                        }
+                    });
+                    cases += 1;
+                    match r {
+                        Ok(Ok(())) => {}
+                        Ok(Err(_)) => failed += 1,
+                        Err(Failure::Panic(p)) => {
+                            panic!("{v} {mode} {class} / {}: panic {p}", mu.name)
+                        }
+                        Err(other) => panic!("{v} {mode} {class} / {}: {other:?}", mu.name),
+                    }
+                    assert!(
+                        ALLOC.peak() <= ALLOC.live() + budget,
+                        "{v} {mode} {class} / {}: peak {} over budget",
+                        mu.name,
+                        ALLOC.peak()
+                    );
+                }
+            }
+        }
+    }
+    assert!(!ALLOC.refused());
+    assert_eq!(cases, 2000);
+    // The mutations must reach the decoder's checks.
+    assert!(
+        failed > cases / 2,
+        "only {failed} of {cases} mutations gave an export error"
+    );
+    eprintln!("Control Rig mutations: {cases} cases, {failed} with export errors");
 }
