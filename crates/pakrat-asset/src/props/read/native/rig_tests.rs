@@ -626,3 +626,24 @@ fn hierarchy_control_and_connector() {
         &Value::Bool(true)
     );
 }
+
+/// Before `RigVMByteCodeDeterminism` the bytecode is its raw bytes.
+#[test]
+fn vm_with_raw_bytecode() {
+    let g = |w| pakrat_io::Guid { words: w };
+    let a = asset(&[
+        (g([0xDC49_959B, 0x53C0_4DE7, 0x9156_EA88, 0x5E7C_5D39]), 2),
+        (g([0xAF43_A65D, 0x7FD3_4947, 0x9873_3E8E, 0xD9C1_BB05]), 15),
+        (g([0x601D_1886, 0xAC64_4F84, 0xAA16_D3DE, 0x0DEA_C7D6]), 30),
+    ]);
+    let b = B::default()
+        .i32(9)
+        .i32(0)
+        .i32(0)
+        .i32(3)
+        .raw(&[80, 1, 2])
+        .i32(0);
+    let v = ok(&decode(&a, "RigVM", &b.0));
+    assert_eq!(get(&v, "ByteCodeStorage.ByteCode.0"), &Value::UInt(80));
+    assert_eq!(get(&v, "CachedVMHash"), &Value::UInt(9));
+}

@@ -46,6 +46,9 @@ const ANIM_ENTRIES: i32 = 10;
 const MAIN_COPY_NUM_BYTES: i32 = 43;
 /// `FUE5MainStreamObjectVersion::RigVMLazyEvaluation`.
 const MAIN_LAZY_BRANCHES: i32 = 94;
+/// `FFortniteMainBranchObjectVersion::RigVMByteCodeDeterminism`: before
+/// it the bytecode is stored as its raw bytes.
+const FORTNITE_BYTECODE_DETERMINISM: i32 = 36;
 /// `RigVMSaveDebugMapInGraphFunctionData` (release and Fortnite streams).
 const RELEASE_DEBUG_MAP: i32 = 44;
 const FORTNITE_DEBUG_MAP: i32 = 113;
@@ -328,6 +331,16 @@ impl Ctx<'_, '_> {
     /// `FRigVMByteCode`: instructions, entries, branches, callables and
     /// the public context path.
     fn bytecode(&mut self, r: &mut Reader<'_>, v: i32) -> Result<Vec<Property>> {
+        if !self.custom_at_least(FORTNITE_MAIN, FORTNITE_BYTECODE_DETERMINISM) {
+            // The VM's own in-memory bytecode, kept as bytes.
+            let n = r.i32_count("bytecode bytes", 1)?;
+            let bytes = super::nne::blob(r, n as u64, "bytecode")?;
+            return Ok(vec![field(
+                "ByteCode",
+                PropType::Array(Box::new(PropType::Byte(None))),
+                bytes,
+            )]);
+        }
         let n = r.i32_count("instructions", 1)?;
         let mut ins = Vec::with_capacity(n);
         for _ in 0..n {
