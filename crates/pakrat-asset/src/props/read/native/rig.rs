@@ -802,20 +802,26 @@ impl Elems<'_, '_, '_> {
             let at = r.offset();
             let end = r.i64("component end position")?;
             // The position is in the archive: the element archive's own
-            // (from 0), or the package's.
-            let end_pos = if self.unique.is_some() {
-                end
+            // (from 0), or the package's (where the reader's offsets count).
+            let here = if self.unique.is_some() {
+                r.pos() as u64
             } else {
-                end - (r.offset() as i64 - r.pos() as i64)
+                r.offset()
             };
-            let here = r.pos() as i64;
-            if end_pos < here || end_pos - here > r.remaining() as i64 {
-                return Err(Error::invalid(
-                    at,
-                    format!("component ends at {end}, outside the data that follows"),
-                ));
-            }
-            let data = super::nne::blob(r, (end_pos - here) as u64, "component data")?;
+            let len = u64::try_from(end)
+                .ok()
+                .and_then(|e| e.checked_sub(here))
+                .filter(|len| *len <= r.remaining() as u64)
+                .ok_or_else(|| {
+                    Error::invalid(
+                        at,
+                        format!(
+                            "component ends at {end}, outside the data that follows (from {here} to {})",
+                            here + r.remaining() as u64
+                        ),
+                    )
+                })?;
+            let data = super::nne::blob(r, len, "component data")?;
             comps.push(Value::Struct(vec![
                 field(
                     "ScriptStructIndex",

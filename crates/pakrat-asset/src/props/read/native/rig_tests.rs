@@ -95,10 +95,11 @@ fn asset(custom: &[(pakrat_io::Guid, i32)]) -> Asset<'static> {
     }
 }
 
-/// Decode `bytes` as the whole native data of an export of `class`.
+/// Decode `bytes` as the whole native data of an export of `class` (at
+/// offset 0x1000 of its package, as an export is).
 fn decode(a: &Asset<'_>, class: &str, bytes: &[u8]) -> ExportProps {
     let mut ctx = Ctx::new(a, &NoSchemas);
-    let mut r = Reader::new(bytes);
+    let mut r = Reader::with_base(bytes, 0x1000);
     let mut out = ExportProps::default();
     super::decode_tail(&mut ctx, &mut r, class, &mut out);
     out
@@ -646,4 +647,23 @@ fn vm_with_raw_bytecode() {
     let v = ok(&decode(&a, "RigVM", &b.0));
     assert_eq!(get(&v, "ByteCodeStorage.ByteCode.0"), &Value::UInt(80));
     assert_eq!(get(&v, "CachedVMHash"), &Value::UInt(9));
+}
+
+/// A component's end position comes from the file: one far outside the
+/// export (here the smallest `i64`) is an error, not an overflow.
+#[test]
+fn hierarchy_component_end_outside_the_export() {
+    // Version 34: the compressed-archive flag (off), package names.
+    let a = asset(&[(CONTROL_RIG, 34)]);
+    let head = B::default().i32(0).i32(0).i32(0).i32(0).i32(0);
+    for end in [i64::MIN, i64::MAX, -1, 1 << 40] {
+        let b = head.clone().i32(1).i32(0).i32(0).i64(end);
+        let e = err(&decode(&a, "RigHierarchy", &b.0));
+        assert!(e.contains("outside the data that follows"), "{end}: {e}");
+    }
+    // One that ends right after its position field: no data, all read.
+    let b = head.clone().i32(1).i32(0).i32(7);
+    let at = 0x1000 + b.0.len() as i64 + 8;
+    let v = ok(&decode(&a, "RigHierarchy", &b.i64(at).0));
+    assert_eq!(get(&v, "Components.0.ScriptStructIndex"), &Value::Int(7));
 }
