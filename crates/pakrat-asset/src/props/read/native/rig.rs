@@ -145,7 +145,6 @@ pub(super) struct Settings {
     /// The Control Rig version the elements were written with.
     pub(super) version: i32,
     compressed: bool,
-    compact: bool,
     local: bool,
     global: bool,
     initial: bool,
@@ -157,7 +156,6 @@ impl Settings {
         Settings {
             version,
             compressed: false,
-            compact: true,
             local: true,
             global: true,
             initial: true,
@@ -360,7 +358,6 @@ fn read_settings(r: &mut Reader<'_>, out: &mut Vec<Property>) -> Result<Settings
     Ok(Settings {
         version,
         compressed: flags[1],
-        compact: flags[2],
         local: flags[3],
         global: flags[4],
         initial: flags[5],
@@ -627,11 +624,9 @@ impl Elems<'_, '_, '_> {
         let dirty = bool32(r, "transform dirty flag")?;
         let mut out = vec![field("bDirty", PropType::Bool, Value::Bool(dirty))];
         if !dirty {
-            let t = if self.s.compact {
-                self.compact_transform(r)?
-            } else {
-                self.transform(r)?
-            };
+            // Without compact transforms the representation byte is still
+            // written: `Double_Complete` and the whole transform.
+            let t = self.compact_transform(r)?;
             out.push(field(
                 "Transform",
                 PropType::Struct("RigCompactTransform".into()),

@@ -667,3 +667,39 @@ fn hierarchy_component_end_outside_the_export() {
     let v = ok(&decode(&a, "RigHierarchy", &b.i64(at).0));
     assert_eq!(get(&v, "Components.0.ScriptStructIndex"), &Value::Int(7));
 }
+
+/// Without compact transforms (a setting) the representation byte is
+/// still there, `Double_Complete`, then the whole transform.
+#[test]
+fn hierarchy_without_compact_transforms() {
+    let mut b = B::default().i32(43);
+    for f in [1, 1, 0, 1, 0, 1, 0, 0] {
+        b = b.i32(f);
+    }
+    b = b.i32(UNIQUE.len() as i32);
+    for n in UNIQUE {
+        b = b.name(n);
+    }
+    let mut inner = B::default().i32(1).i32(U_BONE).i32(U_ROOT);
+    inner = inner.i32(U_BONE).i32(U_ROOT).i32(0).u8(12);
+    for x in [0.0, 0.0, 0.0, 1.0, 7.5, 0.0, 0.0, 1.0, 1.0, 1.0] {
+        inner = inner.f64(x);
+    }
+    inner = inner
+        .i32(U_IMPORTED)
+        .i32(U_NONE_TYPE)
+        .i32(U_NONE)
+        .raw(&[0; 16]);
+    let n = inner.0.len() as i32;
+    let b = b.i32(n).i32(0).i32(n).raw(&inner.0);
+    let v = ok(&decode(&asset(&[]), "RigHierarchy", &b.0));
+    let t = "Elements.0.PoseStorage.Initial.Local.Transform";
+    assert_eq!(
+        get(&v, &format!("{t}.Representation")),
+        &Value::Enum("ERepresentation::Double_Complete".into())
+    );
+    assert_eq!(
+        get(&v, &format!("{t}.Transform.Translation.X")),
+        &Value::Double(7.5)
+    );
+}
