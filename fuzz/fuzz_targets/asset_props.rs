@@ -2,7 +2,9 @@
 //! tagged properties (UE 5.8 and UE 4.27 tag layouts) and as unversioned
 //! properties against a small schema of every property family, and as a
 //! Blueprint class (its `UStruct` data read into the package's own
-//! schemas). Decoding ends with a tree or an error, never a panic, hang or
+//! schemas), and as the Control Rig classes that write their own data
+//! (`RigHierarchy`, `RigVM`, versionless: every RigVM release is tried).
+//! Decoding ends with a tree or an error, never a panic, hang or
 //! runaway allocation.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
@@ -65,7 +67,12 @@ fuzz_target!(|data: &[u8]| {
         "None", "P0", "IntProperty", "StructProperty", "Fuzz", "ArrayProperty", "Vector",
         "MapProperty", "EnumProperty", "ByteProperty", "BoolProperty",
     ];
-    let classes = ["/Script/Fuzz.Fuzz", "/Script/Engine.BlueprintGeneratedClass"];
+    let classes = [
+        "/Script/Fuzz.Fuzz",
+        "/Script/Engine.BlueprintGeneratedClass",
+        "/Script/ControlRig.RigHierarchy",
+        "/Script/RigVM.RigVM",
+    ];
     for ((ue4, ue5, unversioned), class) in [(522, 1018, false), (522, 1018, true), (522, 0, false)]
         .into_iter()
         .flat_map(|v| classes.map(|c| (v, c)))

@@ -26,12 +26,9 @@ const CLEAN: &[&str] = &[
     "Animations/PA_Fixture",
 ];
 
-/// Exports known to fail, by class: custom data pakrat does not read
-/// (`RigHierarchy`, `RigVM`), editor-only classes the mappings lack, and a
-/// blueprint class the mappings cannot have.
+/// Exports known to fail, by class: editor-only classes the mappings lack,
+/// and a blueprint class the mappings cannot have.
 const KNOWN: &[&str] = &[
-    "RigHierarchy",
-    "RigVM",
     "ControlRigEditorAsset",
     "ControlRigGraph",
     "RigVMGraph",

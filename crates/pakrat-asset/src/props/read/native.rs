@@ -3,14 +3,20 @@
 //! properties. Simple structs are a table of fields; the rest are code:
 //! here, in `misc` (frame ranges, Niagara variables, fonts, MIDI events),
 //! `movie` (MovieScene channels, time warps, evaluation trees), `bag`
-//! (property bags) and `nne` (NNE model data, a class with no property
-//! stream). Sources: UE `Core`/`CoreUObject` serializers; CUE4Parse
+//! (property bags), and the classes with no property stream: `nne` (NNE
+//! model data), `rig` and `rig_control` (Control Rig hierarchies),
+//! `rigvm` (RigVM bytecode and memory). Sources: UE `Core`/`CoreUObject` serializers; CUE4Parse
 //! `FScriptStruct.cs` for the list of natively serialized structs.
 
 mod bag;
 mod misc;
 mod movie;
 mod nne;
+mod rig;
+mod rig_control;
+#[cfg(test)]
+mod rig_tests;
+mod rigvm;
 #[cfg(test)]
 mod tests;
 
@@ -420,6 +426,8 @@ pub(super) fn decode_tail(
             .map(|w| crate::sound::to_properties(&w))
         }
         "NNEModelData" => ctx.nne_model_data(r),
+        "RigHierarchy" => ctx.rig_hierarchy(r).and_then(|f| all_read(r, f)),
+        "RigVM" => ctx.rig_vm(r).and_then(|f| all_read(r, f)),
         "DataTable" | "CompositeDataTable" => ctx.data_table(r, &out.properties),
         "StringTable" => ctx.string_table(r),
         "CurveTable" | "CompositeCurveTable" => ctx.curve_table(r),
@@ -442,7 +450,18 @@ pub(super) fn decode_tail(
 /// Classes whose `Serialize` writes only their own data: no property
 /// stream and no object GUID, the whole export is the native data.
 pub(super) fn without_properties(class: &str) -> bool {
-    matches!(class, "NNEModelData")
+    matches!(class, "NNEModelData" | "RigHierarchy" | "RigVM")
+}
+
+/// A class whose layout is known to the end: no byte may be left.
+fn all_read(r: &Reader<'_>, fields: Vec<Property>) -> Result<Vec<Property>> {
+    if r.remaining() != 0 {
+        return Err(r.invalid(format!(
+            "{} bytes left after the data pakrat knows",
+            r.remaining()
+        )));
+    }
+    Ok(fields)
 }
 
 /// The short name an object property holds, if it is set.

@@ -59,7 +59,7 @@ fn bag_type(r: &mut Reader<'_>, what: &str) -> Result<Property> {
     ))
 }
 
-fn bool32(r: &mut Reader<'_>, what: &str) -> Result<bool> {
+pub(super) fn bool32(r: &mut Reader<'_>, what: &str) -> Result<bool> {
     let at = r.offset();
     match r.u32(what)? {
         0 => Ok(false),

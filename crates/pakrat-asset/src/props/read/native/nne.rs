@@ -26,7 +26,7 @@ fn blob_ty() -> PropType {
 }
 
 /// `count` bytes of an opaque file (a model in a runtime's own format).
-fn blob(r: &mut Reader<'_>, count: u64, what: &str) -> Result<Value> {
+pub(super) fn blob(r: &mut Reader<'_>, count: u64, what: &str) -> Result<Value> {
     let count = r.check_count(count.min(i64::MAX as u64) as i64, 1, what)?;
     let bytes = r.bytes(count as u64, what)?;
     if bytes.len() > MAX_LISTED_BLOB {
