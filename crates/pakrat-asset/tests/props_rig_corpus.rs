@@ -213,6 +213,7 @@ fn template(a: &Asset<'_>) -> Asset<'static> {
         soft_object_paths: a.soft_object_paths.clone(),
         versions: a.versions.clone(),
         unversioned: a.unversioned,
+        bulk: a.bulk.clone(),
     }
 }
 

@@ -136,3 +136,11 @@ fn name(pkg: &LegacyPackage, r: &mut Reader<'_>, what: &str) -> Result<String> {
             )
         })
 }
+
+impl crate::bulk::BulkMeta {
+    /// What a legacy package's bulk data headers refer to: its data
+    /// resource map (UE 5.2+) and the offset classic headers count from.
+    pub fn of_legacy(pkg: &LegacyPackage) -> Self {
+        bulk_meta(pkg)
+    }
+}

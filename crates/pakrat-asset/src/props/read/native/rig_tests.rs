@@ -92,6 +92,7 @@ fn asset(custom: &[(pakrat_io::Guid, i32)]) -> Asset<'static> {
             ..Versions::default()
         },
         unversioned: false,
+        bulk: Default::default(),
     }
 }
 
@@ -101,7 +102,7 @@ fn decode(a: &Asset<'_>, class: &str, bytes: &[u8]) -> ExportProps {
     let mut ctx = Ctx::new(a, &NoSchemas);
     let mut r = Reader::with_base(bytes, 0x1000);
     let mut out = ExportProps::default();
-    super::decode_tail(&mut ctx, &mut r, class, &mut out);
+    super::decode_tail(&mut ctx, &mut r, 0, class, &mut out);
     out
 }
 
