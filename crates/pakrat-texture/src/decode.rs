@@ -19,10 +19,21 @@ pub fn decode(
     opts: &DecodeOptions,
 ) -> Result<Image, Error> {
     let data = check(format, width, height, data, opts)?;
-    let _ = data;
-    Err(Error::Unsupported {
-        format,
-        what: "decoding",
+    let (w, h) = (width as usize, height as usize);
+    let pixels = match crate::plain::decode(format, w, h, data, opts.parallel) {
+        Some(p) => p,
+        None => {
+            crate::compressed::decode(format, w, h, data, opts.parallel, opts.rebuild_normal_z)?
+                .ok_or(Error::Unsupported {
+                    format,
+                    what: "decoding",
+                })?
+        }
+    };
+    Ok(Image {
+        width,
+        height,
+        pixels,
     })
 }
 

@@ -14,12 +14,15 @@
 //! measured figures.
 #![deny(missing_docs)]
 
+mod compressed;
 mod dds;
 mod decode;
+mod drive;
 mod error;
 mod format;
 mod image;
 mod layout;
+mod plain;
 mod write;
 
 pub use dds::{write_dds, DdsInfo, DdsKind};

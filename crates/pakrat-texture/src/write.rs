@@ -51,13 +51,40 @@ pub fn write_png(img: &Image, out: &mut impl Write) -> Result<(), Error> {
     w.finish().map_err(png_err)
 }
 
-/// Writes `img` as an OpenEXR file (RGBA, 32-bit float channels, ZIP
-/// compression). 8- and 16-bit pixels are scaled to 0..1.
+/// Writes `img` as an OpenEXR file: one layer, RGBA, 32-bit float
+/// channels, ZIP compression (16 scan lines a block), scan lines top to
+/// bottom. 8- and 16-bit pixels are scaled to 0..1.
 pub fn write_exr(img: &Image, out: &mut (impl Write + Seek)) -> Result<(), Error> {
+    use exr::image::write::WritableImage;
+    use exr::prelude as x;
     img.check()?;
-    let _ = out;
-    Err(Error::Encode {
-        kind: "EXR",
-        why: "not implemented yet".into(),
+    if img.width == 0 || img.height == 0 {
+        return Err(Error::Dimensions {
+            width: img.width,
+            height: img.height,
+            depth: 1,
+            why: "EXR needs at least one pixel",
+        });
+    }
+    let (w, h) = (img.width as usize, img.height as usize);
+    let px = &img.pixels;
+    let get = |i: usize| px.get_f64(i) as f32;
+    let channels = x::SpecificChannels::rgba(|x::Vec2(px, py): x::Vec2<usize>| {
+        let i = (py * w + px) * 4;
+        (get(i), get(i + 1), get(i + 2), get(i + 3))
+    });
+    let layer = x::Layer::new(
+        (w, h),
+        x::LayerAttributes::default(),
+        x::Encoding::SMALL_LOSSLESS,
+        channels,
+    );
+    let result = x::Image::from_layer(layer).write().to_buffered(out);
+    result.map_err(|e| match e {
+        exr::error::Error::Io(e) => Error::Io(e),
+        e => Error::Encode {
+            kind: "EXR",
+            why: e.to_string(),
+        },
     })
 }
