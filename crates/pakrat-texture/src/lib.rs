@@ -16,7 +16,7 @@
 //! Chosen after measuring speed and agreement on the same blocks
 //! (`examples/decode_bench.rs`; figures in `docs/textures.md`):
 //!
-//! * BC1–BC7: `bcdec_rs`. 1.2–3.9× faster than `texture2ddecoder`, writes
+//! * BC1–BC7: `bcdec_rs`. 1.2–3.5× faster than `texture2ddecoder`, writes
 //!   at a pitch, decodes BC6H to f32, and follows Direct3D where the two
 //!   differ (BC2/BC3 colour always in 4-colour mode).
 //! * ETC1, ETC2, EAC: `texture2ddecoder`, the maintained Rust decoder of
