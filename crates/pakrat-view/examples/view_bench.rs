@@ -84,6 +84,7 @@ fn main() {
         port: 0,
         token: None,
         keys: Default::default(),
+        ..Default::default()
     };
     std::thread::spawn(move || {
         pakrat_view::serve(&opts, |r| tx.send((r.addr.port(), r.url.clone())).unwrap()).unwrap();

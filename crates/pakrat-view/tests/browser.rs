@@ -297,6 +297,7 @@ fn a_browser_sees_textures_sounds_and_containers() {
         port: 0,
         token: None,
         keys: Default::default(),
+        ..Default::default()
     };
     std::thread::spawn(move || {
         pakrat_view::serve(&opts, |r| tx.send(r.url.clone()).unwrap()).unwrap();

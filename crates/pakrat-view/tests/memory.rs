@@ -29,6 +29,7 @@ fn child_server() {
         port: 0,
         token: None,
         keys: Default::default(),
+        ..Default::default()
     };
     pakrat_view::serve(&opts, |r| {
         println!("URL {}", r.url);
