@@ -186,7 +186,7 @@ fn export_json(
     Ok(j)
 }
 
-/// Where the references of export `p` lead: `{path, package, export}` for
+/// Where the references of export `p` (and its outer) lead: `{path, package, export}` for
 /// an export of this package; `{path, package, object}` for an object of
 /// another package the viewer found (same container or pak, or a loose
 /// file beside this one); references it cannot follow are left out.
@@ -205,7 +205,19 @@ fn links(
     }
     let mut others = Others::new(app, file, form, asset);
     let mut out = Map::new();
-    for r in references(p) {
+    // The export's outer is an export of this package too.
+    let outer = asset
+        .exports
+        .get(q.export.unwrap_or(usize::MAX))
+        .and_then(|e| e.outer.clone());
+    let mut refs = references(p);
+    if let Some(o) = outer {
+        refs.push(crate::uvalue::Reference {
+            shown: o.clone(),
+            object: o,
+        });
+    }
+    for r in refs {
         if let Some(&k) = by_path.get(&r.object.to_ascii_lowercase()) {
             out.insert(
                 r.shown,

@@ -285,10 +285,30 @@ fn a_browser_sees_textures_sounds_and_containers() {
         &root.join("Content/Paks/Enc.pak"),
     );
     let toc = "iostore/cue4parse/UE5_8/IoStore/Tagged/Zlib/CUE4ParseFixtures-Minimal-Zlib-Windows";
+    let unversioned =
+        "iostore/cue4parse/UE5_8/IoStore/Unversioned/Uncompressed/CUE4ParseFixtures-Minimal-Uncompressed-Windows";
     for ext in ["utoc", "ucas"] {
         copy(
             &c.join(format!("{toc}.{ext}")),
             &root.join(format!("Content/Paks/Fixtures.{ext}")),
+        );
+        // The global containers their script imports are resolved with.
+        copy(
+            &c.join(format!(
+                "iostore/cue4parse/UE5_8/IoStore/Tagged/global.{ext}"
+            )),
+            &root.join(format!("Content/Paks/global.{ext}")),
+        );
+        // An unversioned container, no mappings anywhere.
+        copy(
+            &c.join(format!("{unversioned}.{ext}")),
+            &root.join(format!("Unversioned/Minimal.{ext}")),
+        );
+        copy(
+            &c.join(format!(
+                "iostore/cue4parse/UE5_8/IoStore/Unversioned/global.{ext}"
+            )),
+            &root.join(format!("Unversioned/global.{ext}")),
         );
     }
     let (tx, rx) = std::sync::mpsc::channel();
@@ -410,6 +430,7 @@ fn a_browser_sees_textures_sounds_and_containers() {
     wide_tables_stay_on_the_page(&d, &shots);
     big_graphs_zoom_and_pan(&d, &shots);
     keys_typed_into_the_page(&d, &shots);
+    ue5_properties_and_links(&d, &shots);
     eprintln!("screenshots in {}", shots.display());
 }
 
@@ -687,4 +708,148 @@ fn keys_typed_into_the_page(d: &Driver, shots: &Path) {
         assert!(!urls.contains(k), "the key is in a URL: {urls}");
     }
     assert!(urls.contains("/api/keys"), "{urls}");
+}
+
+/// The rows of the properties table shown: (name, value text).
+fn property_rows(d: &Driver) -> Value {
+    d.js(
+        "return Object.fromEntries([...document.querySelectorAll('#right table.props > tbody > tr')].map(r => [r.cells[0].firstChild.textContent, r.cells[1].textContent]));",
+        json!([]),
+    )
+}
+
+/// Wait for the export view titled `name`.
+fn wait_export(d: &Driver, name: &str) {
+    d.wait(
+        &format!(
+            "document.querySelector('#right h2') && document.querySelector('#right h2').textContent.startsWith({} + ' (') && document.querySelector('#right table')",
+            json!(name)
+        ),
+        name,
+    );
+}
+
+/// Click the link `a.aref` in the properties row `row`.
+fn follow(d: &Driver, row: &str) -> Value {
+    d.js(
+        "const r = [...document.querySelectorAll('#right table.props > tbody > tr')].find(r => r.cells[0].firstChild.textContent === arguments[0]); \
+         const a = r.cells[1].querySelector('a.aref'); a.click(); return a.textContent;",
+        json!([row]),
+    )
+}
+
+/// UE5 packages: a container's zen package opens to its exports (from the
+/// container's page and from the tree), an export to its properties as
+/// `props` decodes them; a reference to an export of the package and one
+/// to another package of the container are links that open their targets;
+/// an unversioned package without mappings says what it needs.
+fn ue5_properties_and_links(d: &Driver, shots: &Path) {
+    d.click("Fixtures.utoc");
+    let da = "/Game/Fixtures/Properties/DA_AllProperties";
+    d.wait(
+        &format!("document.querySelector('#right a.pkg[data-package=\"{da}\"]')"),
+        "the zen package links",
+    );
+    d.js(
+        &format!(
+            "document.querySelector('#right a.pkg[data-package=\"{da}\"]').click(); return true;"
+        ),
+        json!([]),
+    );
+    d.wait(
+        "[...document.querySelectorAll('#right a.exp')].some(a => a.textContent === 'DA_AllProperties')",
+        "the package's exports",
+    );
+    let global = d.js(
+        "return [...document.querySelectorAll('#right tr')].find(r => r.cells[0].textContent === 'global container').cells[1].textContent;",
+        json!([]),
+    );
+    assert_eq!(global, "Content/Paks/global.utoc");
+    d.js(
+        "[...document.querySelectorAll('#right a.exp')].find(a => a.textContent === 'DA_AllProperties').click(); return true;",
+        json!([]),
+    );
+    wait_export(d, "DA_AllProperties");
+    let rows = property_rows(d);
+    assert_eq!(rows["Integer"], "305419896", "{rows}");
+    assert_eq!(rows["bBoolean"], "true", "{rows}");
+    assert!(
+        rows["Text"]
+            .as_str()
+            .unwrap()
+            .starts_with("\"Localized-ish fixture text Ω\""),
+        "{rows}"
+    );
+    d.screenshot(&shots.join("12-ue5-properties.png"));
+    // To an export of the same package.
+    let to = follow(d, "InlineObject");
+    assert!(to.as_str().unwrap().ends_with(":InlineFixture"), "{to}");
+    wait_export(d, "InlineFixture");
+    let path = d.js(
+        "return [...document.querySelectorAll('#right tr')].find(r => r.cells[0].textContent === 'path').cells[1].textContent;",
+        json!([]),
+    );
+    assert_eq!(path, to);
+    // Its outer links back; from there, to another package of the container.
+    d.js(
+        "[...document.querySelectorAll('#right tr')].find(r => r.cells[0].textContent === 'outer').querySelector('a.aref').click(); return true;",
+        json!([]),
+    );
+    wait_export(d, "DA_AllProperties");
+    let to = follow(d, "HardObjectReference");
+    assert_eq!(
+        to,
+        "/Game/Fixtures/DataTables/DT_AllProperties.DT_AllProperties"
+    );
+    wait_export(d, "DT_AllProperties");
+    d.screenshot(&shots.join("13-ue5-linked.png"));
+
+    // The tree: the container's folders down to the package, its exports.
+    // (the mount point is ../../../CUE4ParseFixtures/Content/Fixtures/)
+    for label in ["Properties/", "DA_AllProperties.uasset"] {
+        d.click(label);
+    }
+    d.wait(
+        "[...document.querySelectorAll('#right h3')].some(h => h.textContent === 'Exports')",
+        "the package page",
+    );
+    d.click("InlineFixture");
+    wait_export(d, "InlineFixture");
+    assert_eq!(property_rows(d)["Marker"], "38177486");
+
+    // Unversioned, no mappings: the page says what is missing.
+    d.click("Unversioned");
+    d.click("Minimal.utoc");
+    d.wait(
+        &format!("document.querySelector('#right a.pkg[data-package=\"{da}\"]')"),
+        "the unversioned zen package links",
+    );
+    d.js(
+        &format!(
+            "document.querySelector('#right a.pkg[data-package=\"{da}\"]').click(); return true;"
+        ),
+        json!([]),
+    );
+    d.wait("document.querySelector('#right a.exp')", "the exports");
+    let maps = d.js(
+        "return [...document.querySelectorAll('#right tr')].find(r => r.cells[0].textContent === 'mappings').cells[1].textContent;",
+        json!([]),
+    );
+    assert!(maps.as_str().unwrap().contains("--usmap"), "{maps}");
+    d.js(
+        "[...document.querySelectorAll('#right a.exp')].find(a => a.textContent === 'DA_AllProperties').click(); return true;",
+        json!([]),
+    );
+    wait_export(d, "DA_AllProperties");
+    let err = d.js(
+        "return document.querySelector('#right p.err').textContent;",
+        json!([]),
+    );
+    assert!(
+        err.as_str()
+            .unwrap()
+            .contains("needs mappings for class ParserFixtureData"),
+        "{err}"
+    );
+    d.screenshot(&shots.join("14-ue5-needs-mappings.png"));
 }
