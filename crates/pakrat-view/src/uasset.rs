@@ -468,20 +468,8 @@ impl App {
             let mount = c.mount_point().unwrap_or("");
             package_path_of_file(&format!("{mount}{package}")).unwrap_or(package.to_string())
         };
-        let toc = c.toc();
-        let len_of = |i: usize| toc.offsets.get(i).map_or(0, |o| o.length);
-        let header = c.find_by_type(ChunkType::ContainerHeader).map_or(0, len_of);
-        let id = pakrat_codec::names::package_id(&query);
-        let bundles = (0..toc.len()).filter(|&i| toc.chunk_type(i) == ChunkType::ExportBundleData);
-        // The package's chunk, or (named otherwise) the largest there is.
-        let chunk = bundles
-            .clone()
-            .filter(|&i| toc.chunk_ids[i].id() == id)
-            .map(len_of)
-            .max()
-            .unwrap_or_else(|| bundles.map(len_of).max().unwrap_or(0));
-        let cost = (16 << 20) + 3 * header + 3 * chunk + chunk_stream_cost(&c);
-        let _held = self.budget.reserve(cost, "reading this package")?;
+        let cost = self.zen_open_cost(&c, &query)?;
+        let _held = self.budget.reserve(cost.0, "reading this package")?;
         let o = popen::open_in_container(&c, script.as_deref(), &query, self.ue_version).map_err(
             |e| {
                 let msg = self.shown(&e.to_string());
@@ -492,7 +480,83 @@ impl App {
                 }
             },
         )?;
-        Ok((o, chunk))
+        Ok((o, cost.1))
+    }
+
+    /// Memory opening zen package `query` of `c` holds, from the sizes the
+    /// TOC and the container header state, and the package's chunk length:
+    /// the container header (3 times: bytes and parsed), the package's
+    /// chunk (3 times: bytes, its asset view, the names), the headers of
+    /// the packages it imports, directly or not (each at most its chunk,
+    /// twice: bytes and parsed), two blocks being decoded, and 1 MiB.
+    /// Named otherwise than by a package path, or in a UE4 container
+    /// (whose imports are container-wide), every package header counts.
+    fn zen_open_cost(
+        &self,
+        c: &pakrat_iostore::Container,
+        query: &str,
+    ) -> Result<(u64, u64), ApiError> {
+        let toc = c.toc();
+        let len_of = |i: usize| toc.offsets.get(i).map_or(0, |o| o.length);
+        let mut bundles: HashMap<u64, u64> = HashMap::new();
+        for i in 0..toc.len() {
+            let id = toc.chunk_ids[i];
+            if toc.chunk_type(i) == ChunkType::ExportBundleData && id.index() == 0 {
+                bundles.entry(id.id()).or_insert(len_of(i));
+            }
+        }
+        let all: u64 = bundles.values().sum();
+        let hi = c.find_by_type(ChunkType::ContainerHeader);
+        let header = hi.map_or(0, len_of);
+        let block = u64::from(toc.header.block_size);
+        let base = (1 << 20) + 3 * header + 2 * block;
+        let own = query
+            .starts_with('/')
+            .then(|| bundles.get(&pakrat_codec::names::package_id(query)))
+            .flatten()
+            .copied();
+        let (Some(own), Some(hi)) = (own, hi) else {
+            let biggest = bundles.values().copied().max().unwrap_or(0);
+            return Ok((base + 2 * all + 3 * biggest, biggest));
+        };
+        // The packages it imports, from the container header's store
+        // entries (read under its own reservation).
+        let imported = {
+            let _held = self
+                .budget
+                .reserve((1 << 20) + 3 * header, "reading the container header")?;
+            let data = c.read_chunk(hi).map_err(damaged)?;
+            let h = pakrat_iostore::container_header::parse(&data).map_err(damaged)?;
+            let ue4 = pakrat_asset::zen::ZenLayout::for_header(h.form)
+                .is_ok_and(|l| l == pakrat_asset::zen::ZenLayout::Ue4);
+            if ue4 {
+                all
+            } else {
+                let index: HashMap<u64, usize> = h
+                    .package_ids
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &id)| (id, i))
+                    .collect();
+                let root = pakrat_codec::names::package_id(query);
+                let mut seen: HashSet<u64> = HashSet::from([root]);
+                let mut todo = vec![root];
+                let mut sum = 0u64;
+                while let Some(id) = todo.pop() {
+                    let Some(entry) = index.get(&id).and_then(|&i| h.store_entries.get(i)) else {
+                        continue;
+                    };
+                    for &dep in &entry.imported_packages {
+                        if seen.insert(dep) {
+                            sum += bundles.get(&dep).copied().unwrap_or(0);
+                            todo.push(dep);
+                        }
+                    }
+                }
+                sum
+            }
+        };
+        Ok((base + 3 * own + 2 * imported, own))
     }
 
     fn opened_cached(&self, key: &str) -> Option<Arc<Opened>> {
