@@ -158,6 +158,7 @@ fn get_json(port: u16, token: &str, pq: &str) -> serde_json::Value {
 /// `/api/asset&export=I` against the export's bytes (what
 /// `DECODE_FACTOR` is sized from).
 fn json_ratio(port: u16, token: &str, utoc: &str) {
+    let t = Instant::now();
     let open = get_json(port, token, &format!("/api/open?path={utoc}"));
     let (mut n, mut errors, mut worst, mut biggest) = (0, 0, (0f64, String::new()), 0usize);
     for p in open["zen_packages"]["list"].as_array().unwrap() {
@@ -179,9 +180,13 @@ fn json_ratio(port: u16, token: &str, utoc: &str) {
         }
     }
     println!(
-        "{utoc}: {n} exports ({errors} with errors), largest answer {biggest} bytes, \
-         largest answer / export bytes (exports of 1 KiB or more) {:.1} ({})",
-        worst.0, worst.1
+        "{utoc}: {n} exports ({errors} with errors) of {} packages in {:.0} ms, one request \
+         each; largest answer {biggest} bytes, largest answer / export bytes (exports of \
+         1 KiB or more) {:.1} ({})",
+        open["zen_packages"]["count"],
+        t.elapsed().as_secs_f64() * 1e3,
+        worst.0,
+        worst.1
     );
 }
 
@@ -205,8 +210,6 @@ fn ue5_properties(corpus: &Path, reps: usize) {
     });
     let (port, url) = rx.recv().unwrap();
     let token = url.split("t=").nth(1).unwrap().to_string();
-    json_ratio(port, &token, &format!("{base}/Unversioned/{utoc}"));
-    json_ratio(port, &token, &format!("{base}/Tagged/{utoc}"));
     let package = "/Game/Fixtures/Maps/Landscape";
     for form in ["Tagged", "Unversioned"] {
         let path = format!("{base}/{form}/{utoc}");
@@ -263,4 +266,6 @@ fn ue5_properties(corpus: &Path, reps: usize) {
             ""
         );
     }
+    json_ratio(port, &token, &format!("{base}/Unversioned/{utoc}"));
+    json_ratio(port, &token, &format!("{base}/Tagged/{utoc}"));
 }

@@ -785,6 +785,8 @@ fn unversioned_packages_read_with_usmap_and_found_mappings() {
     );
     let tagged = asset(&s, UE58_TAGGED_PAK, DA, None);
     assert_eq!(tagged["unversioned"], false);
+    // (tagged properties need no mappings: none are read for them)
+    assert_eq!(tagged["mappings"], serde_json::Value::Null);
     let k = export_named(&list, "DA_AllProperties");
     let u = asset(&s, UE58_UNVERSIONED_PAK, DA, Some(k));
     let t = asset(
