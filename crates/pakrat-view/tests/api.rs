@@ -947,5 +947,47 @@ fn a_loose_package_links_to_its_neighbours_and_damage_is_a_422() {
         errors += usize::from(j["error"].is_string());
     }
     assert!(errors > 0, "garbage decoded without an error");
+    // Mutations of the header and of the export data: every answer is a
+    // 200 (with per-export errors), a 422, or a 400 (the magic no longer
+    // says it is a package), never a 500 (a panic).
+    let uasset = std::fs::read(t.path().join(da)).unwrap();
+    let mut seen = std::collections::BTreeMap::new();
+    for k in 0..48usize {
+        let (mut h, mut x) = (uasset.clone(), uexp.clone());
+        let (buf, at) = if k % 2 == 0 {
+            let n = h.len();
+            (&mut h, k * 7919 % n)
+        } else {
+            let n = x.len();
+            (&mut x, k * 7919 % n)
+        };
+        buf[at] ^= [0xFF, 0x80, 0x01, 0x7F][k % 4];
+        std::fs::write(t.path().join("M.uasset"), &h).unwrap();
+        std::fs::write(t.path().join("M.uexp"), &x).unwrap();
+        let (st, b) = get(&s, "/api/asset?path=M.uasset");
+        *seen.entry(st).or_insert(0) += 1;
+        assert!(
+            matches!(st, 200 | 400 | 422),
+            "{k}: {st} {}",
+            String::from_utf8_lossy(&b)
+        );
+        if st != 200 {
+            continue;
+        }
+        let list: serde_json::Value = serde_json::from_slice(&b).unwrap();
+        for e in list["exports"].as_array().unwrap() {
+            let (st, b) = get(
+                &s,
+                &format!("/api/asset?path=M.uasset&export={}", e["index"]),
+            );
+            assert!(
+                st == 200 || st == 422,
+                "{k}: export {}: {st} {}",
+                e["index"],
+                String::from_utf8_lossy(&b)
+            );
+        }
+    }
+    assert!(seen.contains_key(&200), "{seen:?}");
     assert_eq!(json(&s, "/api/ls?path=")["path"], "");
 }
