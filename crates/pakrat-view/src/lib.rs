@@ -43,7 +43,7 @@ pub use member::{chunk_stream_cost, pak_stream_cost};
 pub use object::export_cost;
 pub use server::serve;
 pub use uasset::{DECODE_FACTOR, OPENED_CACHE_BYTES};
-pub use uvalue::MAX_ELEMENTS;
+pub use uvalue::{max_elements, MAX_ELEMENTS};
 
 use std::collections::{HashMap, VecDeque};
 use std::net::SocketAddr;

@@ -16,7 +16,7 @@ use std::sync::Arc;
 use axum::extract::{Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use pakrat_asset::props::json::ExportJson;
+use pakrat_asset::props::json::{ExportJson, ValueJson};
 use pakrat_asset::props::open::{self as popen, package_path_of_file};
 use pakrat_asset::props::{decode_export, schemas_with_package, Asset, NoSchemas, Opened, Schemas};
 use pakrat_asset::usmap::Usmap;
@@ -27,7 +27,9 @@ use serde_json::{json, Map, Value as Json};
 
 use crate::listing::JSON_ROW;
 use crate::member::open_pak;
-use crate::uvalue::{cut_long_arrays, package_of, references, MAX_ELEMENTS};
+use crate::uvalue::{
+    cut_long_arrays, max_elements, package_of, page, references, references_in, Reference,
+};
 use crate::*;
 
 /// Bytes of opened packages kept for the next request (oldest dropped
@@ -67,13 +69,19 @@ pub(crate) struct AssetQ {
     #[serde(default)]
     package: String,
     export: Option<usize>,
+    /// A long array of the export (a JSON pointer of its `cut`) …
+    at: Option<String>,
+    /// … from this element on.
+    #[serde(default)]
+    from: usize,
 }
 
 /// `GET /api/asset?path=FILE[&package=P][&export=I]`: without `export`,
 /// the package's exports (name, class, outer) and which mappings and
 /// global container it is read with; with `export`, that export decoded
 /// (the shape of one export of `pakrat props --json`, arrays cut at
-/// [`MAX_ELEMENTS`], `cut` saying where) and `links`: for each reference
+/// [`max_elements`], `cut` saying where; `&at=POINTER&from=K` answers the
+/// elements from K on of the array `cut` names) and `links`: for each reference
 /// the viewer can follow, where it leads. FILE is a `.uasset`/`.umap`
 /// (no `package`), a `.pak` or a `.utoc` (`package`: package path, or the
 /// file's path inside it).
@@ -180,19 +188,46 @@ fn export_json(
     };
     let with = schemas_with_package(asset, base);
     let mut p = decode_export(asset, i, &with);
+    if let Some(at) = &q.at {
+        let Some(pg) = page(&mut p, at, q.from) else {
+            return Err(ApiError(
+                StatusCode::NOT_FOUND,
+                format!("export {i} has no array, set or map at {at}"),
+            ));
+        };
+        let refs = references_in(&pg.elements);
+        return Ok(json!({
+            "index": i,
+            "at": at,
+            "from": q.from,
+            "total": pg.total,
+            "elements": ValueJson(&pg.elements),
+            "cut": pg.cut.into_iter().map(|(k, n)| (k, json!(n))).collect::<Map<_, _>>(),
+            "max_elements": max_elements(),
+            "links": links(app, file, form, q, asset, refs),
+        }));
+    }
     let cut = cut_long_arrays(&mut p);
     let mut j = serde_json::to_value(ExportJson { info, props: &p })
         .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
     j["index"] = json!(i);
     j["cut"] = Json::Object(cut.into_iter().map(|(k, n)| (k, json!(n))).collect());
-    j["max_elements"] = json!(MAX_ELEMENTS);
+    j["max_elements"] = json!(max_elements());
     j["native_start"] = json!(p.native_start);
     j["size"] = json!(info.data.len());
-    j["links"] = Json::Object(links(app, file, form, q, asset, &p));
+    let mut refs = references(&p);
+    // The export's outer is an export of this package too.
+    if let Some(o) = &info.outer {
+        refs.push(Reference {
+            shown: o.clone(),
+            object: o.clone(),
+        });
+    }
+    j["links"] = Json::Object(links(app, file, form, q, asset, refs));
     Ok(j)
 }
 
-/// Where the references of export `p` (and its outer) lead: `{path, package, export}` for
+/// Where references lead: `{path, package, export}` for
 /// an export of this package; `{path, package, object}` for an object of
 /// another package the viewer found (same container or pak, or a loose
 /// file beside this one); references it cannot follow are left out.
@@ -202,7 +237,7 @@ fn links(
     form: Form,
     q: &AssetQ,
     asset: &Asset<'_>,
-    p: &pakrat_asset::props::ExportProps,
+    refs: Vec<Reference>,
 ) -> Map<String, Json> {
     let here = app.rel_of(file);
     let mut by_path: HashMap<String, usize> = HashMap::new();
@@ -211,18 +246,6 @@ fn links(
     }
     let mut others = Others::new(app, file, form, asset);
     let mut out = Map::new();
-    // The export's outer is an export of this package too.
-    let outer = asset
-        .exports
-        .get(q.export.unwrap_or(usize::MAX))
-        .and_then(|e| e.outer.clone());
-    let mut refs = references(p);
-    if let Some(o) = outer {
-        refs.push(crate::uvalue::Reference {
-            shown: o.clone(),
-            object: o,
-        });
-    }
     for r in refs {
         if let Some(&k) = by_path.get(&r.object.to_ascii_lowercase()) {
             out.insert(

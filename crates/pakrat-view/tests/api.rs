@@ -655,6 +655,41 @@ fn ue5_packages_in_a_container_show_their_properties_and_links() {
     assert_eq!(j["cut"], serde_json::json!({}));
     assert_eq!(property(&j, "Integer")["value"], 305419896);
 
+    // Any array of the export in pages (`at`, a JSON pointer as `cut`
+    // gives them, and `from`): the last 2 of the 12 text histories, with
+    // the links of that page; a pointer to no array is a 404.
+    let k = j["properties"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|p| p["name"] == "TextHistories")
+        .unwrap();
+    let at = format!("/properties/{k}/value");
+    let pg = json(
+        &s,
+        &format!(
+            "/api/asset?path={}&package={DA}&export={da}&at={}&from=10",
+            enc(UE58_TAGGED_UTOC),
+            enc(&at)
+        ),
+    );
+    assert_eq!(pg["total"], 12, "{pg}");
+    let all = property(&j, "TextHistories")["value"].as_array().unwrap();
+    assert_eq!(pg["elements"].as_array().unwrap()[..], all[10..]);
+    let table = all[11]["table"].as_str().unwrap();
+    assert_eq!(
+        pg["links"][table]["package"],
+        "/Game/Fixtures/StringTables/ST_Fixed"
+    );
+    let (st, _) = get(
+        &s,
+        &format!(
+            "/api/asset?path={}&package={DA}&export={da}&at=/properties/0/value",
+            enc(UE58_TAGGED_UTOC)
+        ),
+    );
+    assert_eq!(st, 404, "bBoolean is no array");
+
     // A reference to an export of the package opens that export.
     let to = property(&j, "InlineObject")["value"].as_str().unwrap();
     let link = &j["links"][to];

@@ -311,6 +311,9 @@ fn a_browser_sees_textures_sounds_and_containers() {
             &root.join(format!("Unversioned/global.{ext}")),
         );
     }
+    // Long UE5 arrays come 5 elements at a time here (1,000 by default),
+    // so that the fixtures' arrays page.
+    std::env::set_var("PAKRAT_VIEW_MAX_ELEMENTS", "5");
     let (tx, rx) = std::sync::mpsc::channel();
     let opts = pakrat_view::Options {
         path: root.clone(),
@@ -781,6 +784,7 @@ fn ue5_properties_and_links(d: &Driver, shots: &Path) {
         "{rows}"
     );
     d.screenshot(&shots.join("12-ue5-properties.png"));
+    long_arrays_page(d, shots);
     // To an export of the same package.
     let to = follow(d, "InlineObject");
     assert!(to.as_str().unwrap().ends_with(":InlineFixture"), "{to}");
@@ -852,4 +856,46 @@ fn ue5_properties_and_links(d: &Driver, shots: &Path) {
         "{err}"
     );
     d.screenshot(&shots.join("14-ue5-needs-mappings.png"));
+}
+
+/// DA_AllProperties' 12 text histories, 5 at a time: the first 5, then the
+/// next on request until all 12 are there; the string table entry of the
+/// last page links to its table (links come with each page).
+fn long_arrays_page(d: &Driver, shots: &Path) {
+    let row = "[...document.querySelectorAll('#right table.props > tbody > tr')].find(r => r.cells[0].firstChild.textContent === 'TextHistories').cells[1]";
+    let note = d.js(
+        &format!("return {row}.querySelector('div.cut').textContent;"),
+        json!([]),
+    );
+    assert!(
+        note.as_str().unwrap().starts_with("5 of 12 shown"),
+        "{note}"
+    );
+    for shown in ["10", "12"] {
+        d.js(
+            &format!("{row}.querySelector('button.more').click(); return true;"),
+            json!([]),
+        );
+        d.wait(
+            &format!("{row}.querySelector('div.cut .shown').textContent === '{shown}'"),
+            "the next page",
+        );
+    }
+    let state = d.js(
+        &format!(
+            "const c = {row}; const rows = c.querySelector('table.nest').querySelectorAll(':scope > tbody > tr, :scope > tr'); \
+             return [rows.length, !!c.querySelector('button.more'), [...rows[11].querySelectorAll('a.aref')].map(a => a.textContent)];"
+        ),
+        json!([]),
+    );
+    assert_eq!(
+        state,
+        json!([12, false, ["/Game/Fixtures/StringTables/ST_Fixed.ST_Fixed"]]),
+        "{state}"
+    );
+    d.js(
+        &format!("{row}.querySelector('div.cut').scrollIntoView(); return true;"),
+        json!([]),
+    );
+    d.screenshot(&shots.join("12b-ue5-pages.png"));
 }
