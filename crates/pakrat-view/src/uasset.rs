@@ -432,6 +432,19 @@ impl App {
         }
         let (opened, bytes) = match form {
             Form::Loose => {
+                // Its `.uexp` is read too: it must not lead out either.
+                let uexp = file.with_extension("uexp");
+                if let Ok(real) = std::fs::canonicalize(&uexp) {
+                    if !real.starts_with(&self.root) {
+                        return Err(ApiError(
+                            StatusCode::FORBIDDEN,
+                            format!(
+                                "{}: leads out of the opened folder (symbolic link)",
+                                self.rel_of(&uexp)
+                            ),
+                        ));
+                    }
+                }
                 let size = stamp.map_or(0, |s| s.0);
                 let _held = self
                     .budget
@@ -621,13 +634,14 @@ impl App {
 
     /// The global container beside `utoc` or in a parent folder, up to the
     /// opened folder (as the engine mounts it; `pakrat props` looks the
-    /// same way without the limit).
+    /// same way without the limit); a symbolic link out of it is passed
+    /// over.
     fn global_for(&self, utoc: &Path) -> Option<PathBuf> {
         utoc.ancestors()
             .skip(1)
             .take_while(|d| d.starts_with(&self.root))
-            .map(|d| d.join("global.utoc"))
-            .find(|g| g.is_file() && g.as_path() != utoc)
+            .filter_map(|d| std::fs::canonicalize(d.join("global.utoc")).ok())
+            .find(|g| g.starts_with(&self.root) && g.is_file() && g.as_path() != utoc)
     }
 
     fn script_objects(&self, global: &Path) -> Result<Arc<ScriptObjects>, ApiError> {

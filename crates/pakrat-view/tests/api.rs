@@ -1001,6 +1001,20 @@ fn a_loose_package_links_to_its_neighbours_and_damage_is_a_422() {
         errors += usize::from(j["error"].is_string());
     }
     assert!(errors > 0, "garbage decoded without an error");
+    // A .uexp that is a symbolic link out of the opened folder is not read.
+    #[cfg(unix)]
+    {
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("secret.uexp"), &uexp).unwrap();
+        std::fs::write(t.path().join("Link.uasset"), &bytes).unwrap();
+        std::os::unix::fs::symlink(
+            outside.path().join("secret.uexp"),
+            t.path().join("Link.uexp"),
+        )
+        .unwrap();
+        let (st, b) = get(&s, "/api/asset?path=Link.uasset");
+        assert_eq!(st, 403, "{}", String::from_utf8_lossy(&b));
+    }
     // Mutations of the header and of the export data: every answer is a
     // 200 (with per-export errors), a 422, or a 400 (the magic no longer
     // says it is a package), never a 500 (a panic).
@@ -1044,4 +1058,34 @@ fn a_loose_package_links_to_its_neighbours_and_damage_is_a_422() {
     }
     assert!(seen.contains_key(&200), "{seen:?}");
     assert_eq!(json(&s, "/api/ls?path=")["path"], "");
+}
+
+/// A `global.utoc` that is a symbolic link out of the opened folder is
+/// passed over: the package opens without it, and says so.
+#[cfg(unix)]
+#[test]
+fn a_global_container_outside_the_folder_is_not_read() {
+    let Some(c) = pakrat_testkit::corpus_dir() else {
+        return;
+    };
+    let t = tempfile::tempdir().unwrap();
+    let toc = UE58_TAGGED_UTOC.trim_end_matches(".utoc");
+    for ext in ["utoc", "ucas"] {
+        std::fs::copy(
+            c.join(format!("{toc}.{ext}")),
+            t.path().join(format!("F.{ext}")),
+        )
+        .unwrap();
+        std::os::unix::fs::symlink(
+            c.join(format!(
+                "iostore/cue4parse/UE5_8/IoStore/Tagged/global.{ext}"
+            )),
+            t.path().join(format!("global.{ext}")),
+        )
+        .unwrap();
+    }
+    let s = start(t.path());
+    let list = asset(&s, "F.utoc", DA, None);
+    assert_eq!(list["global"], serde_json::Value::Null, "{list}");
+    assert!(!list["exports"].as_array().unwrap().is_empty());
 }
