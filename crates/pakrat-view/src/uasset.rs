@@ -422,7 +422,12 @@ impl App {
         let stamp = std::fs::metadata(file)
             .ok()
             .and_then(|m| Some((m.len(), m.modified().ok()?)));
-        let key = format!("{}\0{package}\0{stamp:?}", file.display());
+        // A loose package changes with its `.uexp` too.
+        let uexp_stamp = (form == Form::Loose)
+            .then(|| std::fs::metadata(file.with_extension("uexp")).ok())
+            .flatten()
+            .and_then(|m| Some((m.len(), m.modified().ok()?)));
+        let key = format!("{}\0{package}\0{stamp:?}\0{uexp_stamp:?}", file.display());
         let global = match form {
             Form::Container => self.global_for(file),
             _ => None,
