@@ -311,6 +311,19 @@ fn a_browser_sees_textures_sounds_and_containers() {
             &root.join(format!("Unversioned/global.{ext}")),
         );
     }
+    // A loose UE5 package (from the tagged legacy pak).
+    let pak = pakrat_pak::Pak::open(
+        c.join("pak/cue4parse/UE5_8/LegacyPak/Tagged/Uncompressed/CUE4ParseFixtures-Legacy-Tagged-Uncompressed.pak"),
+        &Default::default(),
+    )
+    .unwrap();
+    for e in &pak.index.entries {
+        if let Some(name) = e.path.strip_prefix("Properties/") {
+            let to = root.join("Loose").join(name);
+            std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+            std::fs::write(to, pak.read(e).unwrap()).unwrap();
+        }
+    }
     // Long UE5 arrays come 5 elements at a time here (1,000 by default),
     // so that the fixtures' arrays page.
     std::env::set_var("PAKRAT_VIEW_MAX_ELEMENTS", "5");
@@ -820,6 +833,27 @@ fn ue5_properties_and_links(d: &Driver, shots: &Path) {
     d.click("InlineFixture");
     wait_export(d, "InlineFixture");
     assert_eq!(property_rows(d)["Marker"], "38177486");
+
+    // A loose package: the file opens to its page and its exports.
+    d.click("Loose");
+    let loose = "document.querySelector('.node[data-path=\"Loose/DA_AllProperties.uasset\"]')";
+    d.wait(loose, "the loose package in the tree");
+    d.js(&format!("{loose}.click(); return true;"), json!([]));
+    d.wait(
+        "document.querySelector('#right h2') && document.querySelector('#right h2').textContent === '/Game/Fixtures/Properties/DA_AllProperties'",
+        "the loose package's page",
+    );
+    // Its exports in the tree, below the file's node.
+    let export = format!(
+        "[...{loose}.parentElement.querySelectorAll(':scope > ul .node')].find(n => n.dataset.label === 'inlinefixture')"
+    );
+    d.wait(&export, "the loose package's exports");
+    d.js(&format!("{export}.click(); return true;"), json!([]));
+    wait_export(d, "InlineFixture");
+    // (read from the loose file: the export the page shows is that file's)
+    let from = d.js("return acur.path;", json!([]));
+    assert_eq!(from, "Loose/DA_AllProperties.uasset");
+    assert_eq!(property_rows(d)["Label"], "Inline object payload");
 
     // Unversioned, no mappings: the page says what is missing.
     d.click("Unversioned");
