@@ -1091,3 +1091,64 @@ fn a_global_container_outside_the_folder_is_not_read() {
     let class = list["exports"][0]["class"].as_str().unwrap();
     assert!(class.contains("unresolved"), "{class}");
 }
+
+/// Mappings found beside a container are used; a mappings file that does
+/// not read is named with the reader's message, and the package is read
+/// without mappings (its unversioned exports say what they need).
+#[test]
+fn mappings_beside_a_container_and_a_damaged_one() {
+    let Some(c) = pakrat_testkit::corpus_dir() else {
+        return;
+    };
+    let t = tempfile::tempdir().unwrap();
+    let toc = UE58_UNVERSIONED_UTOC.trim_end_matches(".utoc");
+    std::fs::create_dir_all(t.path().join("Game/Paks")).unwrap();
+    for ext in ["utoc", "ucas"] {
+        std::fs::copy(
+            c.join(format!("{toc}.{ext}")),
+            t.path().join(format!("Game/Paks/F.{ext}")),
+        )
+        .unwrap();
+        std::fs::copy(
+            c.join(format!(
+                "iostore/cue4parse/UE5_8/IoStore/Unversioned/global.{ext}"
+            )),
+            t.path().join(format!("Game/Paks/global.{ext}")),
+        )
+        .unwrap();
+    }
+    // Game/Mappings/ is the nearest folder with mappings (from Game/Paks
+    // up): used.
+    std::fs::create_dir_all(t.path().join("Game/Mappings")).unwrap();
+    std::fs::copy(
+        c.join(UE58_USMAP),
+        t.path().join("Game/Mappings/Game.usmap"),
+    )
+    .unwrap();
+    let s = start(t.path());
+    let list = asset(&s, "Game/Paks/F.utoc", DA, None);
+    assert_eq!(list["mappings"], "Game/Mappings/Game.usmap", "{list}");
+    let k = export_named(&list, "DA_AllProperties");
+    let j = asset(&s, "Game/Paks/F.utoc", DA, Some(k));
+    assert_eq!(j["error"], serde_json::Value::Null, "{j}");
+    assert_eq!(property(&j, "Integer")["value"], 305419896);
+    // A nearer one, damaged: named, with the reader's message.
+    std::fs::write(
+        t.path().join("Game/Paks/Bad.usmap"),
+        b"\xC4\x30\x04 not mappings",
+    )
+    .unwrap();
+    let s = start(t.path());
+    let list = asset(&s, "Game/Paks/F.utoc", DA, None);
+    assert_eq!(list["mappings"], serde_json::Value::Null, "{list}");
+    let e = list["mappings_error"].as_str().unwrap();
+    assert!(
+        e.contains("Game/Paks/Bad.usmap") && e.contains("offset"),
+        "{e}"
+    );
+    let j = asset(&s, "Game/Paks/F.utoc", DA, Some(k));
+    assert!(
+        j["error"].as_str().unwrap().contains("needs mappings"),
+        "{j}"
+    );
+}
