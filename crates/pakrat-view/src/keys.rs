@@ -151,6 +151,8 @@ pub(crate) async fn forget_keys(State(app): State<Arc<App>>) -> Result<Response,
         .map_err(|_| ApiError(StatusCode::INTERNAL_SERVER_ERROR, "keys unusable".into()))?;
     k.ring = k.given.clone();
     k.typed = 0;
+    drop(k);
+    app.forget_opened();
     Ok(axum::Json(json!({"keys": 0})).into_response())
 }
 

@@ -35,11 +35,15 @@ mod object;
 mod paths;
 mod server;
 pub mod stream;
+mod uasset;
+mod uvalue;
 
 pub use graph::graph_svg;
 pub use member::{chunk_stream_cost, pak_stream_cost};
 pub use object::export_cost;
 pub use server::serve;
+pub use uasset::{DECODE_FACTOR, OPENED_CACHE_BYTES};
+pub use uvalue::{max_elements, MAX_ELEMENTS};
 
 use std::collections::{HashMap, VecDeque};
 use std::net::SocketAddr;
@@ -82,7 +86,7 @@ pub const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
 pub const BODY_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// What `pakrat view` serves.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct Options {
     /// A folder, or a file (its folder is served and the file selected).
     pub path: PathBuf,
@@ -93,6 +97,13 @@ pub struct Options {
     /// AES keys for encrypted `.pak` files and containers (`--aes-key`,
     /// `--keys`); the page can add more.
     pub keys: pakrat_codec::KeyRing,
+    /// `.usmap` mappings for unversioned UE4/UE5 packages (`--usmap`);
+    /// without it they are looked for near each package
+    /// (`docs/view.md`).
+    pub usmap: Option<PathBuf>,
+    /// The engine release of legacy packages whose versions are all zero
+    /// (`--ue-version`).
+    pub ue_version: Option<pakrat_asset::legacy::Layout>,
 }
 
 /// A server being started: its address and the URL to open.
@@ -131,6 +142,12 @@ pub struct App {
     budget: Arc<budget::Budget>,
     /// AES keys: the command line's and the page's.
     keys: Mutex<keys::Keys>,
+    /// UE4/UE5 packages opened, mappings and global containers loaded.
+    ue: Mutex<uasset::UeCache>,
+    /// `--usmap`.
+    usmap: Option<PathBuf>,
+    /// `--ue-version`.
+    ue_version: Option<pakrat_asset::legacy::Layout>,
 }
 
 /// An API error: status and message.
@@ -165,6 +182,16 @@ impl App {
     /// State for serving `root` (a folder) with `token`, with a memory pool
     /// of [`memory_budget`] bytes.
     pub fn new(root: PathBuf, token: String) -> std::io::Result<Arc<App>> {
+        App::build(root, token, None, None)
+    }
+
+    /// [`App::new`] with `--usmap` and `--ue-version`.
+    fn build(
+        root: PathBuf,
+        token: String,
+        usmap: Option<PathBuf>,
+        ue_version: Option<pakrat_asset::legacy::Layout>,
+    ) -> std::io::Result<Arc<App>> {
         let root = std::fs::canonicalize(&root)?;
         if !root.is_dir() {
             return Err(std::io::Error::other(format!(
@@ -188,6 +215,9 @@ impl App {
             game: Mutex::new(None),
             budget: budget::Budget::new(memory_budget()),
             keys: Mutex::new(keys::Keys::default()),
+            ue: Mutex::new(uasset::UeCache::default()),
+            usmap,
+            ue_version,
         }))
     }
 
@@ -228,6 +258,7 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/api/object", get(object::object))
         .route("/api/data", get(object::data))
         .route("/api/member", get(member::member))
+        .route("/api/asset", get(uasset::asset))
         .route("/api/deps", get(deps::deps))
         .route("/api/extract", post(extract::extract))
         .route("/api/deps.svg", get(deps::deps_svg))
@@ -288,7 +319,8 @@ fn sniff(path: &Path) -> &'static str {
     let found = pakrat_detect::detect_file(path).ok().and_then(|(f, _)| f);
     match found {
         Some(Format::IoStoreToc) => "utoc",
-        Some(Format::Package | Format::LegacyPackage) => "package",
+        Some(Format::Package) => "package",
+        Some(Format::LegacyPackage) => "uasset",
         Some(Format::Uz) => "uz",
         Some(Format::Umod) => "umod",
         Some(Format::Pak) => "pak",

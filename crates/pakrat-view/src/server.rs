@@ -91,7 +91,19 @@ pub fn serve(opts: &Options, ready: impl FnOnce(&Ready)) -> std::io::Result<()> 
                 .map(|n| n.to_string_lossy().into_owned()),
         )
     };
-    let app = App::new(root, opts.token.clone().unwrap_or_else(random_token))?;
+    // `--usmap` is read relative to the working folder, once, up front.
+    let usmap = match &opts.usmap {
+        Some(u) if !u.is_file() => {
+            return Err(std::io::Error::other(format!(
+                "--usmap {}: not a file",
+                u.display()
+            )))
+        }
+        Some(u) => Some(std::fs::canonicalize(u)?),
+        None => None,
+    };
+    let token = opts.token.clone().unwrap_or_else(random_token);
+    let app = App::build(root, token, usmap, opts.ue_version)?;
     app.set_keys(opts.keys.clone());
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

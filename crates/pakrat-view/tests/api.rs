@@ -23,6 +23,7 @@ fn start_with(root: &Path, keys: pakrat_codec::KeyRing) -> Server {
         port: 0,
         token: None,
         keys,
+        ..Default::default()
     };
     std::thread::spawn(move || {
         pakrat_view::serve(&opts, |r| {
@@ -543,4 +544,611 @@ fn keys_from_the_command_line_and_from_the_page() {
     assert_eq!(j["total_files"], 0, "{j}");
     let (st, _) = get(&s, &format!("/api/open?path={pak}"));
     assert_eq!(st, 422, "keys forgotten");
+}
+
+/// The UE 5.8 fixtures: IoStore containers, legacy paks and mappings.
+const UE58_TAGGED_UTOC: &str =
+    "iostore/cue4parse/UE5_8/IoStore/Tagged/Uncompressed/CUE4ParseFixtures-Minimal-Uncompressed-Windows.utoc";
+const UE58_UNVERSIONED_UTOC: &str =
+    "iostore/cue4parse/UE5_8/IoStore/Unversioned/Uncompressed/CUE4ParseFixtures-Minimal-Uncompressed-Windows.utoc";
+const UE58_TAGGED_PAK: &str =
+    "pak/cue4parse/UE5_8/LegacyPak/Tagged/Uncompressed/CUE4ParseFixtures-Legacy-Tagged-Uncompressed.pak";
+const UE58_UNVERSIONED_PAK: &str =
+    "pak/cue4parse/UE5_8/LegacyPak/Unversioned/Uncompressed/CUE4ParseFixtures-Legacy-Unversioned-Uncompressed.pak";
+const UE58_USMAP: &str = "pak/cue4parse/UE5_8/Mappings/CUE4ParseFixtures-Zstandard.usmap";
+const DA: &str = "/Game/Fixtures/Properties/DA_AllProperties";
+const DT: &str = "/Game/Fixtures/DataTables/DT_AllProperties";
+
+/// `/api/asset` for `path` and `package`, and `&export=I` when given.
+fn asset(s: &Server, path: &str, package: &str, export: Option<u64>) -> serde_json::Value {
+    let mut pq = format!("/api/asset?path={}&package={}", enc(path), enc(package));
+    if let Some(i) = export {
+        pq.push_str(&format!("&export={i}"));
+    }
+    json(s, &pq)
+}
+
+/// The index of the export named `name` in an `/api/asset` listing.
+fn export_named(listing: &serde_json::Value, name: &str) -> u64 {
+    listing["exports"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["name"] == name)
+        .unwrap_or_else(|| panic!("no export {name}: {listing}"))["index"]
+        .as_u64()
+        .unwrap()
+}
+
+fn property<'a>(export: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    export["properties"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == name)
+        .unwrap_or_else(|| panic!("no property {name}: {export}"))
+}
+
+/// What `pakrat props --json` prints for export `i` of `opened`, decoded
+/// with `usmap` (the library's own path, for comparison).
+fn props_json(
+    opened: &pakrat_asset::props::Opened,
+    i: usize,
+    usmap: Option<&std::path::Path>,
+) -> serde_json::Value {
+    use pakrat_asset::props::{decode_export, json::ExportJson, schemas_with_package, NoSchemas};
+    let asset = opened.asset();
+    let m = usmap.map(|p| pakrat_asset::usmap::Usmap::open(p).unwrap());
+    let base: &dyn pakrat_asset::props::Schemas = match &m {
+        Some(m) => m,
+        None => &NoSchemas,
+    };
+    let with = schemas_with_package(&asset, base);
+    let p = decode_export(&asset, i, &with);
+    serde_json::to_value(ExportJson {
+        info: &asset.exports[i],
+        props: &p,
+    })
+    .unwrap()
+}
+
+fn zen(c: &std::path::Path, utoc: &str, package: &str) -> pakrat_asset::props::Opened {
+    use pakrat_asset::props::open;
+    let utoc = c.join(utoc);
+    let keys = pakrat_codec::KeyRing::new();
+    let script = open::load_global(&open::find_global(&utoc).unwrap(), &keys).unwrap();
+    let ct = pakrat_iostore::Container::open(&utoc, &keys).unwrap();
+    open::open_in_container(&ct, Some(&script), package, None).unwrap()
+}
+
+/// The same fields `props --json` gives an export.
+fn same_as_props(got: &serde_json::Value, want: &serde_json::Value) {
+    for k in ["name", "path", "class", "outer", "properties", "native"] {
+        assert_eq!(got[k], want[k], "{k} differs");
+    }
+    assert_eq!(got["error"], want["error"]);
+}
+
+#[test]
+fn ue5_packages_in_a_container_show_their_properties_and_links() {
+    let Some(c) = pakrat_testkit::corpus_dir() else {
+        return;
+    };
+    let s = start(&c);
+    let list = asset(&s, UE58_TAGGED_UTOC, DA, None);
+    assert_eq!(list["package"], DA);
+    assert_eq!(
+        list["global"], "iostore/cue4parse/UE5_8/IoStore/Tagged/global.utoc",
+        "{list}"
+    );
+    assert_eq!(list["unversioned"], false);
+    let da = export_named(&list, "DA_AllProperties");
+    let inline = export_named(&list, "InlineFixture");
+    let e = &list["exports"][inline as usize];
+    assert_eq!(e["class"], "/Script/CUE4ParseFixtures.FixtureInlineObject");
+    assert_eq!(e["outer"], format!("{DA}.DA_AllProperties"));
+
+    // Every property as `props --json` writes it.
+    let j = asset(&s, UE58_TAGGED_UTOC, DA, Some(da));
+    let opened = zen(&c, UE58_TAGGED_UTOC, DA);
+    same_as_props(&j, &props_json(&opened, da as usize, None));
+    assert_eq!(j["cut"], serde_json::json!({}));
+    assert_eq!(property(&j, "Integer")["value"], 305419896);
+
+    // Any array of the export in pages (`at`, a JSON pointer as `cut`
+    // gives them, and `from`): the last 2 of the 12 text histories, with
+    // the links of that page; a pointer to no array is a 404.
+    let k = j["properties"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|p| p["name"] == "TextHistories")
+        .unwrap();
+    let at = format!("/properties/{k}/value");
+    let pg = json(
+        &s,
+        &format!(
+            "/api/asset?path={}&package={DA}&export={da}&at={}&from=10",
+            enc(UE58_TAGGED_UTOC),
+            enc(&at)
+        ),
+    );
+    assert_eq!(pg["total"], 12, "{pg}");
+    let all = property(&j, "TextHistories")["value"].as_array().unwrap();
+    assert_eq!(pg["elements"].as_array().unwrap()[..], all[10..]);
+    let table = all[11]["table"].as_str().unwrap();
+    assert_eq!(
+        pg["links"][table]["package"],
+        "/Game/Fixtures/StringTables/ST_Fixed"
+    );
+    let (st, _) = get(
+        &s,
+        &format!(
+            "/api/asset?path={}&package={DA}&export={da}&at=/properties/0/value",
+            enc(UE58_TAGGED_UTOC)
+        ),
+    );
+    assert_eq!(st, 404, "bBoolean is no array");
+
+    // A reference to an export of the package opens that export.
+    let to = property(&j, "InlineObject")["value"].as_str().unwrap();
+    let link = &j["links"][to];
+    assert_eq!(link["export"], inline, "{}", j["links"]);
+    assert_eq!(link["path"], UE58_TAGGED_UTOC);
+    let target = asset(
+        &s,
+        link["path"].as_str().unwrap(),
+        link["package"].as_str().unwrap(),
+        link["export"].as_u64(),
+    );
+    assert_eq!(target["name"], "InlineFixture");
+    assert_eq!(target["path"], to);
+    // One to another package of the container opens that package, where
+    // the object is an export.
+    let to = property(&j, "HardObjectReference")["value"]
+        .as_str()
+        .unwrap();
+    let link = &j["links"][to];
+    assert_eq!(link["package"], DT, "{}", j["links"]);
+    assert_eq!(link["object"], to);
+    let other = asset(&s, UE58_TAGGED_UTOC, DT, None);
+    assert!(
+        other["exports"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e["path"] == to),
+        "{other}"
+    );
+    // A soft path likewise; a /Script class is shown without a link.
+    let soft = property(&j, "SoftObjectReference")["value"]
+        .as_str()
+        .unwrap();
+    assert_eq!(j["links"][soft]["package"], DT);
+    assert!(j["links"].get("/Script/Engine.Texture2D").is_none());
+
+    // The package by its file path below the mount point, as the tree
+    // names it.
+    let files = json(
+        &s,
+        &format!(
+            "/api/open?path={}&find=DA_AllProperties.uasset",
+            enc(UE58_TAGGED_UTOC)
+        ),
+    );
+    let file = files["found"][0]["path"].as_str().unwrap();
+    assert_eq!(asset(&s, UE58_TAGGED_UTOC, file, None)["package"], DA);
+
+    // Unknown package, export past the end, no package: 404, 404, 400.
+    let (st, _) = get(
+        &s,
+        &format!(
+            "/api/asset?path={}&package=/Game/Nope",
+            enc(UE58_TAGGED_UTOC)
+        ),
+    );
+    assert_eq!(st, 404);
+    let (st, _) = get(
+        &s,
+        &format!(
+            "/api/asset?path={}&package={DA}&export=999",
+            enc(UE58_TAGGED_UTOC)
+        ),
+    );
+    assert_eq!(st, 404);
+    assert_eq!(
+        get(&s, &format!("/api/asset?path={}", enc(UE58_TAGGED_UTOC))).0,
+        400
+    );
+
+    // Unversioned without mappings: each export says what it needs, and
+    // the answer is still a 200 with the other facts.
+    let list = asset(&s, UE58_UNVERSIONED_UTOC, DA, None);
+    assert_eq!(list["unversioned"], true);
+    assert_eq!(list["mappings"], serde_json::Value::Null);
+    let k = export_named(&list, "DA_AllProperties");
+    let j = asset(&s, UE58_UNVERSIONED_UTOC, DA, Some(k));
+    let err = j["error"].as_str().unwrap();
+    assert!(
+        err.contains("needs mappings for class ParserFixtureData"),
+        "{err}"
+    );
+}
+
+#[test]
+fn unversioned_packages_read_with_usmap_and_found_mappings() {
+    let Some(c) = pakrat_testkit::corpus_dir() else {
+        return;
+    };
+    // --usmap: the unversioned container decodes as the library does.
+    let usmap = c.join(UE58_USMAP);
+    let s = start_opts(&c, |o| o.usmap = Some(usmap.clone()));
+    let list = asset(&s, UE58_UNVERSIONED_UTOC, DA, None);
+    assert!(
+        list["mappings"]
+            .as_str()
+            .unwrap()
+            .ends_with("CUE4ParseFixtures-Zstandard.usmap (--usmap)"),
+        "{list}"
+    );
+    let opened = zen(&c, UE58_UNVERSIONED_UTOC, DA);
+    for e in list["exports"].as_array().unwrap() {
+        let i = e["index"].as_u64().unwrap();
+        let j = asset(&s, UE58_UNVERSIONED_UTOC, DA, Some(i));
+        assert_eq!(j["error"], serde_json::Value::Null, "{j}");
+        same_as_props(&j, &props_json(&opened, i as usize, Some(&usmap)));
+    }
+    let da = export_named(&list, "DA_AllProperties");
+    let j = asset(&s, UE58_UNVERSIONED_UTOC, DA, Some(da));
+    assert_eq!(property(&j, "Integer")["value"], 305419896);
+    let to = property(&j, "InlineObject")["value"].as_str().unwrap();
+    assert_eq!(
+        j["links"][to]["export"],
+        export_named(&list, "InlineFixture")
+    );
+
+    // An unversioned legacy pak (--ue-version) with the mappings found
+    // beside its Pak folders (pak/cue4parse/UE5_8/Mappings/, the first by
+    // name): the same values as the tagged pak.
+    let s = start_opts(&c, |o| {
+        o.ue_version = pakrat_asset::legacy::Layout::for_engine("5.8")
+    });
+    let list = asset(&s, UE58_UNVERSIONED_PAK, DA, None);
+    assert_eq!(
+        list["mappings"],
+        "pak/cue4parse/UE5_8/Mappings/CUE4ParseFixtures-Brotli.usmap"
+    );
+    let tagged = asset(&s, UE58_TAGGED_PAK, DA, None);
+    assert_eq!(tagged["unversioned"], false);
+    // (tagged properties need no mappings: none are read for them)
+    assert_eq!(tagged["mappings"], serde_json::Value::Null);
+    let k = export_named(&list, "DA_AllProperties");
+    let u = asset(&s, UE58_UNVERSIONED_PAK, DA, Some(k));
+    let t = asset(
+        &s,
+        UE58_TAGGED_PAK,
+        DA,
+        Some(export_named(&tagged, "DA_AllProperties")),
+    );
+    assert_eq!(u["error"], serde_json::Value::Null, "{u}");
+    let values = |j: &serde_json::Value| -> Vec<(String, serde_json::Value)> {
+        j["properties"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| {
+                (
+                    p["name"].as_str().unwrap().to_lowercase(),
+                    p["value"].clone(),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(values(&u), values(&t));
+    // In a pak, a reference to another package opens it by its entry.
+    let to = property(&t, "HardObjectReference")["value"]
+        .as_str()
+        .unwrap();
+    let link = &t["links"][to];
+    assert_eq!(link["path"], UE58_TAGGED_PAK, "{}", t["links"]);
+    let other = asset(&s, UE58_TAGGED_PAK, link["package"].as_str().unwrap(), None);
+    assert_eq!(other["package"], DT);
+    // An encrypted, Oodle-compressed pak: with the fixtures' key its index
+    // and entries decrypt, and the entry's Oodle blocks (which pakrat's pak
+    // reader does not decode) are a 422 naming that; without the key, a
+    // 422 naming the encryption.
+    let enc_pak = "pak/cue4parse/UE5_8/LegacyPak/Tagged/OodleEncrypted/CUE4ParseFixtures-Legacy-Tagged-OodleEncrypted.pak";
+    let mut ring = pakrat_codec::KeyRing::new();
+    ring.add(pakrat_codec::AesKey::parse(CUE4PARSE_KEY).unwrap());
+    let pq = format!("/api/asset?path={}&package={DA}", enc(enc_pak));
+    let (st, b) = get(&start_with(&c, ring), &pq);
+    let msg = String::from_utf8_lossy(&b).into_owned();
+    assert_eq!(st, 422, "{msg}");
+    assert!(
+        msg.contains("DA_AllProperties.uexp: compression method Oodle"),
+        "{msg}"
+    );
+    let (st, b) = get(&start(&c), &pq);
+    let msg = String::from_utf8_lossy(&b).into_owned();
+    assert_eq!(st, 422, "{msg}");
+    assert!(msg.contains("encrypted"), "{msg}");
+    // Without --ue-version the unversioned legacy package cannot be laid
+    // out: a 422 with the reader's message.
+    let s = start(&c);
+    let (st, b) = get(
+        &s,
+        &format!("/api/asset?path={}&package={DA}", enc(UE58_UNVERSIONED_PAK)),
+    );
+    assert_eq!(st, 422);
+    assert!(String::from_utf8_lossy(&b).contains("give the engine version"));
+}
+
+/// A server with options set by `f`.
+fn start_opts(root: &Path, f: impl FnOnce(&mut pakrat_view::Options)) -> Server {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let mut opts = pakrat_view::Options {
+        path: root.to_path_buf(),
+        ..Default::default()
+    };
+    f(&mut opts);
+    std::thread::spawn(move || {
+        pakrat_view::serve(&opts, |r| {
+            tx.send(r.url.clone()).unwrap();
+        })
+        .unwrap();
+    });
+    let url = rx.recv().unwrap();
+    let port = url
+        .split(':')
+        .nth(2)
+        .and_then(|p| p.split('/').next())
+        .unwrap()
+        .parse()
+        .unwrap();
+    let token = url
+        .split("t=")
+        .nth(1)
+        .unwrap()
+        .split('#')
+        .next()
+        .unwrap()
+        .to_string();
+    Server { port, token }
+}
+
+#[test]
+fn a_loose_package_links_to_its_neighbours_and_damage_is_a_422() {
+    let Some(c) = pakrat_testkit::corpus_dir() else {
+        return;
+    };
+    // DA_AllProperties and DT_AllProperties as loose files of a cooked
+    // Content folder (from the tagged legacy pak).
+    let t = tempfile::tempdir().unwrap();
+    let content = t.path().join("Game/Content");
+    let pak = pakrat_pak::Pak::open(c.join(UE58_TAGGED_PAK), &Default::default()).unwrap();
+    for e in &pak.index.entries {
+        if e.path.contains("_AllProperties.") {
+            let to = content.join("Fixtures").join(&e.path);
+            std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+            std::fs::write(&to, pak.read(e).unwrap()).unwrap();
+        }
+    }
+    let s = start(t.path());
+    let da = "Game/Content/Fixtures/Properties/DA_AllProperties.uasset";
+    let ls = json(&s, "/api/ls?path=Game/Content/Fixtures/Properties");
+    let kinds: Vec<(&str, &str)> = ls["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["name"].as_str().unwrap(), e["kind"].as_str().unwrap()))
+        .collect();
+    assert!(
+        kinds.contains(&("DA_AllProperties.uasset", "uasset")),
+        "{kinds:?}"
+    );
+    let list = asset(&s, da, "", None);
+    assert_eq!(list["package"], DA);
+    let k = export_named(&list, "DA_AllProperties");
+    let j = asset(&s, da, "", Some(k));
+    let opened = pakrat_asset::props::open::open_loose(&t.path().join(da), None).unwrap();
+    same_as_props(&j, &props_json(&opened, k as usize, None));
+    let to = property(&j, "InlineObject")["value"].as_str().unwrap();
+    assert_eq!(
+        j["links"][to]["export"],
+        export_named(&list, "InlineFixture")
+    );
+    let to = property(&j, "HardObjectReference")["value"]
+        .as_str()
+        .unwrap();
+    let link = &j["links"][to];
+    assert_eq!(
+        link["path"], "Game/Content/Fixtures/DataTables/DT_AllProperties.uasset",
+        "{}",
+        j["links"]
+    );
+    assert_eq!(
+        asset(&s, link["path"].as_str().unwrap(), "", None)["package"],
+        DT
+    );
+    // T_BC7 is not here: shown without a link.
+    let tex = property(&j, "HardTextureReference")["value"]
+        .as_str()
+        .unwrap();
+    assert!(j["links"].get(tex).is_none(), "{}", j["links"]);
+
+    // Damage: a header cut short is a 422 with the reader's message; a
+    // .uexp of garbage gives each export its error, and the list still
+    // comes; the server keeps serving.
+    let bytes = std::fs::read(t.path().join(da)).unwrap();
+    std::fs::write(t.path().join("Cut.uasset"), &bytes[..600]).unwrap();
+    let (st, b) = get(&s, "/api/asset?path=Cut.uasset");
+    let msg = String::from_utf8_lossy(&b).into_owned();
+    assert_eq!(st, 422, "{msg}");
+    assert!(msg.contains("offset"), "{msg}");
+    std::fs::write(t.path().join("Junk.uasset"), &bytes).unwrap();
+    let uexp = std::fs::read(t.path().join(da).with_extension("uexp")).unwrap();
+    let junk: Vec<u8> = (0..uexp.len()).map(|i| (i * 7919 % 251) as u8).collect();
+    std::fs::write(t.path().join("Junk.uexp"), junk).unwrap();
+    let list = json(&s, "/api/asset?path=Junk.uasset");
+    let mut errors = 0;
+    for e in list["exports"].as_array().unwrap() {
+        let (st, b) = get(
+            &s,
+            &format!("/api/asset?path=Junk.uasset&export={}", e["index"]),
+        );
+        assert_eq!(st, 200, "{}", String::from_utf8_lossy(&b));
+        let j: serde_json::Value = serde_json::from_slice(&b).unwrap();
+        errors += usize::from(j["error"].is_string());
+    }
+    assert!(errors > 0, "garbage decoded without an error");
+    // A .uexp that is a symbolic link out of the opened folder is not read.
+    #[cfg(unix)]
+    {
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("secret.uexp"), &uexp).unwrap();
+        std::fs::write(t.path().join("Link.uasset"), &bytes).unwrap();
+        std::os::unix::fs::symlink(
+            outside.path().join("secret.uexp"),
+            t.path().join("Link.uexp"),
+        )
+        .unwrap();
+        let (st, b) = get(&s, "/api/asset?path=Link.uasset");
+        assert_eq!(st, 403, "{}", String::from_utf8_lossy(&b));
+    }
+    // Mutations of the header and of the export data: every answer is a
+    // 200 (with per-export errors), a 422, or a 400 (the magic no longer
+    // says it is a package), never a 500 (a panic).
+    let uasset = std::fs::read(t.path().join(da)).unwrap();
+    let mut seen = std::collections::BTreeMap::new();
+    for k in 0..48usize {
+        let (mut h, mut x) = (uasset.clone(), uexp.clone());
+        let (buf, at) = if k % 2 == 0 {
+            let n = h.len();
+            (&mut h, k * 7919 % n)
+        } else {
+            let n = x.len();
+            (&mut x, k * 7919 % n)
+        };
+        buf[at] ^= [0xFF, 0x80, 0x01, 0x7F][k % 4];
+        std::fs::write(t.path().join("M.uasset"), &h).unwrap();
+        std::fs::write(t.path().join("M.uexp"), &x).unwrap();
+        let (st, b) = get(&s, "/api/asset?path=M.uasset");
+        *seen.entry(st).or_insert(0) += 1;
+        assert!(
+            matches!(st, 200 | 400 | 422),
+            "{k}: {st} {}",
+            String::from_utf8_lossy(&b)
+        );
+        if st != 200 {
+            continue;
+        }
+        let list: serde_json::Value = serde_json::from_slice(&b).unwrap();
+        for e in list["exports"].as_array().unwrap() {
+            let (st, b) = get(
+                &s,
+                &format!("/api/asset?path=M.uasset&export={}", e["index"]),
+            );
+            assert!(
+                st == 200 || st == 422,
+                "{k}: export {}: {st} {}",
+                e["index"],
+                String::from_utf8_lossy(&b)
+            );
+        }
+    }
+    assert!(seen.contains_key(&200), "{seen:?}");
+    assert_eq!(json(&s, "/api/ls?path=")["path"], "");
+}
+
+/// A `global.utoc` that is a symbolic link out of the opened folder is
+/// passed over: the package opens without it, and says so.
+#[cfg(unix)]
+#[test]
+fn a_global_container_outside_the_folder_is_not_read() {
+    let Some(c) = pakrat_testkit::corpus_dir() else {
+        return;
+    };
+    let t = tempfile::tempdir().unwrap();
+    let toc = UE58_TAGGED_UTOC.trim_end_matches(".utoc");
+    for ext in ["utoc", "ucas"] {
+        std::fs::copy(
+            c.join(format!("{toc}.{ext}")),
+            t.path().join(format!("F.{ext}")),
+        )
+        .unwrap();
+        std::os::unix::fs::symlink(
+            c.join(format!(
+                "iostore/cue4parse/UE5_8/IoStore/Tagged/global.{ext}"
+            )),
+            t.path().join(format!("global.{ext}")),
+        )
+        .unwrap();
+    }
+    let s = start(t.path());
+    let list = asset(&s, "F.utoc", DA, None);
+    assert_eq!(list["global"], serde_json::Value::Null, "{list}");
+    // (its script imports, the classes, are unresolved, and say so)
+    let class = list["exports"][0]["class"].as_str().unwrap();
+    assert!(class.contains("unresolved"), "{class}");
+}
+
+/// Mappings found beside a container are used; a mappings file that does
+/// not read is named with the reader's message, and the package is read
+/// without mappings (its unversioned exports say what they need).
+#[test]
+fn mappings_beside_a_container_and_a_damaged_one() {
+    let Some(c) = pakrat_testkit::corpus_dir() else {
+        return;
+    };
+    let t = tempfile::tempdir().unwrap();
+    let toc = UE58_UNVERSIONED_UTOC.trim_end_matches(".utoc");
+    std::fs::create_dir_all(t.path().join("Game/Paks")).unwrap();
+    for ext in ["utoc", "ucas"] {
+        std::fs::copy(
+            c.join(format!("{toc}.{ext}")),
+            t.path().join(format!("Game/Paks/F.{ext}")),
+        )
+        .unwrap();
+        std::fs::copy(
+            c.join(format!(
+                "iostore/cue4parse/UE5_8/IoStore/Unversioned/global.{ext}"
+            )),
+            t.path().join(format!("Game/Paks/global.{ext}")),
+        )
+        .unwrap();
+    }
+    // Game/Mappings/ is the nearest folder with mappings (from Game/Paks
+    // up): used.
+    std::fs::create_dir_all(t.path().join("Game/Mappings")).unwrap();
+    std::fs::copy(
+        c.join(UE58_USMAP),
+        t.path().join("Game/Mappings/Game.usmap"),
+    )
+    .unwrap();
+    let s = start(t.path());
+    let list = asset(&s, "Game/Paks/F.utoc", DA, None);
+    assert_eq!(list["mappings"], "Game/Mappings/Game.usmap", "{list}");
+    let k = export_named(&list, "DA_AllProperties");
+    let j = asset(&s, "Game/Paks/F.utoc", DA, Some(k));
+    assert_eq!(j["error"], serde_json::Value::Null, "{j}");
+    assert_eq!(property(&j, "Integer")["value"], 305419896);
+    // A nearer one, damaged: named, with the reader's message.
+    std::fs::write(
+        t.path().join("Game/Paks/Bad.usmap"),
+        b"\xC4\x30\x04 not mappings",
+    )
+    .unwrap();
+    let s = start(t.path());
+    let list = asset(&s, "Game/Paks/F.utoc", DA, None);
+    assert_eq!(list["mappings"], serde_json::Value::Null, "{list}");
+    let e = list["mappings_error"].as_str().unwrap();
+    assert!(
+        e.contains("Game/Paks/Bad.usmap") && e.contains("offset"),
+        "{e}"
+    );
+    let j = asset(&s, "Game/Paks/F.utoc", DA, Some(k));
+    assert!(
+        j["error"].as_str().unwrap().contains("needs mappings"),
+        "{j}"
+    );
 }

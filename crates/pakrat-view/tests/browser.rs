@@ -285,18 +285,55 @@ fn a_browser_sees_textures_sounds_and_containers() {
         &root.join("Content/Paks/Enc.pak"),
     );
     let toc = "iostore/cue4parse/UE5_8/IoStore/Tagged/Zlib/CUE4ParseFixtures-Minimal-Zlib-Windows";
+    let unversioned =
+        "iostore/cue4parse/UE5_8/IoStore/Unversioned/Uncompressed/CUE4ParseFixtures-Minimal-Uncompressed-Windows";
     for ext in ["utoc", "ucas"] {
         copy(
             &c.join(format!("{toc}.{ext}")),
             &root.join(format!("Content/Paks/Fixtures.{ext}")),
         );
+        // The global containers their script imports are resolved with.
+        copy(
+            &c.join(format!(
+                "iostore/cue4parse/UE5_8/IoStore/Tagged/global.{ext}"
+            )),
+            &root.join(format!("Content/Paks/global.{ext}")),
+        );
+        // An unversioned container, no mappings anywhere.
+        copy(
+            &c.join(format!("{unversioned}.{ext}")),
+            &root.join(format!("Unversioned/Minimal.{ext}")),
+        );
+        copy(
+            &c.join(format!(
+                "iostore/cue4parse/UE5_8/IoStore/Unversioned/global.{ext}"
+            )),
+            &root.join(format!("Unversioned/global.{ext}")),
+        );
     }
+    // A loose UE5 package (from the tagged legacy pak).
+    let pak = pakrat_pak::Pak::open(
+        c.join("pak/cue4parse/UE5_8/LegacyPak/Tagged/Uncompressed/CUE4ParseFixtures-Legacy-Tagged-Uncompressed.pak"),
+        &Default::default(),
+    )
+    .unwrap();
+    for e in &pak.index.entries {
+        if let Some(name) = e.path.strip_prefix("Properties/") {
+            let to = root.join("Loose").join(name);
+            std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+            std::fs::write(to, pak.read(e).unwrap()).unwrap();
+        }
+    }
+    // Long UE5 arrays come 5 elements at a time here (1,000 by default),
+    // so that the fixtures' arrays page.
+    std::env::set_var("PAKRAT_VIEW_MAX_ELEMENTS", "5");
     let (tx, rx) = std::sync::mpsc::channel();
     let opts = pakrat_view::Options {
         path: root.clone(),
         port: 0,
         token: None,
         keys: Default::default(),
+        ..Default::default()
     };
     std::thread::spawn(move || {
         pakrat_view::serve(&opts, |r| tx.send(r.url.clone()).unwrap()).unwrap();
@@ -409,6 +446,7 @@ fn a_browser_sees_textures_sounds_and_containers() {
     wide_tables_stay_on_the_page(&d, &shots);
     big_graphs_zoom_and_pan(&d, &shots);
     keys_typed_into_the_page(&d, &shots);
+    ue5_properties_and_links(&d, &shots);
     eprintln!("screenshots in {}", shots.display());
 }
 
@@ -686,4 +724,212 @@ fn keys_typed_into_the_page(d: &Driver, shots: &Path) {
         assert!(!urls.contains(k), "the key is in a URL: {urls}");
     }
     assert!(urls.contains("/api/keys"), "{urls}");
+}
+
+/// The rows of the properties table shown: (name, value text).
+fn property_rows(d: &Driver) -> Value {
+    d.js(
+        "return Object.fromEntries([...document.querySelectorAll('#right table.props > tbody > tr')].map(r => [r.cells[0].firstChild.textContent, r.cells[1].textContent]));",
+        json!([]),
+    )
+}
+
+/// Wait for the export view titled `name`.
+fn wait_export(d: &Driver, name: &str) {
+    d.wait(
+        &format!(
+            "document.querySelector('#right h2') && document.querySelector('#right h2').textContent.startsWith({} + ' (') && document.querySelector('#right table')",
+            json!(name)
+        ),
+        name,
+    );
+}
+
+/// Click the link `a.aref` in the properties row `row`.
+fn follow(d: &Driver, row: &str) -> Value {
+    d.js(
+        "const r = [...document.querySelectorAll('#right table.props > tbody > tr')].find(r => r.cells[0].firstChild.textContent === arguments[0]); \
+         const a = r.cells[1].querySelector('a.aref'); a.click(); return a.textContent;",
+        json!([row]),
+    )
+}
+
+/// UE5 packages: a container's zen package opens to its exports (from the
+/// container's page and from the tree), an export to its properties as
+/// `props` decodes them; a reference to an export of the package and one
+/// to another package of the container are links that open their targets;
+/// an unversioned package without mappings says what it needs.
+fn ue5_properties_and_links(d: &Driver, shots: &Path) {
+    d.click("Fixtures.utoc");
+    let da = "/Game/Fixtures/Properties/DA_AllProperties";
+    d.wait(
+        &format!("document.querySelector('#right a.pkg[data-package=\"{da}\"]')"),
+        "the zen package links",
+    );
+    d.js(
+        &format!(
+            "document.querySelector('#right a.pkg[data-package=\"{da}\"]').click(); return true;"
+        ),
+        json!([]),
+    );
+    d.wait(
+        "[...document.querySelectorAll('#right a.exp')].some(a => a.textContent === 'DA_AllProperties')",
+        "the package's exports",
+    );
+    let global = d.js(
+        "return [...document.querySelectorAll('#right tr')].find(r => r.cells[0].textContent === 'global container').cells[1].textContent;",
+        json!([]),
+    );
+    assert_eq!(global, "Content/Paks/global.utoc");
+    d.js(
+        "[...document.querySelectorAll('#right a.exp')].find(a => a.textContent === 'DA_AllProperties').click(); return true;",
+        json!([]),
+    );
+    wait_export(d, "DA_AllProperties");
+    let rows = property_rows(d);
+    assert_eq!(rows["Integer"], "305419896", "{rows}");
+    assert_eq!(rows["bBoolean"], "true", "{rows}");
+    assert!(
+        rows["Text"]
+            .as_str()
+            .unwrap()
+            .starts_with("\"Localized-ish fixture text Ω\""),
+        "{rows}"
+    );
+    d.screenshot(&shots.join("12-ue5-properties.png"));
+    long_arrays_page(d, shots);
+    // To an export of the same package.
+    let to = follow(d, "InlineObject");
+    assert!(to.as_str().unwrap().ends_with(":InlineFixture"), "{to}");
+    wait_export(d, "InlineFixture");
+    let path = d.js(
+        "return [...document.querySelectorAll('#right tr')].find(r => r.cells[0].textContent === 'path').cells[1].textContent;",
+        json!([]),
+    );
+    assert_eq!(path, to);
+    // Its outer links back; from there, to another package of the container.
+    d.js(
+        "[...document.querySelectorAll('#right tr')].find(r => r.cells[0].textContent === 'outer').querySelector('a.aref').click(); return true;",
+        json!([]),
+    );
+    wait_export(d, "DA_AllProperties");
+    let to = follow(d, "HardObjectReference");
+    assert_eq!(
+        to,
+        "/Game/Fixtures/DataTables/DT_AllProperties.DT_AllProperties"
+    );
+    wait_export(d, "DT_AllProperties");
+    d.screenshot(&shots.join("13-ue5-linked.png"));
+
+    // The tree: the container's folders down to the package, its exports.
+    // (the mount point is ../../../CUE4ParseFixtures/Content/Fixtures/)
+    for label in ["Properties/", "DA_AllProperties.uasset"] {
+        d.click(label);
+    }
+    d.wait(
+        "[...document.querySelectorAll('#right h3')].some(h => h.textContent === 'Exports')",
+        "the package page",
+    );
+    d.click("InlineFixture");
+    wait_export(d, "InlineFixture");
+    assert_eq!(property_rows(d)["Marker"], "38177486");
+
+    // A loose package: the file opens to its page and its exports.
+    d.click("Loose");
+    let loose = "document.querySelector('.node[data-path=\"Loose/DA_AllProperties.uasset\"]')";
+    d.wait(loose, "the loose package in the tree");
+    d.js(&format!("{loose}.click(); return true;"), json!([]));
+    d.wait(
+        "document.querySelector('#right h2') && document.querySelector('#right h2').textContent === '/Game/Fixtures/Properties/DA_AllProperties'",
+        "the loose package's page",
+    );
+    // Its exports in the tree, below the file's node.
+    let export = format!(
+        "[...{loose}.parentElement.querySelectorAll(':scope > ul .node')].find(n => n.dataset.label === 'inlinefixture')"
+    );
+    d.wait(&export, "the loose package's exports");
+    d.js(&format!("{export}.click(); return true;"), json!([]));
+    wait_export(d, "InlineFixture");
+    // (read from the loose file: the export the page shows is that file's)
+    let from = d.js("return acur.path;", json!([]));
+    assert_eq!(from, "Loose/DA_AllProperties.uasset");
+    assert_eq!(property_rows(d)["Label"], "Inline object payload");
+
+    // Unversioned, no mappings: the page says what is missing.
+    d.click("Unversioned");
+    d.click("Minimal.utoc");
+    d.wait(
+        &format!("document.querySelector('#right a.pkg[data-package=\"{da}\"]')"),
+        "the unversioned zen package links",
+    );
+    d.js(
+        &format!(
+            "document.querySelector('#right a.pkg[data-package=\"{da}\"]').click(); return true;"
+        ),
+        json!([]),
+    );
+    d.wait("document.querySelector('#right a.exp')", "the exports");
+    let maps = d.js(
+        "return [...document.querySelectorAll('#right tr')].find(r => r.cells[0].textContent === 'mappings').cells[1].textContent;",
+        json!([]),
+    );
+    assert!(maps.as_str().unwrap().contains("--usmap"), "{maps}");
+    d.js(
+        "[...document.querySelectorAll('#right a.exp')].find(a => a.textContent === 'DA_AllProperties').click(); return true;",
+        json!([]),
+    );
+    wait_export(d, "DA_AllProperties");
+    let err = d.js(
+        "return document.querySelector('#right p.err').textContent;",
+        json!([]),
+    );
+    assert!(
+        err.as_str()
+            .unwrap()
+            .contains("needs mappings for class ParserFixtureData"),
+        "{err}"
+    );
+    d.screenshot(&shots.join("14-ue5-needs-mappings.png"));
+}
+
+/// DA_AllProperties' 12 text histories, 5 at a time: the first 5, then the
+/// next on request until all 12 are there; the string table entry of the
+/// last page links to its table (links come with each page).
+fn long_arrays_page(d: &Driver, shots: &Path) {
+    let row = "[...document.querySelectorAll('#right table.props > tbody > tr')].find(r => r.cells[0].firstChild.textContent === 'TextHistories').cells[1]";
+    let note = d.js(
+        &format!("return {row}.querySelector('div.cut').textContent;"),
+        json!([]),
+    );
+    assert!(
+        note.as_str().unwrap().starts_with("5 of 12 shown"),
+        "{note}"
+    );
+    for shown in ["10", "12"] {
+        d.js(
+            &format!("{row}.querySelector('button.more').click(); return true;"),
+            json!([]),
+        );
+        d.wait(
+            &format!("{row}.querySelector('div.cut .shown').textContent === '{shown}'"),
+            "the next page",
+        );
+    }
+    let state = d.js(
+        &format!(
+            "const c = {row}; const rows = c.querySelector('table.nest').querySelectorAll(':scope > tbody > tr, :scope > tr'); \
+             return [rows.length, !!c.querySelector('button.more'), [...rows[11].querySelectorAll('a.aref')].map(a => a.textContent)];"
+        ),
+        json!([]),
+    );
+    assert_eq!(
+        state,
+        json!([12, false, ["/Game/Fixtures/StringTables/ST_Fixed.ST_Fixed"]]),
+        "{state}"
+    );
+    d.js(
+        &format!("{row}.querySelector('div.cut').scrollIntoView(); return true;"),
+        json!([]),
+    );
+    d.screenshot(&shots.join("12b-ue5-pages.png"));
 }

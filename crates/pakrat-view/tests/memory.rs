@@ -29,6 +29,7 @@ fn child_server() {
         port: 0,
         token: None,
         keys: Default::default(),
+        ..Default::default()
     };
     pakrat_view::serve(&opts, |r| {
         println!("URL {}", r.url);
@@ -455,5 +456,44 @@ fn a_texture_over_budget_is_refused_before_decoding() {
     let (st, _, _, b, _) = s.get("/api/data?path=ue1/Longestyard.utx&export=7&n=0", 1 << 20);
     assert_eq!(st, 200, "{}", String::from_utf8_lossy(&b));
     assert!(b.starts_with(b"\x89PNG"));
+    s.answers();
+}
+
+#[test]
+fn a_ue5_export_over_budget_is_413_and_small_ones_decode() {
+    let Some(c) = pakrat_testkit::corpus_dir() else {
+        return;
+    };
+    // The tagged fixture container, alone (no global container: the
+    // budget is checked before any decoding).
+    let t = tempfile::tempdir().unwrap();
+    let toc = "iostore/cue4parse/UE5_8/IoStore/Tagged/Uncompressed/CUE4ParseFixtures-Minimal-Uncompressed-Windows";
+    for ext in ["utoc", "ucas"] {
+        std::fs::copy(
+            c.join(format!("{toc}.{ext}")),
+            t.path().join(format!("F.{ext}")),
+        )
+        .unwrap();
+    }
+    // An 8 MiB pool: 4 MiB a request. Opening the mesh package holds
+    // about 1.7 MiB (its chunk three times, the container header three
+    // times, two blocks, 1 MiB); an export over 48 KiB (64 × its bytes +
+    // 1 MiB) is refused before decoding.
+    let s = Server::start(t.path(), Some(8));
+    let list = "/api/asset?path=F.utoc&package=/Game/Fixtures/Meshes/SM_Nanite";
+    let (st, _, _, b, _) = s.get(list, 1 << 20);
+    assert_eq!(st, 200, "{}", String::from_utf8_lossy(&b));
+    let j: serde_json::Value = serde_json::from_slice(&b).unwrap();
+    let exports = j["exports"].as_array().unwrap();
+    let size = |e: &serde_json::Value| e["size"].as_u64().unwrap();
+    let big = exports.iter().max_by_key(|e| size(e)).unwrap();
+    let small = exports.iter().find(|e| size(e) < 8 << 10).unwrap();
+    assert!(size(big) > 48 << 10, "{big}");
+    let (st, _, _, b, _) = s.get(&format!("{list}&export={}", big["index"]), 1 << 20);
+    let msg = String::from_utf8_lossy(&b);
+    assert_eq!(st, 413, "{msg}");
+    assert!(msg.contains("decoding this export needs"), "{msg}");
+    let (st, _, _, b, _) = s.get(&format!("{list}&export={}", small["index"]), 1 << 20);
+    assert_eq!(st, 200, "{}", String::from_utf8_lossy(&b));
     s.answers();
 }

@@ -120,6 +120,15 @@ pub struct ViewArgs {
     /// page).
     #[command(flatten)]
     pub keys: KeyArgs,
+    /// UE4/UE5 unversioned properties: the game's .usmap mappings (without
+    /// it, the nearest .usmap, or Mappings/*.usmap, from the package's
+    /// folder up to the opened folder is used).
+    #[arg(long, value_name = "FILE")]
+    pub usmap: Option<PathBuf>,
+    /// Unversioned legacy UE4/UE5 .uasset: the engine release it was cooked
+    /// with (e.g. 4.27, 5.4), which decides its layout.
+    #[arg(long, value_name = "X.Y")]
+    pub ue_version: Option<String>,
 }
 
 /// `pakrat completions`.

@@ -285,3 +285,77 @@ fn view_takes_keys_as_the_other_commands_do() {
     assert!(err.contains("--aes-key"), "{err}");
     assert!(!err.contains("zz-not-a-key-secret"), "{err}");
 }
+
+/// `view --usmap M --ue-version V`: an unversioned container decodes with
+/// the mappings given (outside the opened folder); a missing mappings file
+/// or an unknown release stops it with exit 2 naming the option.
+#[test]
+fn view_takes_usmap_and_ue_version() {
+    let Some(c) = pakrat_testkit::corpus_dir() else {
+        return;
+    };
+    let usmap = c.join("pak/cue4parse/UE5_8/Mappings/CUE4ParseFixtures-Zstandard.usmap");
+    let root = c.join("iostore/cue4parse/UE5_8/IoStore/Unversioned");
+    let mut viewer = Viewer(
+        Command::new(env!("CARGO_BIN_EXE_pakrat"))
+            .args([
+                "view",
+                "--no-open",
+                "--json",
+                "--ue-version",
+                "5.8",
+                "--usmap",
+            ])
+            .arg(&usmap)
+            .arg(&root)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let child = &mut viewer.0;
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    out.read_line(&mut line).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&line).unwrap();
+    let url = v["url"].as_str().unwrap();
+    let token = url.split("t=").nth(1).unwrap().split('#').next().unwrap();
+    let port = v["address"]
+        .as_str()
+        .unwrap()
+        .rsplit(':')
+        .next()
+        .unwrap()
+        .parse::<u16>()
+        .unwrap();
+    let list = "/api/asset?path=Uncompressed/CUE4ParseFixtures-Minimal-Uncompressed-Windows.utoc&package=/Game/Fixtures/Properties/DA_AllProperties";
+    let (st, body) = get_text(port, token, list);
+    assert!(st.contains(" 200 "), "{st}: {body}");
+    let j: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert!(
+        j["mappings"].as_str().unwrap().ends_with("(--usmap)"),
+        "{j}"
+    );
+    for e in j["exports"].as_array().unwrap() {
+        let (st, body) = get_text(port, token, &format!("{list}&export={}", e["index"]));
+        assert!(st.contains(" 200 "), "{st}: {body}");
+        let x: serde_json::Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(x["error"], serde_json::Value::Null, "{x}");
+    }
+    interrupt_and_wait(child);
+
+    for (args, says) in [
+        (["--usmap", "no-such.usmap"], "--usmap no-such.usmap"),
+        (["--ue-version", "9.9"], "--ue-version"),
+    ] {
+        let bad = Command::new(env!("CARGO_BIN_EXE_pakrat"))
+            .args(["view", "--no-open"])
+            .args(args)
+            .arg(&root)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&bad.stderr);
+        assert_eq!(bad.status.code(), Some(2), "{err}");
+        assert!(err.contains(says), "{err}");
+    }
+}

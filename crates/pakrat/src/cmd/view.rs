@@ -74,13 +74,16 @@ fn open_browser(url: &str) -> Option<Launcher> {
     Some(l)
 }
 
-/// `pakrat view PATH [--port N] [--no-open] [--aes-key KEY] [--keys FILE]`.
+/// `pakrat view PATH [--port N] [--no-open] [--aes-key KEY] [--keys FILE]
+/// [--usmap M] [--ue-version V]`.
 pub fn view(a: &ViewArgs) -> Result<ExitCode> {
     let opts = pakrat_view::Options {
         path: a.path.clone(),
         port: a.port,
         token: None,
         keys: crate::cmd::common::keyring(&a.keys)?,
+        usmap: a.usmap.clone(),
+        ue_version: crate::cmd::common::engine(a.ue_version.as_deref())?,
     };
     // The launcher page lives until the viewer stops.
     let mut launched = None;
