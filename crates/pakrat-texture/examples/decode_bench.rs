@@ -1,0 +1,355 @@
+//! Decode speed per pixel format, and the decoder crates compared.
+//!
+//! ```text
+//! cargo run --release -p pakrat-texture --example decode_bench [-- SIZE [RUNS]]
+//! ```
+//!
+//! For each format: one SIZE×SIZE slice (default 2048) of synthetic blocks,
+//! decoded by `pakrat_texture::decode` on one core and on all cores, by the
+//! chosen decoder crate called directly (its own whole-image function, or a
+//! plain loop over its block function writing RGBA with a pitch), and by the
+//! alternative crate where there is one. Figures are the best of RUNS runs
+//! (default 5), in megapixels per second and MB/s of decoded RGBA8 (4 bytes a
+//! pixel, whatever the output kind). "ratio" is pakrat on one core over the
+//! chosen crate direct. "agree" compares the alternative's output with the
+//! chosen one: PSNR (dB, inf = identical) and the largest channel difference.
+//!
+//! Block data: random bytes, which are valid blocks for BC1–BC5, ETC and
+//! EAC and cover all modes of BC6H and BC7; for ASTC, random blocks that
+//! astc-decode accepts (rejection sampling), so that every block decodes a
+//! real mode instead of the error colour.
+
+use pakrat_texture::{decode, psnr, DecodeOptions, Image, PixelFormat, Pixels};
+use std::time::Instant;
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn fill(&mut self, buf: &mut [u8]) {
+        buf.iter_mut().for_each(|b| *b = self.next() as u8);
+    }
+}
+
+fn blocks_for(f: PixelFormat, size: u32, rng: &mut Rng) -> Vec<u8> {
+    let n = f.slice_size(size, size).unwrap() as usize;
+    let mut data = vec![0u8; n];
+    if let PixelFormat::Astc { bw, bh, .. } = f {
+        let fp = astc_decode::Footprint::new(u32::from(bw), u32::from(bh));
+        // A pool of valid blocks, then drawn at random.
+        let mut pool = Vec::new();
+        while pool.len() < 4096 {
+            let mut b = [0u8; 16];
+            rng.fill(&mut b);
+            if astc_decode::astc_decode_block(&b, fp, |_, _, _| {}) && b[0] != 0xFC {
+                pool.push(b);
+            }
+        }
+        for chunk in data.chunks_exact_mut(16) {
+            chunk.copy_from_slice(&pool[rng.next() as usize % pool.len()]);
+        }
+    } else {
+        rng.fill(&mut data);
+    }
+    data
+}
+
+/// Best wall time of `runs` calls, in seconds.
+fn best(runs: usize, mut f: impl FnMut()) -> f64 {
+    (0..runs)
+        .map(|_| {
+            let t = Instant::now();
+            f();
+            t.elapsed().as_secs_f64()
+        })
+        .fold(f64::INFINITY, f64::min)
+}
+
+/// RGBA8 image from `texture2ddecoder`'s packed BGRA `u32`s.
+fn from_bgra(size: u32, px: &[u32]) -> Image {
+    let mut v = Vec::with_capacity(px.len() * 4);
+    for p in px {
+        let [b, g, r, a] = p.to_le_bytes();
+        v.extend_from_slice(&[r, g, b, a]);
+    }
+    Image {
+        width: size,
+        height: size,
+        pixels: Pixels::Rgba8(v),
+    }
+}
+
+/// `bcdec_rs` called directly: a loop over blocks writing `ch` channels
+/// per pixel at a pitch, as its documentation shows.
+fn bcdec_direct(
+    size: u32,
+    data: &[u8],
+    bytes: usize,
+    ch: usize,
+    f: fn(&[u8], &mut [u8], usize),
+) -> Vec<u8> {
+    let w = size as usize;
+    let mut out = vec![0u8; w * w * ch];
+    let bx = w / 4;
+    for (i, b) in data.chunks_exact(bytes).enumerate() {
+        let (x, y) = ((i % bx) * 4, (i / bx) * 4);
+        f(b, &mut out[(y * w + x) * ch..], w * ch);
+    }
+    out
+}
+
+fn bc6h_direct(size: u32, data: &[u8]) -> Vec<f32> {
+    let w = size as usize;
+    let mut out = vec![0f32; w * w * 3];
+    let bx = w / 4;
+    for (i, b) in data.chunks_exact(16).enumerate() {
+        let (x, y) = ((i % bx) * 4, (i / bx) * 4);
+        bcdec_rs::bc6h_float(b, &mut out[(y * w + x) * 3..], w * 3, false);
+    }
+    out
+}
+
+type T2dWhole = fn(&[u8], usize, usize, &mut [u32]) -> Result<(), &'static str>;
+
+fn t2d_whole(size: u32, data: &[u8], f: T2dWhole) -> Vec<u32> {
+    let w = size as usize;
+    let mut out = vec![0u32; w * w];
+    f(data, w, w, &mut out).unwrap();
+    out
+}
+
+fn astc_direct(size: u32, data: &[u8], bw: u8, bh: u8) -> Vec<u8> {
+    let w = size as usize;
+    let mut out = vec![0u8; w * w * 4];
+    let fp = astc_decode::Footprint::new(u32::from(bw), u32::from(bh));
+    astc_decode::astc_decode(data, size, size, fp, |x, y, c| {
+        out[(y as usize * w + x as usize) * 4..][..4].copy_from_slice(&c);
+    })
+    .unwrap();
+    out
+}
+
+/// The chosen crate called directly (time, and its output as an image
+/// where it is RGBA8 for the agreement check).
+/// A timed closure and the crate it calls.
+type Direct = (Box<dyn Fn()>, &'static str);
+
+fn chosen(f: PixelFormat, size: u32, data: &[u8]) -> Option<Direct> {
+    use PixelFormat::*;
+    let d = data.to_vec();
+    Some(match f {
+        Dxt1 => (
+            Box::new(move || drop(bcdec_direct(size, &d, 8, 4, bcdec_rs::bc1))),
+            "bcdec_rs",
+        ),
+        Dxt3 => (
+            Box::new(move || drop(bcdec_direct(size, &d, 16, 4, bcdec_rs::bc2))),
+            "bcdec_rs",
+        ),
+        Dxt5 => (
+            Box::new(move || drop(bcdec_direct(size, &d, 16, 4, bcdec_rs::bc3))),
+            "bcdec_rs",
+        ),
+        Bc7 => (
+            Box::new(move || drop(bcdec_direct(size, &d, 16, 4, bcdec_rs::bc7))),
+            "bcdec_rs",
+        ),
+        Bc4 => (
+            Box::new(move || {
+                drop(bcdec_direct(size, &d, 8, 1, |s, o, p| {
+                    bcdec_rs::bc4(s, o, p, false)
+                }))
+            }),
+            "bcdec_rs",
+        ),
+        Bc5 => (
+            Box::new(move || {
+                drop(bcdec_direct(size, &d, 16, 2, |s, o, p| {
+                    bcdec_rs::bc5(s, o, p, false)
+                }))
+            }),
+            "bcdec_rs",
+        ),
+        Bc6h => (Box::new(move || drop(bc6h_direct(size, &d))), "bcdec_rs"),
+        Etc1 => (
+            Box::new(move || drop(t2d_whole(size, &d, texture2ddecoder::decode_etc1))),
+            "texture2ddecoder",
+        ),
+        Etc2Rgb => (
+            Box::new(move || drop(t2d_whole(size, &d, texture2ddecoder::decode_etc2_rgb))),
+            "texture2ddecoder",
+        ),
+        Etc2Rgba => (
+            Box::new(move || drop(t2d_whole(size, &d, texture2ddecoder::decode_etc2_rgba8))),
+            "texture2ddecoder",
+        ),
+        Etc2R11Eac => (
+            Box::new(move || drop(t2d_whole(size, &d, texture2ddecoder::decode_eacr))),
+            "texture2ddecoder",
+        ),
+        Etc2Rg11Eac => (
+            Box::new(move || drop(t2d_whole(size, &d, texture2ddecoder::decode_eacrg))),
+            "texture2ddecoder",
+        ),
+        Astc { bw, bh, .. } => (
+            Box::new(move || drop(astc_direct(size, &d, bw, bh))),
+            "astc-decode",
+        ),
+        _ => return None,
+    })
+}
+
+/// The alternative crate's output as an RGBA8 image in pakrat's channel
+/// mapping, and its direct decode time; `None` where there is none.
+fn alternative(
+    f: PixelFormat,
+    size: u32,
+    data: &[u8],
+    runs: usize,
+) -> Option<(&'static str, f64, Image)> {
+    use texture2ddecoder as t;
+    use PixelFormat::*;
+    let whole: T2dWhole = match f {
+        Dxt1 => t::decode_bc1a,
+        Dxt3 => t::decode_bc2,
+        Dxt5 => t::decode_bc3,
+        Bc4 => t::decode_bc4,
+        Bc5 => t::decode_bc5,
+        Bc7 => t::decode_bc7,
+        Astc { .. } => return astc_alternative(f, size, data, runs),
+        _ => return None,
+    };
+    let secs = best(runs, || drop(t2d_whole(size, data, whole)));
+    let mut img = from_bgra(size, &t2d_whole(size, data, whole));
+    if matches!(f, Bc4 | Bc5) {
+        // texture2ddecoder leaves blue (and for BC4 green) at 0, alpha at 255.
+        if let Pixels::Rgba8(v) = &mut img.pixels {
+            for px in v.chunks_exact_mut(4) {
+                px[2] = 0;
+                if f == Bc4 {
+                    px[1] = 0;
+                }
+            }
+        }
+    }
+    Some(("texture2ddecoder", secs, img))
+}
+
+fn astc_alternative(
+    f: PixelFormat,
+    size: u32,
+    data: &[u8],
+    runs: usize,
+) -> Option<(&'static str, f64, Image)> {
+    let PixelFormat::Astc { bw, bh, .. } = f else {
+        return None;
+    };
+    let (bw, bh) = (usize::from(bw), usize::from(bh));
+    let w = size as usize;
+    let run = || {
+        // texture2ddecoder's ASTC panics on some blocks (integer overflow in
+        // debug builds); the bench blocks are valid ones.
+        let mut out = vec![0u32; w * w];
+        texture2ddecoder::decode_astc(data, w, w, bw, bh, &mut out).map(|_| out)
+    };
+    let out = std::panic::catch_unwind(run).ok()?.ok()?;
+    let secs = best(runs, || drop(run()));
+    Some(("texture2ddecoder", secs, from_bgra(size, &out)))
+}
+
+fn mpx(size: u32, secs: f64) -> f64 {
+    f64::from(size) * f64::from(size) / secs / 1e6
+}
+
+fn max_diff(a: &Image, b: &Image) -> f64 {
+    (0..a.pixels.len())
+        .map(|i| (a.pixels.get_f64(i) - b.pixels.get_f64(i)).abs())
+        .fold(0.0, f64::max)
+        * 255.0
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let size: u32 = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(2048);
+    let runs: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(5);
+    let threads = rayon::current_num_threads();
+    println!(
+        "{size}x{size}, best of {runs} runs, {threads} threads; Mpx/s (MB/s of RGBA8 = 4 x Mpx/s)"
+    );
+    println!(
+        "{:<18} {:>9} {:>9} {:>9} {:>6}  {:<16} {:>9} {:>8} {:>6}  alt crate",
+        "format", "1 core", "all", "direct", "ratio", "chosen", "alt", "agree", "maxd"
+    );
+    let mut rng = Rng(0x1234_5678_9ABC_DEF1);
+    let mut formats = vec![
+        PixelFormat::B8G8R8A8,
+        PixelFormat::G8,
+        PixelFormat::G16,
+        PixelFormat::R16F,
+        PixelFormat::FloatRGBA,
+        PixelFormat::A32B32G32R32F,
+    ];
+    formats.extend([
+        PixelFormat::Dxt1,
+        PixelFormat::Dxt3,
+        PixelFormat::Dxt5,
+        PixelFormat::Bc4,
+        PixelFormat::Bc5,
+        PixelFormat::Bc6h,
+        PixelFormat::Bc7,
+        PixelFormat::Etc1,
+        PixelFormat::Etc2Rgb,
+        PixelFormat::Etc2Rgba,
+        PixelFormat::Etc2R11Eac,
+        PixelFormat::Etc2Rg11Eac,
+    ]);
+    for (bw, bh) in [(4, 4), (6, 6), (8, 8), (10, 10), (12, 12)] {
+        formats.push(PixelFormat::Astc { bw, bh, hdr: false });
+    }
+    let serial = DecodeOptions {
+        parallel: false,
+        ..DecodeOptions::default()
+    };
+    let par = DecodeOptions::default();
+    for f in formats {
+        let data = blocks_for(f, size, &mut rng);
+        let one = best(runs, || {
+            drop(decode(f, size, size, &data, &serial).unwrap())
+        });
+        let all = best(runs, || drop(decode(f, size, size, &data, &par).unwrap()));
+        let (direct, name) = match chosen(f, size, &data) {
+            Some((run, name)) => (best(runs, run), name),
+            None => (f64::NAN, "(none: plain)"),
+        };
+        let ours = decode(f, size, size, &data, &serial).unwrap();
+        let (alt_speed, agree, maxd, alt_name) = match alternative(f, size, &data, runs) {
+            Some((n, secs, img)) => {
+                let p = psnr(&ours, &img, [true; 4]);
+                (
+                    format!("{:.1}", mpx(size, secs)),
+                    format!("{p:.1}"),
+                    format!("{:.0}", max_diff(&ours, &img)),
+                    n,
+                )
+            }
+            None => ("-".into(), "-".into(), "-".into(), ""),
+        };
+        println!(
+            "{:<18} {:>9.1} {:>9.1} {:>9.1} {:>5.0}%  {:<16} {:>9} {:>8} {:>6}  {}",
+            f.ue_name(),
+            mpx(size, one),
+            mpx(size, all),
+            mpx(size, direct),
+            direct / one * 100.0,
+            name,
+            alt_speed,
+            agree,
+            maxd,
+            alt_name
+        );
+    }
+}

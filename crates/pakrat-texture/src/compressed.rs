@@ -1,0 +1,153 @@
+//! Block-compressed formats: BC1–BC7 through `bcdec_rs`, ETC1/ETC2/EAC and
+//! ASTC through `texture2ddecoder` (the crate docs say why).
+
+use crate::drive::{self, Blocks};
+use crate::{Error, PixelFormat, Pixels};
+
+/// A `texture2ddecoder` block decoder: writes `bw * bh` pixels as `u32`
+/// whose little-endian bytes are B, G, R, A.
+type T2dBlock = fn(&[u8], &mut [u32]);
+
+/// Runs a `texture2ddecoder` block decoder and writes RGBA at `pitch`.
+/// The scratch starts as opaque black, so decoders that write only some
+/// channels (EAC R11: red; RG11: red and green) leave the rest 0 / 255.
+#[inline]
+fn t2d(
+    src: &[u8],
+    dst: &mut [u8],
+    pitch: usize,
+    bw: usize,
+    bh: usize,
+    f: impl Fn(&[u8], &mut [u32]),
+) {
+    let mut buf = [u32::from_le_bytes([0, 0, 0, 255]); 144];
+    f(src, &mut buf);
+    for (y, row) in buf[..bw * bh].chunks_exact(bw).enumerate() {
+        let out = &mut dst[y * pitch..][..bw * 4];
+        for (px, o) in row.iter().zip(out.chunks_exact_mut(4)) {
+            let [b, g, r, a] = px.to_le_bytes();
+            o.copy_from_slice(&[r, g, b, a]);
+        }
+    }
+}
+
+/// Blue of a normal map from X and Y stored as 0..255 (mapped to -1..1).
+#[inline]
+pub(crate) fn normal_z(x: u8, y: u8) -> u8 {
+    let x = f32::from(x) / 127.5 - 1.0;
+    let y = f32::from(y) / 127.5 - 1.0;
+    let z = (1.0 - x * x - y * y).max(0.0).sqrt();
+    (z * 127.5 + 127.5).round() as u8
+}
+
+/// Writes the blue channel of a 4×4 block at `pitch` from its red and green.
+fn rebuild_z(dst: &mut [u8], pitch: usize) {
+    for y in 0..4 {
+        for o in dst[y * pitch..][..16].chunks_exact_mut(4) {
+            o[2] = normal_z(o[0], o[1]);
+        }
+    }
+}
+
+/// One slice to decode.
+struct Ctx<'a> {
+    w: usize,
+    h: usize,
+    g: Blocks,
+    data: &'a [u8],
+    par: bool,
+}
+
+impl Ctx<'_> {
+    /// RGBA8 output from a block function (generic: no dynamic call per block).
+    fn rgba8<F: Fn(&[u8], &mut [u8], usize) + Sync>(&self, f: F) -> Pixels {
+        Pixels::Rgba8(drive::blocks(
+            self.w, self.h, self.g, self.data, self.par, 0u8, f,
+        ))
+    }
+}
+
+/// Decodes a block-compressed format; `Ok(None)` for uncompressed ones.
+pub(crate) fn decode(
+    format: PixelFormat,
+    w: usize,
+    h: usize,
+    data: &[u8],
+    par: bool,
+    rebuild_normal_z: bool,
+) -> Result<Option<Pixels>, Error> {
+    use PixelFormat::*;
+    let (bw, bh, bytes) = format.block();
+    let g = Blocks {
+        bw: bw as usize,
+        bh: bh as usize,
+        bytes: bytes as usize,
+    };
+    let c = Ctx { w, h, g, data, par };
+    let t2d8 = |f: T2dBlock| c.rgba8(move |s, d, p| t2d(s, d, p, g.bw, g.bh, f));
+    let px = match format {
+        Dxt1 => c.rgba8(bcdec_rs::bc1),
+        Dxt3 => c.rgba8(bcdec_rs::bc2),
+        Dxt5 => c.rgba8(bcdec_rs::bc3),
+        Bc7 => c.rgba8(bcdec_rs::bc7),
+        Bc4 => c.rgba8(|s, d, p| {
+            let mut r = [0u8; 16];
+            bcdec_rs::bc4(s, &mut r, 4, false);
+            for y in 0..4 {
+                for (x, o) in d[y * p..][..16].chunks_exact_mut(4).enumerate() {
+                    o.copy_from_slice(&[r[y * 4 + x], 0, 0, 255]);
+                }
+            }
+        }),
+        Bc5 => c.rgba8(|s, d, p| {
+            let mut rg = [0u8; 32];
+            bcdec_rs::bc5(s, &mut rg, 8, false);
+            for y in 0..4 {
+                for (x, o) in d[y * p..][..16].chunks_exact_mut(4).enumerate() {
+                    let i = (y * 4 + x) * 2;
+                    o.copy_from_slice(&[rg[i], rg[i + 1], 0, 255]);
+                }
+            }
+            if rebuild_normal_z {
+                rebuild_z(d, p);
+            }
+        }),
+        Bc6h => Pixels::RgbaF32(drive::blocks(w, h, g, data, par, 0f32, |s, d, p| {
+            let mut rgb = [0f32; 48];
+            bcdec_rs::bc6h_float(s, &mut rgb, 12, false);
+            for y in 0..4 {
+                for (x, o) in d[y * p..][..16].chunks_exact_mut(4).enumerate() {
+                    let i = (y * 4 + x) * 3;
+                    o.copy_from_slice(&[rgb[i], rgb[i + 1], rgb[i + 2], 1.0]);
+                }
+            }
+        })),
+        Etc1 => t2d8(texture2ddecoder::decode_etc1_block),
+        Etc2Rgb => t2d8(texture2ddecoder::decode_etc2_rgb_block),
+        Etc2Rgba => t2d8(texture2ddecoder::decode_etc2_rgba8_block),
+        Etc2R11Eac => t2d8(texture2ddecoder::decode_eacr_block),
+        Etc2Rg11Eac => c.rgba8(|s, d, p| {
+            t2d(s, d, p, 4, 4, texture2ddecoder::decode_eacrg_block);
+            if rebuild_normal_z {
+                rebuild_z(d, p);
+            }
+        }),
+        Astc { hdr: true, .. } => {
+            return Err(Error::Unsupported {
+                format,
+                what: "decoding (ASTC HDR: no decoder crate does it)",
+            })
+        }
+        Astc { bw, bh, .. } => {
+            let fp = astc_decode::Footprint::new(u32::from(bw), u32::from(bh));
+            c.rgba8(|s, d, p| {
+                let block: &[u8; 16] = s.try_into().expect("blocks of 16 bytes");
+                astc_decode::astc_decode_block(block, fp, |x, y, c| {
+                    d[y as usize * p + x as usize * 4..][..4].copy_from_slice(&c);
+                });
+            })
+        }
+        _ => return Ok(None),
+    };
+    Ok(Some(px))
+}
