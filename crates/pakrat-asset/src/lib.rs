@@ -10,7 +10,9 @@
 //! * [`build`]: lay out a folder of cooked packages as an IoStore container
 //!   (chunk ids, the container header and the companion `.pak`'s files);
 //! * [`props`]: what an export says: tagged and unversioned properties;
-//! * [`usmap`]: `.usmap` mappings, the schemas unversioned properties need.
+//! * [`usmap`]: `.usmap` mappings, the schemas unversioned properties need;
+//! * [`bulk`]: bulk data headers and where their payloads lie;
+//! * [`texture`]: textures' cooked platform data (formats, mips).
 //!
 //! The containers themselves are `pakrat-pak` and
 //! `pakrat-iostore`; UE1/UE2 packages are `pakrat-classic`.
@@ -21,5 +23,6 @@ pub mod bulk;
 pub mod convert;
 pub mod legacy;
 pub mod props;
+pub mod texture;
 pub mod usmap;
 pub mod zen;

@@ -110,7 +110,7 @@ fn asset<'a>(pkg: &LegacyPackage, uasset: &'a [u8], uexp: &'a [u8]) -> Asset<'a>
             custom_from_package: !s.custom_versions.is_empty(),
         },
         unversioned: s.unversioned_properties(),
-        bulk: Default::default(),
+        bulk: pakrat_asset::bulk::BulkMeta::of_legacy(pkg),
     }
 }
 

@@ -239,7 +239,7 @@ pub(crate) fn decode_export(asset: &Asset<'_>, index: usize, schemas: &dyn Schem
         }
     }
     out.native_start = r.pos() as u64;
-    native::decode_tail(&mut ctx, &mut r, &class, &mut out);
+    native::decode_tail(&mut ctx, &mut r, index, &class, &mut out);
     out
 }
 

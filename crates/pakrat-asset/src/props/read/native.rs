@@ -406,11 +406,16 @@ impl Ctx<'_, '_> {
 pub(super) fn decode_tail(
     ctx: &mut Ctx<'_, '_>,
     r: &mut Reader<'_>,
+    export: usize,
     class: &str,
     out: &mut ExportProps,
 ) {
     let before = r.clone();
     let res = match class {
+        c if crate::texture::is_texture_class(c) => {
+            crate::texture::read(ctx.asset, export, c, &out.properties, r)
+                .map(|t| crate::texture::to_properties(&t))
+        }
         "NNEModelData" => ctx.nne_model_data(r),
         "DataTable" | "CompositeDataTable" => ctx.data_table(r, &out.properties),
         "StringTable" => ctx.string_table(r),
