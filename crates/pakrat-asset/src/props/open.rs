@@ -349,11 +349,10 @@ fn names_file(query: &str, mount: &str, rel: &str) -> bool {
 pub fn open_in_paks(paks: &[Pak], query: &str, engine: Option<Layout>) -> Result<Opened> {
     for (pi, pak) in paks.iter().enumerate().rev() {
         let mount = &pak.index.mount_point;
-        if let Some(ei) = pak
-            .index
-            .entries
-            .iter()
-            .position(|e| !e.deleted() && is_header(&e.path) && names_file(query, mount, &e.path))
+        if let Some(ei) =
+            pak.index.entries.iter().position(|e| {
+                !e.deleted() && is_header(&e.path) && names_file(query, mount, &e.path)
+            })
         {
             return open_pak_entry(paks, pi, ei, engine);
         }

@@ -124,11 +124,17 @@ pub struct Texture {
     pub other_formats: Vec<String>,
     /// `SRGB` property (true when not set).
     pub srgb: bool,
-    /// `CompressionSettings` property (`TC_Normalmap` …), when set.
+    /// `CompressionSettings` property without its enum prefix
+    /// (`TC_Normalmap` …), when set.
     pub compression: Option<String>,
 }
 
 impl Texture {
+    /// A normal map (`CompressionSettings` `TC_Normalmap`).
+    pub fn is_normal_map(&self) -> bool {
+        self.compression.as_deref() == Some("TC_Normalmap")
+    }
+
     /// Mip `m`'s faces/slices: `slices`, or for a volume the mip's depth.
     pub fn surfaces_of(&self, m: &Mip) -> u32 {
         match self.kind {
@@ -218,7 +224,9 @@ pub fn read(
     t.other_formats = others;
     t.srgb = !matches!(prop(props, "SRGB"), Some(Value::Bool(false)));
     t.compression = match prop(props, "CompressionSettings") {
-        Some(Value::Enum(s) | Value::Name(s)) => Some(s.clone()),
+        Some(Value::Enum(s) | Value::Name(s)) => {
+            Some(s.rsplit("::").next().unwrap_or(s).to_string())
+        }
         _ => None,
     };
     Ok(t)

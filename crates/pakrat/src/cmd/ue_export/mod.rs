@@ -11,7 +11,6 @@
 
 mod texture;
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -35,12 +34,9 @@ use texture::{Options, Outcome, Written};
 pub fn takes(path: &Path) -> bool {
     if path.is_dir() {
         return pakrat_system::scan::list_files(path).is_ok_and(|files| {
-            files.iter().any(|f| {
-                matches!(
-                    ext(f).as_str(),
-                    "utoc" | "pak" | "uasset" | "umap"
-                )
-            })
+            files
+                .iter()
+                .any(|f| matches!(ext(f).as_str(), "utoc" | "pak" | "uasset" | "umap"))
         });
     }
     matches!(
@@ -104,9 +100,7 @@ fn open_inputs(a: &ExportArgs) -> Result<Inputs> {
     for f in files {
         let format = if a.package.is_dir() {
             match ext(&f).as_str() {
-                "utoc" if !f.file_name().is_some_and(|n| n == "global.utoc") => {
-                    Format::IoStoreToc
-                }
+                "utoc" if f.file_name().is_none_or(|n| n != "global.utoc") => Format::IoStoreToc,
                 "pak" => Format::Pak,
                 "uasset" | "umap" => Format::LegacyPackage,
                 _ => continue,
@@ -146,7 +140,9 @@ fn jobs(inputs: &Inputs, a: &ExportArgs) -> Result<Vec<(Job, String)>> {
     let globs = crate::cmd::common::globset(&a.objects)?;
     let keep = |names: &[&str]| match &globs {
         None => true,
-        Some(g) => names.iter().any(|n| g.is_match(n) || g.is_match(n.trim_start_matches('/'))),
+        Some(g) => names
+            .iter()
+            .any(|n| g.is_match(n) || g.is_match(n.trim_start_matches('/'))),
     };
     let mut out = Vec::new();
     for (i, f) in inputs.loose.iter().enumerate() {
@@ -185,7 +181,9 @@ fn jobs(inputs: &Inputs, a: &ExportArgs) -> Result<Vec<(Job, String)>> {
 fn class_chosen(class: &str, wanted: &[String]) -> bool {
     wanted.is_empty()
         || wanted.iter().any(|w| {
-            w.eq_ignore_ascii_case(class) || (w.eq_ignore_ascii_case("Texture") && pakrat_asset::texture::is_texture_class(class))
+            w.eq_ignore_ascii_case(class)
+                || (w.eq_ignore_ascii_case("Texture")
+                    && pakrat_asset::texture::is_texture_class(class))
         })
 }
 
@@ -214,7 +212,10 @@ struct Ctx<'a> {
 
 fn open_job<'a>(c: &Ctx<'a>, job: Job) -> pakrat_io::Result<(Opened, BulkFrom<'a>)> {
     Ok(match job {
-        Job::Loose(i) => (open::open_loose(&c.inputs.loose[i], c.engine)?, BulkFrom::Loose),
+        Job::Loose(i) => (
+            open::open_loose(&c.inputs.loose[i], c.engine)?,
+            BulkFrom::Loose,
+        ),
         Job::Pak(p, e) => (
             open::open_pak_entry(&c.inputs.paks, p, e, c.engine)?,
             BulkFrom::Paks(&c.inputs.paks),
@@ -288,9 +289,7 @@ pub fn run(a: &ExportArgs) -> Result<ExitCode> {
     let jobs = jobs(&inputs, a)?;
     if jobs.is_empty() {
         return Err(crate::cmd::common::nothing_matches(
-            &a.package,
-            "package",
-            &a.objects,
+            &a.package, "package", &a.objects,
         ));
     }
     let usmap = match &a.usmap {
@@ -314,7 +313,8 @@ pub fn run(a: &ExportArgs) -> Result<ExitCode> {
         },
         class: &a.class,
     };
-    let bar = crate::cmd::common::progress_count(jobs.len() as u64, a.out.json, "exporting", "packages");
+    let bar =
+        crate::cmd::common::progress_count(jobs.len() as u64, a.out.json, "exporting", "packages");
     let rows: Vec<Row> = par_map(&jobs, |(job, pkg)| {
         let r = export_package(&ctx, *job, pkg);
         if let Some(b) = &bar {

@@ -161,13 +161,19 @@ fn decoded(
     };
     let (data, slice, n) = mip_bytes(opened, from, t, pf, m)?;
     let dopts = DecodeOptions {
-        rebuild_normal_z: pf == PixelFormat::Bc5
-            || t.compression.as_deref() == Some("TC_Normalmap"),
+        rebuild_normal_z: pf == PixelFormat::Bc5 || t.is_normal_map(),
         ..DecodeOptions::default()
     };
     let ext = if exr { "exr" } else { "png" };
     let at = |i: u32| &data[(u64::from(i) * slice) as usize..][..slice as usize];
-    let decode = |i: u32| pakrat_texture::decode(pf, m.width, m.height, at(i), &dopts).map_err(err);
+    let astc_normal = matches!(pf, PixelFormat::Astc { .. }) && t.is_normal_map();
+    let decode = |i: u32| {
+        let mut img = pakrat_texture::decode(pf, m.width, m.height, at(i), &dopts).map_err(err)?;
+        if astc_normal {
+            astc_normal_to_xyz(&mut img);
+        }
+        Ok::<Image, String>(img)
+    };
     let mip = format!("mip {} of {}", opts.mip, t.mips.len());
     if n == 1 {
         let img = decode(0)?;
@@ -209,6 +215,21 @@ fn decoded(
         });
     }
     Ok(Some(files))
+}
+
+/// UE's ASTC normal maps keep X in R, G and B and Y in alpha (astcenc's
+/// normal mode): move Y to green, rebuild Z in blue, alpha opaque.
+fn astc_normal_to_xyz(img: &mut Image) {
+    if let pakrat_texture::Pixels::Rgba8(v) = &mut img.pixels {
+        for px in v.chunks_exact_mut(4) {
+            let (x, y) = (px[0], px[3]);
+            let f = |c: u8| f64::from(c) / 255.0 * 2.0 - 1.0;
+            let z = (1.0 - f(x) * f(x) - f(y) * f(y)).max(0.0).sqrt();
+            px[1] = y;
+            px[2] = ((z + 1.0) / 2.0 * 255.0).round() as u8;
+            px[3] = 255;
+        }
+    }
 }
 
 /// Write a decoded image atomically.
@@ -264,7 +285,11 @@ fn dds(
         format: pf,
         width: t.width,
         height: t.height,
-        depth: t.mips[0].depth.max(1),
+        depth: if t.kind == TextureKind::Volume {
+            t.mips[0].depth.max(1)
+        } else {
+            1
+        },
         kind,
         mips: t.mips.len() as u32,
     };
@@ -277,6 +302,11 @@ fn dds(
         file,
         width: t.width,
         height: t.height,
-        detail: format!("{} mips, {} surfaces, {}", t.mips.len(), slices, pf.ue_name()),
+        detail: format!(
+            "{} mips, {} surfaces, {}",
+            t.mips.len(),
+            slices,
+            pf.ue_name()
+        ),
     }]))
 }
