@@ -394,6 +394,18 @@ pub fn serialize_compressed(data: &[u8], want: u64) -> Result<Vec<u8>> {
             "compressed bulk data holds {total} bytes, its header says {want}"
         )));
     }
+    // zlib expands at most ~1032:1: a header claiming more than that of
+    // the bytes stored is refused before anything is allocated.
+    if total
+        > (data.len() as u64)
+            .saturating_mul(1032)
+            .saturating_add(1 << 16)
+    {
+        return Err(r.invalid(format!(
+            "compressed bulk data claims {total} bytes from {} stored bytes, more than zlib can expand to",
+            data.len()
+        )));
+    }
     let chunk = chunk.max(1);
     let n = total.div_ceil(chunk);
     r.check_count(n as i64, 16, "compressed chunks")?;
