@@ -57,6 +57,28 @@ impl Pixels {
 }
 
 impl Image {
+    /// An 8-bit copy for previews (the viewer, thumbnails): 16-bit values
+    /// rounded to 8 bits, floats clamped to 0..1 (no tone mapping: HDR
+    /// values above 1 saturate). 8-bit images are cloned.
+    pub fn to_rgba8(&self) -> Image {
+        let v = match &self.pixels {
+            Pixels::Rgba8(v) => v.clone(),
+            Pixels::Rgba16(v) => v
+                .iter()
+                .map(|&x| ((u32::from(x) * 255 + 32767) / 65535) as u8)
+                .collect(),
+            Pixels::RgbaF32(v) => v
+                .iter()
+                .map(|&f| (f.clamp(0.0, 1.0) * 255.0 + 0.5) as u8)
+                .collect(),
+        };
+        Image {
+            width: self.width,
+            height: self.height,
+            pixels: Pixels::Rgba8(v),
+        }
+    }
+
     /// Checks that the buffer holds exactly `width * height * 4` values.
     pub fn check(&self) -> Result<(), crate::Error> {
         let want = u64::from(self.width) * u64::from(self.height) * 4;

@@ -9,14 +9,15 @@
 //!   [`PixelFormat::slice_size`] before allocating; one large slice is split
 //!   by block rows over rayon when [`DecodeOptions::parallel`] is on).
 //! * [`write_png`], [`write_exr`], [`write_dds`]; [`layout`] for cube
-//!   crosses and strips; [`psnr`] for quality figures.
+//!   crosses and strips; [`psnr`] for quality figures; [`read_png`] and
+//!   [`read_exr`] to load reference images.
 //!
 //! # Decoder crates
 //!
 //! Chosen after measuring speed and agreement on the same blocks
 //! (`examples/decode_bench.rs`; figures in `docs/textures.md`):
 //!
-//! * BC1–BC7: `bcdec_rs`. 1.2–3.9× faster than `texture2ddecoder`, writes
+//! * BC1–BC7: `bcdec_rs`. 1.2–3.5× faster than `texture2ddecoder`, writes
 //!   at a pitch, decodes BC6H to f32, and follows Direct3D where the two
 //!   differ (BC2/BC3 colour always in 4-colour mode).
 //! * ETC1, ETC2, EAC: `texture2ddecoder`, the maintained Rust decoder of
@@ -43,6 +44,7 @@ mod format;
 mod image;
 mod layout;
 mod plain;
+mod read;
 mod write;
 
 pub use dds::{write_dds, DdsInfo, DdsKind};
@@ -51,4 +53,5 @@ pub use error::Error;
 pub use format::{PixelFormat, ASTC_FOOTPRINTS};
 pub use image::{DecodeOptions, Image, Pixels, DEFAULT_MAX_PIXELS};
 pub use layout::{layout, psnr, Layout};
+pub use read::{read_exr, read_png};
 pub use write::{write_exr, write_png};

@@ -176,3 +176,30 @@ fn invalid_astc_footprint_is_refused() {
     assert!(!f.is_valid());
     assert!(decode(f, 4, 4, &[0; 16], &DecodeOptions::default()).is_err());
 }
+
+/// BC6H goes through bcdec_rs's halves and `half`'s conversion: the floats
+/// must be the ones bcdec_rs's own f32 output gives, for every block.
+#[test]
+fn bc6h_floats_equal_bcdec_f32() {
+    let mut rng = Rng(99);
+    let opts = DecodeOptions::default();
+    for _ in 0..20_000 {
+        let b = rng.bytes(16);
+        let img = decode(PixelFormat::Bc6h, 4, 4, &b, &opts).unwrap();
+        let pakrat_texture::Pixels::RgbaF32(v) = img.pixels else {
+            panic!()
+        };
+        let mut want = [0f32; 48];
+        bcdec_rs::bc6h_float(&b, &mut want, 12, false);
+        for (px, w) in v.chunks_exact(4).zip(want.chunks_exact(3)) {
+            for c in 0..3 {
+                assert!(
+                    px[c].to_bits() == w[c].to_bits() || (px[c].is_nan() && w[c].is_nan()),
+                    "{b:02x?}: {} vs {}",
+                    px[c],
+                    w[c]
+                );
+            }
+        }
+    }
+}

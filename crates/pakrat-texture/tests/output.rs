@@ -439,3 +439,20 @@ fn psnr_values() {
     assert!(psnr(&a, &gradient8(4, 4), [true; 4]).is_nan());
     assert!(psnr(&a, &b, [false; 4]).is_nan());
 }
+
+#[test]
+fn to_rgba8_rounds_and_clamps() {
+    let img16 = Image {
+        width: 1,
+        height: 1,
+        pixels: Pixels::Rgba16(vec![0, 128, 65535, 32896]),
+    };
+    assert_eq!(img16.to_rgba8().pixels, Pixels::Rgba8(vec![0, 0, 255, 128]));
+    let imgf = Image {
+        width: 1,
+        height: 1,
+        pixels: Pixels::RgbaF32(vec![-1.0, 0.5, 16.0, f32::NAN]),
+    };
+    // NaN clamps to NaN and casts to 0.
+    assert_eq!(imgf.to_rgba8().pixels, Pixels::Rgba8(vec![0, 128, 255, 0]));
+}
