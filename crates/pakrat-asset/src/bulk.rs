@@ -85,6 +85,28 @@ pub struct BulkMeta {
     pub header_size: u64,
 }
 
+impl BulkMeta {
+    /// A legacy package's: its data resource map, `BulkDataStartOffset`
+    /// and `TotalHeaderSize`.
+    pub fn of_legacy(pkg: &crate::legacy::LegacyPackage) -> BulkMeta {
+        BulkMeta {
+            map: pkg
+                .data_resources
+                .iter()
+                .map(|d| BulkMapEntry {
+                    flags: d.legacy_bulk_data_flags,
+                    offset: d.serial_offset,
+                    size: d.serial_size,
+                    raw_size: d.raw_size,
+                    cooked_index: d.cooked_index.unwrap_or(0),
+                })
+                .collect(),
+            start_offset: pkg.summary.bulk_data_start_offset,
+            header_size: pkg.summary.total_header_size.max(0) as u64,
+        }
+    }
+}
+
 /// A companion file of a package.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 pub enum BulkFile {
@@ -370,6 +392,18 @@ pub fn serialize_compressed(data: &[u8], want: u64) -> Result<Vec<u8>> {
     if total != want {
         return Err(r.invalid(format!(
             "compressed bulk data holds {total} bytes, its header says {want}"
+        )));
+    }
+    // zlib expands at most ~1032:1: a header claiming more than that of
+    // the bytes stored is refused before anything is allocated.
+    if total
+        > (data.len() as u64)
+            .saturating_mul(1032)
+            .saturating_add(1 << 16)
+    {
+        return Err(r.invalid(format!(
+            "compressed bulk data claims {total} bytes from {} stored bytes, more than zlib can expand to",
+            data.len()
         )));
     }
     let chunk = chunk.max(1);

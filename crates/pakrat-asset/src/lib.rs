@@ -11,6 +11,8 @@
 //!   (chunk ids, the container header and the companion `.pak`'s files);
 //! * [`props`]: what an export says: tagged and unversioned properties;
 //! * [`usmap`]: `.usmap` mappings, the schemas unversioned properties need;
+//! * [`bulk`]: bulk data headers and where their payloads lie;
+//! * [`texture`]: textures' cooked platform data (formats, mips);
 //! * [`sound`]: the audio of SoundWaves (WAVE, ADPCM).
 //!
 //! The containers themselves are `pakrat-pak` and
@@ -23,5 +25,6 @@ pub mod convert;
 pub mod legacy;
 pub mod props;
 pub mod sound;
+pub mod texture;
 pub mod usmap;
 pub mod zen;

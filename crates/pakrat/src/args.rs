@@ -287,29 +287,7 @@ pub struct PropsArgs {
     pub out: JsonArg,
 }
 
-/// `pakrat export`.
-#[derive(Args, Debug)]
-pub struct ExportArgs {
-    /// The package.
-    pub package: PathBuf,
-    /// Only these objects (name or full path).
-    pub objects: Vec<String>,
-    /// Output folder.
-    #[arg(short = 'o', long = "output", value_name = "DIR")]
-    pub output: PathBuf,
-    /// Only objects of these classes (comma-separated: Texture,Sound,Music,TextBuffer).
-    #[arg(long, value_delimiter = ',')]
-    pub class: Vec<String>,
-    /// Textures: export every mip level, not only the first.
-    #[arg(long)]
-    pub mips: bool,
-    /// Replace files that already exist.
-    #[arg(long)]
-    pub force: bool,
-    #[command(flatten)]
-    #[allow(missing_docs)]
-    pub out: JsonArg,
-}
+pub use crate::args_export::ExportArgs;
 
 /// `pakrat packages`.
 #[derive(Args, Debug)]

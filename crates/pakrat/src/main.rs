@@ -1,6 +1,7 @@
 //! The `pakrat` command-line tool: a thin layer over the pakrat library crates.
 
 mod args;
+mod args_export;
 mod cmd;
 mod detect;
 mod output;
@@ -207,6 +208,7 @@ fn run(command: Command) -> Result<ExitCode> {
         Command::Verify(a) => verify(a),
         Command::Extract(a) => extract(a),
         Command::Props(a) => cmd::props::run(&a),
+        Command::Export(a) if cmd::ue_export::takes(&a.package) => cmd::ue_export::run(&a),
         Command::Export(a) => {
             detect::require(&a.package, &[Format::Package], "a UE1/UE2 package")?;
             cmd::package::export(&a)

@@ -57,11 +57,8 @@ fn umod_install_of_a_package_says_it_is_a_package() {
 #[test]
 fn package_commands_on_a_container_say_it_is_a_container() {
     let Some(f) = files() else { return };
-    let o = tempfile::tempdir().unwrap();
-    for args in [
-        vec!["export", s(&f.utoc), "-o", s(o.path())],
-        vec!["flags", s(&f.utoc)],
-    ] {
+    // (`export` takes containers since issue 27: UE4/UE5 textures.)
+    for args in [vec!["flags", s(&f.utoc)]] {
         let err = fails(&args);
         assert!(
             err.contains("is an IoStore container (TOC v8), not a UE1/UE2 package")

@@ -1,9 +1,10 @@
 //! Deterministic mutation test (issue 6): every corpus file, a fixed-seed
 //! set of truncations, bit flips, byte runs and u32 length-field overwrites
 //! (`pakrat_testkit::mutate`), each opened with every library call the
-//! commands use for that kind of file. Each case must end in `Ok` or a
-//! clear error: no panic, no hang (per-case time limit), no allocation over
-//! budget.
+//! commands use for that kind of file (packages in paks and containers:
+//! their textures exported as `pakrat export` does, into memory). Each
+//! case must end in `Ok` or a clear error: no panic, no hang (per-case
+//! time limit), no allocation over budget.
 //!
 //! Budget (documented in docs/hostile.md): peak live heap during a case
 //! ≤ 64 MiB + 16 × the case's input bytes (for IoStore: `.utoc` plus its
@@ -217,7 +218,10 @@ fn usmap_case(data: &[u8]) -> Result<(), String> {
 
 /// IoStore: open (key ring with the fixture key), list, read every chunk,
 /// verify, container header + zen package headers, script objects.
-fn iostore_case(utoc: &Path) -> Result<(), String> {
+fn iostore_case(
+    utoc: &Path,
+    script: Option<&pakrat_asset::zen::ScriptObjects>,
+) -> Result<(), String> {
     use pakrat_asset::zen;
     use pakrat_codec::KeyRing;
     use pakrat_iostore::{verify, Container};
@@ -240,6 +244,14 @@ fn iostore_case(utoc: &Path) -> Result<(), String> {
         match zen::ContainerPackages::read(&c) {
             Ok(p) => {
                 let _ = p.public_exports();
+                for e in &p.packages {
+                    let engine = pakrat_asset::legacy::Layout::for_engine("5.8");
+                    if let Ok(o) =
+                        pakrat_asset::props::open::open_container_entry(&c, &p, script, e, engine)
+                    {
+                        export_textures(&o, pakrat_asset::props::BulkFrom::Container(&c));
+                    }
+                }
             }
             Err(e) => {
                 // A global container has no container header; try its
@@ -270,6 +282,19 @@ fn pak_case(data: &[u8]) -> Result<(), String> {
     let src = pakrat_io::Source::from_vec("case.pak", data.to_vec());
     let p = Pak::from_source(std::path::Path::new("case.pak"), src, &keys).map_err(err_text)?;
     let r = pak::verify::verify(&p);
+    let paks = [p];
+    for (ei, e) in paks[0].index.entries.iter().enumerate() {
+        if e.deleted() || !pakrat_asset::props::open::is_package_header(&e.path) {
+            continue;
+        }
+        for engine in [None, pakrat_asset::legacy::Layout::for_engine("5.8")] {
+            if let Ok(o) = pakrat_asset::props::open::open_pak_entry(&paks, 0, ei, engine) {
+                export_textures(&o, pakrat_asset::props::BulkFrom::Paks(&paks));
+                break;
+            }
+        }
+    }
+    let [p] = paks;
     let dir = tempfile::tempdir().map_err(err_text)?;
     let out =
         pakrat_io::fsutil::OutputDir::create(dir.path().join("out"), false).map_err(err_text)?;
@@ -287,6 +312,44 @@ fn pak_case(data: &[u8]) -> Result<(), String> {
         (Some(x), _) => Err(x.message.clone()),
         (None, Some(e)) => Err(e.clone()),
         (None, None) => Ok(()),
+    }
+}
+
+/// Texture surfaces [`export_textures`] decoded and wrote.
+static TEXTURES_DECODED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// What `pakrat export` does with a package's textures, into memory: the
+/// texture model, every mip's bulk data, the top mip's first surface
+/// decoded and written as PNG. Errors are expected on mutated input and
+/// ignored (unversioned packages need the mappings, which this test does
+/// not give); only panics, hangs and allocations count.
+fn export_textures(o: &pakrat_asset::props::Opened, from: pakrat_asset::props::BulkFrom<'_>) {
+    use pakrat_asset::texture;
+    use pakrat_texture::{decode, write_png, DecodeOptions, PixelFormat};
+    let asset = o.asset();
+    for (i, e) in asset.exports.iter().enumerate() {
+        if !texture::is_texture_class(e.class_name()) {
+            continue;
+        }
+        let Ok(t) = texture::read_export(&asset, i, &pakrat_asset::props::NoSchemas) else {
+            continue;
+        };
+        let Some(pf) = PixelFormat::from_ue_name(&t.format) else {
+            continue;
+        };
+        for (k, m) in t.mips.iter().enumerate() {
+            let Some(Ok(data)) = m.data.as_ref().map(|r| o.bulk(r, from)) else {
+                continue;
+            };
+            if k > 0 {
+                continue;
+            }
+            if let Ok(img) = decode(pf, m.width, m.height, &data, &DecodeOptions::default()) {
+                if write_png(&img, &mut Vec::new()).is_ok() {
+                    TEXTURES_DECODED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                }
+            }
+        }
     }
 }
 
@@ -495,6 +558,16 @@ fn run(part: Part) {
             _ if part == Part::OodleData => continue,
             _ => (None, original.len()),
         };
+        // Script objects of the global container beside the original, for
+        // the texture exports of its packages (loaded once per file).
+        let script = utoc_path
+            .as_ref()
+            .and_then(|_| pakrat_asset::props::open::find_global(&e.path))
+            .filter(|g| g != &e.path)
+            .and_then(|g| {
+                pakrat_asset::props::open::load_global(&g, &pakrat_codec::KeyRing::new()).ok()
+            })
+            .map(std::sync::Arc::new);
         // The unmutated file first: valid UMOD, redirect, IoStore and .pak
         // files of the corpus must pass the same calls cleanly, or the
         // errors below would prove nothing.
@@ -527,12 +600,16 @@ fn run(part: Part) {
             let before = ALLOC.live();
             ALLOC.reset_peak();
             let utoc_for_case = utoc_path.clone();
+            let script_for_case = script.clone();
             let outcome = run_case(m.data, CASE_LIMIT, move |d| match kind {
                 "umod" => umod_case(d),
                 "package" => package_case(d),
                 "uz" => uz_case(d),
                 "usmap" => usmap_case(d),
-                "utoc" | "ucas" => iostore_case(utoc_for_case.as_deref().expect("utoc")),
+                "utoc" | "ucas" => iostore_case(
+                    utoc_for_case.as_deref().expect("utoc"),
+                    script_for_case.as_deref(),
+                ),
                 _ => pak_case(d),
             });
             let peak = ALLOC.peak().saturating_sub(before);
@@ -598,6 +675,13 @@ fn run(part: Part) {
     }
     overlap_cases.retain(|_, n| *n > 0);
     println!("mutation overlap shapes (issue 32): {overlap_cases:?}");
+    let surfaces = TEXTURES_DECODED.load(std::sync::atomic::Ordering::Relaxed);
+    println!("mutation texture exports: {surfaces} surfaces decoded and written");
+    if part == Part::AllButOodleData {
+        // The originals alone export every fixture texture: the texture
+        // path was exercised, not skipped by an early error.
+        assert!(surfaces > 40, "{surfaces} texture surfaces exported");
+    }
     if part == Part::AllButOodleData {
         assert!(
             overlap_cases.contains_key("utoc") && overlap_cases.contains_key("pak"),
@@ -644,7 +728,7 @@ fn oodle_flipped_bit_is_an_error() {
     b[0x30] ^= 0x20;
     std::fs::write(&s4, &b).unwrap();
     let copy = dir.path().join(utoc.file_name().unwrap());
-    let r = run_case(Vec::new(), CASE_LIMIT, move |_| iostore_case(&copy));
+    let r = run_case(Vec::new(), CASE_LIMIT, move |_| iostore_case(&copy, None));
     match r {
         Ok(Err(e)) => assert!(e.contains("block"), "{e}"),
         Ok(Ok(())) => panic!("a corrupt Oodle block verified clean"),

@@ -115,3 +115,13 @@ fn serialize_compressed_round_trip_and_lies() {
     };
     assert!(finish(&r, &d).is_err());
 }
+
+#[test]
+fn serialize_compressed_refuses_a_size_zlib_cannot_reach_before_allocating() {
+    let mut d = Vec::new();
+    for v in [0x9E2A_83C1u64, 1 << 17, 10, 1 << 40] {
+        d.extend(v.to_le_bytes());
+    }
+    let e = serialize_compressed(&d, 1 << 40).unwrap_err().to_string();
+    assert!(e.contains("more than zlib"), "{e}");
+}

@@ -66,27 +66,8 @@ impl<'a> Asset<'a> {
                 custom_from_package: !pkg.summary.is_unversioned(),
             },
             unversioned: pkg.summary.unversioned_properties(),
-            bulk: bulk_meta(pkg),
+            bulk: crate::bulk::BulkMeta::of_legacy(pkg),
         })
-    }
-}
-
-/// The data resource map and the offsets classic bulk headers count from.
-fn bulk_meta(pkg: &LegacyPackage) -> crate::bulk::BulkMeta {
-    crate::bulk::BulkMeta {
-        map: pkg
-            .data_resources
-            .iter()
-            .map(|d| crate::bulk::BulkMapEntry {
-                flags: d.legacy_bulk_data_flags,
-                offset: d.serial_offset,
-                size: d.serial_size,
-                raw_size: d.raw_size,
-                cooked_index: d.cooked_index.unwrap_or(0),
-            })
-            .collect(),
-        start_offset: pkg.summary.bulk_data_start_offset,
-        header_size: pkg.summary.total_header_size.max(0) as u64,
     }
 }
 
@@ -135,12 +116,4 @@ fn name(pkg: &LegacyPackage, r: &mut Reader<'_>, what: &str) -> Result<String> {
                 ),
             )
         })
-}
-
-impl crate::bulk::BulkMeta {
-    /// What a legacy package's bulk data headers refer to: its data
-    /// resource map (UE 5.2+) and the offset classic headers count from.
-    pub fn of_legacy(pkg: &LegacyPackage) -> Self {
-        bulk_meta(pkg)
-    }
 }

@@ -20,7 +20,7 @@ use super::{Asset, ContainerSource};
 use crate::bulk::{self, BulkFile, BulkLocation, BulkRef};
 use crate::convert::files::engine_of_container;
 use crate::legacy::{Layout, LegacyPackage};
-use crate::zen::{ContainerPackages, ScriptObjects};
+use crate::zen::{ContainerPackages, PackageEntry, ScriptObjects};
 
 /// A package opened for decoding: its bytes and the view over them
 /// ([`Opened::asset`]).
@@ -349,30 +349,13 @@ fn names_file(query: &str, mount: &str, rel: &str) -> bool {
 pub fn open_in_paks(paks: &[Pak], query: &str, engine: Option<Layout>) -> Result<Opened> {
     for (pi, pak) in paks.iter().enumerate().rev() {
         let mount = &pak.index.mount_point;
-        let Some(e) = pak
-            .index
-            .entries
-            .iter()
-            .find(|e| !e.deleted() && is_header(&e.path) && names_file(query, mount, &e.path))
-        else {
-            continue;
-        };
-        let uexp_name = format!("{}.uexp", e.path.rsplit_once('.').map_or(&*e.path, |x| x.0));
-        let uexp = match pak
-            .index
-            .entries
-            .iter()
-            .find(|x| !x.deleted() && x.path.eq_ignore_ascii_case(&uexp_name))
+        if let Some(ei) =
+            pak.index.entries.iter().position(|e| {
+                !e.deleted() && is_header(&e.path) && names_file(query, mount, &e.path)
+            })
         {
-            Some(x) => Some(Source::from_vec(&uexp_name, pak.read(x)?)),
-            None => None,
-        };
-        let main = Source::from_vec(&e.path, pak.read(e)?);
-        let origin = format!("{}: {}", pak.path().display(), e.path);
-        let mut o = legacy(origin.clone(), main, uexp, engine)
-            .map_err(|err| Error::Other(format!("{origin}: {err}")))?;
-        o.place = Place::Pak(pi, e.path.clone());
-        return Ok(o);
+            return open_pak_entry(paks, pi, ei, engine);
+        }
     }
     Err(Error::Other(format!(
         "{}: no package {query} (give its package path, /Game/..., or its file path)",
@@ -381,6 +364,46 @@ pub fn open_in_paks(paks: &[Pak], query: &str, engine: Option<Layout>) -> Result
             _ => format!("{} paks", paks.len()),
         }
     )))
+}
+
+/// Open the package whose header (`.uasset`/`.umap`) is entry `entry` of
+/// `paks[pak]`, with its `.uexp` from the same pak.
+pub fn open_pak_entry(
+    paks: &[Pak],
+    pak: usize,
+    entry: usize,
+    engine: Option<Layout>,
+) -> Result<Opened> {
+    let p = paks
+        .get(pak)
+        .ok_or_else(|| Error::Other(format!("pak {pak} of {} does not exist", paks.len())))?;
+    let e = p.index.entries.get(entry).ok_or_else(|| {
+        Error::Other(format!(
+            "{}: entry {entry} does not exist",
+            p.path().display()
+        ))
+    })?;
+    let uexp_name = format!("{}.uexp", e.path.rsplit_once('.').map_or(&*e.path, |x| x.0));
+    let uexp = match p
+        .index
+        .entries
+        .iter()
+        .find(|x| !x.deleted() && x.path.eq_ignore_ascii_case(&uexp_name))
+    {
+        Some(x) => Some(Source::from_vec(&uexp_name, p.read(x)?)),
+        None => None,
+    };
+    let main = Source::from_vec(&e.path, p.read(e)?);
+    let origin = format!("{}: {}", p.path().display(), e.path);
+    let mut o = legacy(origin.clone(), main, uexp, engine)
+        .map_err(|err| Error::Other(format!("{origin}: {err}")))?;
+    o.place = Place::Pak(pak, e.path.clone());
+    Ok(o)
+}
+
+/// Whether a pak entry path is a package header (`.uasset`, `.umap`).
+pub fn is_package_header(path: &str) -> bool {
+    is_header(path)
 }
 
 /// The global container the engine would mount with `utoc`: a
@@ -431,10 +454,23 @@ pub fn open_in_container(
             cp.packages.len()
         ))
     })?;
+    open_container_entry(c, &cp, script, entry, engine)
+}
+
+/// Open zen package `entry` of `cp` (the packages of container `c`), script
+/// imports resolved through `script`; `engine` as for
+/// [`open_in_container`].
+pub fn open_container_entry(
+    c: &Container,
+    cp: &ContainerPackages,
+    script: Option<&ScriptObjects>,
+    entry: &PackageEntry,
+    engine: Option<Layout>,
+) -> Result<Opened> {
     let origin = format!(
         "{}: {}",
         c.path().display(),
-        entry.path.as_deref().unwrap_or(query)
+        entry.path.as_deref().unwrap_or("(package without a path)")
     );
     let zen = entry
         .header
@@ -444,7 +480,7 @@ pub fn open_in_container(
         engine_of_container(c.toc().header.version, cp.header.form).and_then(Layout::for_engine)
     });
     let chunk = Source::from_vec(&origin, c.read_chunk(entry.chunk_index)?);
-    let src = ContainerSource::new(&cp, script);
+    let src = ContainerSource::new(cp, script);
     let imported = src.imported(entry.id);
     let mut o = Opened::new(origin.clone(), chunk, None, |m, _| {
         Asset::from_zen(zen, m, imported, &src, engine)

@@ -10,6 +10,7 @@ pub mod pak;
 pub mod props;
 pub mod rewrite;
 pub mod system;
+pub mod ue_export;
 pub mod umod;
 pub mod usmap;
 pub mod uz;

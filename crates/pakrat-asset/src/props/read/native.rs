@@ -425,6 +425,10 @@ pub(super) fn decode_tail(
             })
             .map(|w| crate::sound::to_properties(&w))
         }
+        c if crate::texture::is_texture_class(c) => {
+            crate::texture::read(ctx.asset, export, c, &out.properties, r)
+                .map(|t| crate::texture::to_properties(&t))
+        }
         "NNEModelData" => ctx.nne_model_data(r),
         "RigHierarchy" => ctx.rig_hierarchy(r).and_then(|f| all_read(r, f)),
         "RigVM" => ctx.rig_vm(r).and_then(|f| all_read(r, f)),

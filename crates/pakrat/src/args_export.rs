@@ -1,0 +1,84 @@
+//! `pakrat export`'s options (UE1/UE2 packages, and UE4/UE5 packages,
+//! paks, containers and folders).
+
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+
+use crate::args::{JsonArg, KeyArgs};
+
+/// Image file format of exported textures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ImageFormat {
+    /// PNG (8 or 16 bits per channel as the source allows).
+    Png,
+    /// OpenEXR (floating point; the default for HDR formats).
+    Exr,
+    /// DDS with every mip, undecoded.
+    Dds,
+}
+
+/// How faces and slices are laid out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FaceLayout {
+    /// Side by side in one row.
+    Strip,
+    /// Cube faces as a cross (one per cube, stacked).
+    Cross,
+}
+
+/// `pakrat export`.
+#[derive(Args, Debug)]
+pub struct ExportArgs {
+    /// The input: a UE1/UE2 package; or a UE4/UE5 .uasset/.umap, .pak,
+    /// .utoc, or a folder of them.
+    pub package: PathBuf,
+    /// UE1/UE2: only these objects (name or full path). UE4/UE5: only
+    /// packages whose path (/Game/A/B) or file path matches one of these
+    /// globs (case-insensitive).
+    #[arg(value_name = "OBJECT|GLOB")]
+    pub objects: Vec<String>,
+    /// Output folder.
+    #[arg(short = 'o', long = "output", value_name = "DIR")]
+    pub output: PathBuf,
+    /// Only objects of these classes (comma-separated). UE1/UE2:
+    /// Texture,Sound,Music,TextBuffer. UE4/UE5: Texture2D, TextureCube,
+    /// Texture2DArray, TextureCubeArray, VolumeTexture, TextureLightProfile
+    /// … (Texture for all).
+    #[arg(long, value_delimiter = ',')]
+    pub class: Vec<String>,
+    /// UE1/UE2 textures: export every mip level, not only the first.
+    #[arg(long)]
+    pub mips: bool,
+    /// UE4/UE5 textures: the file format (default: PNG, EXR for HDR pixel
+    /// formats).
+    #[arg(long, value_enum)]
+    pub format: Option<ImageFormat>,
+    /// UE4/UE5 textures: the mip to export (0 = largest; PNG/EXR only).
+    #[arg(long, value_name = "N")]
+    pub mip: Option<usize>,
+    /// UE4/UE5 cubes, arrays, volumes: one image of all faces/slices
+    /// instead of one file each.
+    #[arg(long, value_enum)]
+    pub layout: Option<FaceLayout>,
+    /// UE4/UE5 unversioned properties: the game's .usmap mappings.
+    #[arg(long, value_name = "FILE")]
+    pub usmap: Option<PathBuf>,
+    /// UE4/UE5 unversioned packages: the engine release they were cooked
+    /// with (e.g. 4.27, 5.4).
+    #[arg(long, value_name = "X.Y")]
+    pub ue_version: Option<String>,
+    /// IoStore: the global.utoc resolving script imports (default: one
+    /// beside the container or in a parent folder).
+    #[arg(long, value_name = "FILE")]
+    pub global: Option<PathBuf>,
+    /// Replace files that already exist.
+    #[arg(long)]
+    pub force: bool,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub keys: KeyArgs,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub out: JsonArg,
+}

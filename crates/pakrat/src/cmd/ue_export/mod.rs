@@ -1,0 +1,387 @@
+//! `pakrat export` for UE4/UE5 inputs: loose `.uasset`/`.umap` packages,
+//! `.pak` files, IoStore containers (`.utoc`), or a folder of any of them.
+//! Every texture export of the packages chosen (GLOBs over package paths,
+//! `--class`) is written below OUT at its package path
+//! (`Game/Textures/T_Wood.png`; `T_Wood.<Object>.png` for an object not
+//! named as its package), decoded to PNG or EXR, or undecoded to DDS.
+//!
+//! Packages are exported in parallel (rayon), one package at a time per
+//! thread: a package's bytes, its bulk files and one decoded image at a
+//! time are all a thread holds.
+
+mod texture;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{anyhow, bail, Result};
+use pakrat_asset::legacy::Layout;
+use pakrat_asset::props::open::{self, BulkFrom};
+use pakrat_asset::props::{schemas_with_package, NoSchemas, Opened, Schemas};
+use pakrat_asset::zen::{ContainerPackages, ScriptObjects};
+use pakrat_io::fsutil::OutputDir;
+use pakrat_iostore::Container;
+use pakrat_pak::Pak;
+use serde::Serialize;
+
+use crate::args::ExportArgs;
+use crate::cmd::common::{engine, exit_code, in_file, keyring, par_map};
+use crate::detect::Format;
+use texture::{Options, Outcome, Written};
+
+/// Whether `export` takes `path` as UE4/UE5 input: a pak, container or
+/// legacy package, or a folder holding one (and no UE1/UE2 package route).
+pub fn takes(path: &Path) -> bool {
+    if path.is_dir() {
+        return pakrat_system::scan::list_files(path).is_ok_and(|files| {
+            files
+                .iter()
+                .any(|f| matches!(ext(f).as_str(), "utoc" | "pak" | "uasset" | "umap"))
+        });
+    }
+    matches!(
+        crate::sniff(path),
+        Ok(Format::IoStoreToc | Format::IoStoreCas | Format::Pak | Format::LegacyPackage)
+    )
+}
+
+fn ext(p: &Path) -> String {
+    p.extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default()
+}
+
+/// Where the packages come from.
+struct Inputs {
+    loose: Vec<PathBuf>,
+    /// One group of paks (mount order).
+    paks: Vec<Pak>,
+    /// Containers with their packages and script objects.
+    containers: Vec<(Container, ContainerPackages, Option<ScriptObjects>)>,
+}
+
+/// One package to look at.
+#[derive(Clone, Copy)]
+enum Job {
+    Loose(usize),
+    Pak(usize, usize),
+    Zen(usize, usize),
+}
+
+/// One object's line in the report.
+#[derive(Debug, Serialize)]
+struct Row {
+    package: String,
+    object: String,
+    class: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pixel_format: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    written: Vec<Written>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    skipped: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<String>,
+}
+
+fn open_inputs(a: &ExportArgs) -> Result<Inputs> {
+    let keys = keyring(&a.keys)?;
+    let files = if a.package.is_dir() {
+        pakrat_system::scan::list_files(&a.package).map_err(|e| in_file(e, &a.package))?
+    } else {
+        vec![a.package.clone()]
+    };
+    let mut inputs = Inputs {
+        loose: Vec::new(),
+        paks: Vec::new(),
+        containers: Vec::new(),
+    };
+    let mut pak_paths = Vec::new();
+    for f in files {
+        let format = if a.package.is_dir() {
+            match ext(&f).as_str() {
+                "utoc" if f.file_name().is_none_or(|n| n != "global.utoc") => Format::IoStoreToc,
+                "pak" => Format::Pak,
+                "uasset" | "umap" => Format::LegacyPackage,
+                _ => continue,
+            }
+        } else {
+            crate::sniff(&f)?
+        };
+        match format {
+            Format::IoStoreToc | Format::IoStoreCas => {
+                let toc = crate::detect::utoc_for_ucas(&f).unwrap_or(f.clone());
+                let c = Container::open(&toc, &keys).map_err(|e| in_file(e, &toc))?;
+                let cp = ContainerPackages::read(&c).map_err(|e| in_file(e, &toc))?;
+                let (script, _notes) =
+                    crate::cmd::common::global_script(&toc, a.global.as_deref(), &a.keys)?;
+                inputs.containers.push((c, cp, script));
+            }
+            Format::Pak => pak_paths.push(f),
+            Format::LegacyPackage => inputs.loose.push(f),
+            other => bail!(
+                "{}: is {}, not a UE4/UE5 package, pak or container",
+                f.display(),
+                other.kind()
+            ),
+        }
+    }
+    pakrat_pak::mount_order(&mut pak_paths);
+    for p in &pak_paths {
+        inputs
+            .paks
+            .push(Pak::open(p, &keys).map_err(|e| in_file(e, p))?);
+    }
+    Ok(inputs)
+}
+
+/// The packages the globs choose, with their package paths.
+fn jobs(inputs: &Inputs, a: &ExportArgs) -> Result<Vec<(Job, String)>> {
+    let globs = crate::cmd::common::globset(&a.objects)?;
+    let keep = |names: &[&str]| match &globs {
+        None => true,
+        Some(g) => names
+            .iter()
+            .any(|n| g.is_match(n) || g.is_match(n.trim_start_matches('/'))),
+    };
+    let mut out = Vec::new();
+    for (i, f) in inputs.loose.iter().enumerate() {
+        let shown = f.display().to_string();
+        if keep(&[&shown]) {
+            out.push((Job::Loose(i), shown));
+        }
+    }
+    for (pi, pak) in inputs.paks.iter().enumerate() {
+        let mount = &pak.index.mount_point;
+        for (ei, e) in pak.index.entries.iter().enumerate() {
+            if e.deleted() || !open::is_package_header(&e.path) {
+                continue;
+            }
+            let full = format!("{mount}{}", e.path);
+            let pkg = open::package_path_of_file(&full).unwrap_or_else(|| e.path.clone());
+            if keep(&[&pkg, &e.path, full.trim_start_matches("../")]) {
+                out.push((Job::Pak(pi, ei), pkg));
+            }
+        }
+    }
+    for (ci, (_, cp, _)) in inputs.containers.iter().enumerate() {
+        for (ei, e) in cp.packages.iter().enumerate() {
+            let name = e.header.as_ref().map(|h| h.name.clone()).ok();
+            let file = e.path.clone().unwrap_or_default();
+            let pkg = name.clone().unwrap_or_else(|| file.clone());
+            if keep(&[&pkg, &file]) {
+                out.push((Job::Zen(ci, ei), pkg));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Whether `class` (short name) is chosen by `--class`.
+fn class_chosen(class: &str, wanted: &[String]) -> bool {
+    wanted.is_empty()
+        || wanted.iter().any(|w| {
+            w.eq_ignore_ascii_case(class)
+                || (w.eq_ignore_ascii_case("Texture")
+                    && pakrat_asset::texture::is_texture_class(class))
+        })
+}
+
+/// The file name base of object `object` of package `package`.
+fn base_name(package: &str, object: &str) -> String {
+    let pkg = package.trim_start_matches('/');
+    let short = pkg.rsplit('/').next().unwrap_or(pkg);
+    let safe = |s: &str| pakrat_classic::export::safe_component(s);
+    let mut parts: Vec<String> = pkg.split('/').filter(|p| !p.is_empty()).map(safe).collect();
+    if object != short {
+        if let Some(last) = parts.last_mut() {
+            *last = format!("{last}.{}", safe(object));
+        }
+    }
+    parts.join("/")
+}
+
+struct Ctx<'a> {
+    inputs: &'a Inputs,
+    engine: Option<Layout>,
+    mappings: &'a dyn Schemas,
+    out: &'a OutputDir,
+    opts: Options,
+    class: &'a [String],
+}
+
+fn open_job<'a>(c: &Ctx<'a>, job: Job) -> pakrat_io::Result<(Opened, BulkFrom<'a>)> {
+    Ok(match job {
+        Job::Loose(i) => (
+            open::open_loose(&c.inputs.loose[i], c.engine)?,
+            BulkFrom::Loose,
+        ),
+        Job::Pak(p, e) => (
+            open::open_pak_entry(&c.inputs.paks, p, e, c.engine)?,
+            BulkFrom::Paks(&c.inputs.paks),
+        ),
+        Job::Zen(ci, ei) => {
+            let (cont, cp, script) = &c.inputs.containers[ci];
+            (
+                open::open_container_entry(cont, cp, script.as_ref(), &cp.packages[ei], c.engine)?,
+                BulkFrom::Container(cont),
+            )
+        }
+    })
+}
+
+/// Export every chosen texture of one package.
+fn export_package(c: &Ctx<'_>, job: Job, package: &str) -> Vec<Row> {
+    let (opened, from) = match open_job(c, job) {
+        Ok(x) => x,
+        Err(e) => {
+            return vec![Row {
+                package: package.to_string(),
+                object: String::new(),
+                class: String::new(),
+                pixel_format: None,
+                written: Vec::new(),
+                skipped: None,
+                error: Some(format!("the package does not open: {e}")),
+            }]
+        }
+    };
+    let asset = opened.asset();
+    let with = schemas_with_package(&asset, c.mappings);
+    let mut rows = Vec::new();
+    for (i, e) in asset.exports.iter().enumerate() {
+        let class = e.class_name();
+        if !pakrat_asset::texture::is_texture_class(class) || !class_chosen(class, c.class) {
+            continue;
+        }
+        let mut row = Row {
+            package: asset.package.clone(),
+            object: e.path.clone(),
+            class: class.to_string(),
+            pixel_format: None,
+            written: Vec::new(),
+            skipped: None,
+            error: None,
+        };
+        match pakrat_asset::texture::read_export(&asset, i, &with) {
+            Err(err) => row.error = Some(err.to_string()),
+            Ok(t) => {
+                row.pixel_format = Some(t.format.clone());
+                let base = base_name(&asset.package, &e.name);
+                match texture::export(&opened, from, &t, &base, c.out, c.opts) {
+                    Outcome::Written(w) => row.written = w,
+                    Outcome::Skipped(s) => row.skipped = Some(s),
+                    Outcome::Failed(s) => row.error = Some(format!("{}: {s}", opened.origin)),
+                }
+            }
+        }
+        rows.push(row);
+    }
+    rows
+}
+
+/// `pakrat export` of UE4/UE5 inputs.
+pub fn run(a: &ExportArgs) -> Result<ExitCode> {
+    if a.mips {
+        bail!("--mips is for UE1/UE2 packages; UE4/UE5: --mip N picks one, --format dds keeps all");
+    }
+    let inputs = open_inputs(a)?;
+    let jobs = jobs(&inputs, a)?;
+    if jobs.is_empty() {
+        return Err(crate::cmd::common::nothing_matches(
+            &a.package, "package", &a.objects,
+        ));
+    }
+    let usmap = match &a.usmap {
+        Some(p) => Some(pakrat_asset::usmap::Usmap::open(p).map_err(|e| in_file(e, p))?),
+        None => None,
+    };
+    let mappings: &dyn Schemas = match &usmap {
+        Some(u) => u,
+        None => &NoSchemas,
+    };
+    let out = OutputDir::create(&a.output, a.force).map_err(|e| in_file(e, &a.output))?;
+    let ctx = Ctx {
+        inputs: &inputs,
+        engine: engine(a.ue_version.as_deref())?,
+        mappings,
+        out: &out,
+        opts: Options {
+            format: a.format,
+            mip: a.mip.unwrap_or(0),
+            layout: a.layout,
+        },
+        class: &a.class,
+    };
+    let bar =
+        crate::cmd::common::progress_count(jobs.len() as u64, a.out.json, "exporting", "packages");
+    let rows: Vec<Row> = par_map(&jobs, |(job, pkg)| {
+        let r = export_package(&ctx, *job, pkg);
+        if let Some(b) = &bar {
+            b.inc(1);
+        }
+        r
+    })
+    .into_iter()
+    .flatten()
+    .collect();
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    report(a, &out, &rows, jobs.len())
+}
+
+fn report(a: &ExportArgs, out: &OutputDir, rows: &[Row], packages: usize) -> Result<ExitCode> {
+    let files: usize = rows.iter().map(|r| r.written.len()).sum();
+    let skipped = rows.iter().filter(|r| r.skipped.is_some()).count();
+    let failed = rows.iter().filter(|r| r.error.is_some()).count();
+    if rows.is_empty() && !a.class.is_empty() {
+        return Err(anyhow!(
+            "{}: no object of class {} in the {packages} packages chosen; nothing was written",
+            a.package.display(),
+            a.class.join(",")
+        ));
+    }
+    if a.out.json {
+        let written: Vec<&Row> = rows.iter().filter(|r| !r.written.is_empty()).collect();
+        let skipped: Vec<&Row> = rows.iter().filter(|r| r.skipped.is_some()).collect();
+        let failed: Vec<&Row> = rows.iter().filter(|r| r.error.is_some()).collect();
+        crate::output::print_json(&serde_json::json!({
+            "input": a.package.display().to_string(),
+            "output": out.root().display().to_string(),
+            "packages": packages,
+            "written": written,
+            "skipped": skipped,
+            "failed": failed,
+        }))?;
+    } else {
+        let mut o = String::new();
+        let mut sorted: Vec<&Row> = rows.iter().collect();
+        sorted.sort_by(|x, y| (&x.package, &x.object).cmp(&(&y.package, &y.object)));
+        for r in sorted {
+            for w in &r.written {
+                o.push_str(&format!(
+                    "{:<18} {} -> {} ({}x{}, {})\n",
+                    r.class, r.object, w.file, w.width, w.height, w.detail
+                ));
+            }
+            if let Some(s) = &r.skipped {
+                o.push_str(&format!("{:<18} {} skipped: {s}\n", r.class, r.object));
+            }
+            if let Some(e) = &r.error {
+                o.push_str(&format!("{:<18} {} FAILED: {e}\n", r.class, r.object));
+            }
+        }
+        o.push_str(&format!(
+            "{files} files written to {}, {skipped} textures skipped, {failed} failed ({packages} packages looked at)\n",
+            out.root().display()
+        ));
+        crate::output::with_stdout(|w| {
+            for line in o.lines() {
+                writeln!(w, "{}", pakrat_io::text::show(line))?;
+            }
+            Ok(ExitCode::SUCCESS)
+        })?;
+    }
+    Ok(exit_code(failed == 0))
+}
