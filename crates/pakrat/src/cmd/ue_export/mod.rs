@@ -193,6 +193,9 @@ fn base_name(package: &str, object: &str) -> String {
     let short = pkg.rsplit('/').next().unwrap_or(pkg);
     let safe = |s: &str| pakrat_classic::export::safe_component(s);
     let mut parts: Vec<String> = pkg.split('/').filter(|p| !p.is_empty()).map(safe).collect();
+    if parts.is_empty() {
+        return safe(object);
+    }
     if object != short {
         if let Some(last) = parts.last_mut() {
             *last = format!("{last}.{}", safe(object));
@@ -384,4 +387,20 @@ fn report(a: &ExportArgs, out: &OutputDir, rows: &[Row], packages: usize) -> Res
         })?;
     }
     Ok(exit_code(failed == 0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::base_name;
+
+    #[test]
+    fn output_names_mirror_package_paths_and_stay_below_out() {
+        assert_eq!(base_name("/Game/T/T_A", "T_A"), "Game/T/T_A");
+        assert_eq!(base_name("/Game/T/T_A", "Other"), "Game/T/T_A.Other");
+        assert_eq!(base_name("/Game/../../etc/x", "x"), "Game/_/_/etc/x");
+        assert_eq!(base_name("/../..", ".."), "_/_");
+        assert_eq!(base_name("", "T"), "T");
+        assert_eq!(base_name("/", ""), "_");
+        assert_eq!(base_name("/Game/a\\b:c", "o/p"), "Game/a_b_c.o_p");
+    }
 }
