@@ -118,6 +118,23 @@ fn read_exr(path: &Path) -> Image {
     }
 }
 
+/// The `size`² square of an 8-bit image at `(x, y)`.
+fn crop(img: &Image, (x, y): (u32, u32), size: u32) -> Image {
+    let Pixels::Rgba8(v) = &img.pixels else {
+        panic!("8-bit image expected");
+    };
+    let mut out = Vec::new();
+    for row in y..y + size {
+        let s = ((row * img.width + x) * 4) as usize;
+        out.extend_from_slice(&v[s..s + size as usize * 4]);
+    }
+    Image {
+        width: size,
+        height: size,
+        pixels: Pixels::Rgba8(out),
+    }
+}
+
 fn to8(img: &Image) -> Image {
     let n = img.pixels.len();
     let v = (0..n)
@@ -265,10 +282,33 @@ fn fixture_textures_export_and_match_their_sources() {
             );
             let what = format!("{version} {mode}");
             assert_eq!(names(&m, "failed"), Vec::<String>::new(), "{what}");
-            // Virtual textures are read (tiles, chunks) but not assembled.
-            assert_eq!(names(&m, "skipped"), ["T_UDIM", "T_Virtual"], "{what}");
+            assert_eq!(names(&m, "skipped"), Vec::<String>::new(), "{what}");
             let tex = "Game/Fixtures/Textures";
             report.extend(measure(&out, tex, &src, REFEREE, &what));
+            // Virtual textures, their tiles assembled: T_Virtual is the
+            // streaming image; T_UDIM's 2×2 blocks are the four UDIM tiles.
+            report.extend(measure(
+                &out,
+                tex,
+                &src,
+                &[("T_Virtual", "streaming", [true, true, true, false], 30.0)],
+                &what,
+            ));
+            let udim = read_png(&out.join(format!("{tex}/T_UDIM.png")));
+            assert_eq!((udim.width, udim.height), (256, 256), "{what}");
+            for (tile, at) in [
+                ("1001", (0, 0)),
+                ("1002", (128, 0)),
+                ("1011", (0, 128)),
+                ("1012", (128, 128)),
+            ] {
+                let want = read_png(&src.join(format!("udim.{tile}.png")));
+                let p = psnr(&crop(&udim, at, 128), &want, [true, true, true, false]);
+                report.push(format!(
+                    "{what} T_UDIM block {tile} vs udim.{tile}.png: {p:.2} dB"
+                ));
+                assert!(p >= 30.0, "{what} UDIM {tile}: {p}");
+            }
             let hdr = read_exr(&src.join("hdr.exr"));
             let (maxd, p8) = hdr_diff(&read_exr(&out.join(format!("{tex}/T_BC6H.exr"))), &hdr);
             report.push(format!(

@@ -10,6 +10,7 @@
 //! time are all a thread holds.
 
 mod texture;
+mod vt;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
