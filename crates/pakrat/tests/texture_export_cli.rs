@@ -458,3 +458,52 @@ fn mip_and_layout_options() {
     );
     assert_eq!(files_of(&m, "T_Cube"), [("T_Cube.png".to_string(), 64, 48)]);
 }
+
+#[test]
+fn a_folder_of_loose_packages_exports_by_package_path() {
+    let Some(dir) = pakrat_testkit::corpus_dir() else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let utoc = find(
+        &dir.join("iostore/cue4parse/UE5_8/IoStore/Tagged/Zlib"),
+        "utoc",
+    );
+    let leg = tmp.path().join("leg");
+    let o = pakrat()
+        .args(["zen", "to-legacy", "-q", "--ue-version", "5.8", "-o"])
+        .args([leg.to_str().unwrap(), utoc.to_str().unwrap()])
+        .args([
+            "/Game/Fixtures/Textures/T_Streaming",
+            "/Game/Fixtures/Textures/T_BC1",
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // Loose .uasset/.uexp/.ubulk files: chosen by package path.
+    let out = tmp.path().join("o");
+    let m = export(
+        &[leg.to_str().unwrap(), "/Game/Fixtures/Textures/T_Streaming"],
+        &out,
+    );
+    assert_eq!(m["kind"], "folder");
+    assert_eq!(
+        files_of(&m, "T_Streaming"),
+        [("T_Streaming.png".to_string(), 512, 512)]
+    );
+    assert_eq!(
+        m["written"].as_array().unwrap().len(),
+        1,
+        "only the glob's package"
+    );
+    let zen = tmp.path().join("z");
+    export(
+        &[
+            utoc.to_str().unwrap(),
+            "/Game/Fixtures/Textures/T_Streaming",
+        ],
+        &zen,
+    );
+    let f = "Game/Fixtures/Textures/T_Streaming.png";
+    assert_eq!(read_png(&out.join(f)).pixels, read_png(&zen.join(f)).pixels);
+}

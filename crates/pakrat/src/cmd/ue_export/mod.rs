@@ -148,8 +148,16 @@ fn jobs(inputs: &Inputs, a: &ExportArgs) -> Result<Vec<(Job, String)>> {
     let mut out = Vec::new();
     for (i, f) in inputs.loose.iter().enumerate() {
         let shown = f.display().to_string();
-        if keep(&[&shown]) {
-            out.push((Job::Loose(i), shown));
+        // Below a folder: its path there, and the package path that stands
+        // for (`Project/Content/A/B.uasset` → `/Game/A/B`).
+        let rel = f
+            .strip_prefix(&a.package)
+            .ok()
+            .filter(|r| !r.as_os_str().is_empty())
+            .map_or_else(|| shown.clone(), |r| r.to_string_lossy().replace('\\', "/"));
+        let pkg = open::package_path_of_file(&rel).unwrap_or_else(|| rel.clone());
+        if keep(&[&pkg, &rel, &shown]) {
+            out.push((Job::Loose(i), pkg));
         }
     }
     for (pi, pak) in inputs.paks.iter().enumerate() {
@@ -289,6 +297,11 @@ pub fn run(a: &ExportArgs) -> Result<ExitCode> {
     if a.mips {
         bail!("--mips is for UE1/UE2 packages; UE4/UE5: --mip N picks one, --format dds keeps all");
     }
+    crate::output::set_kind(if a.package.is_dir() {
+        "folder"
+    } else {
+        crate::sniff(&a.package).map_or("package", |f| f.kind())
+    });
     let inputs = open_inputs(a)?;
     let jobs = jobs(&inputs, a)?;
     if jobs.is_empty() {
