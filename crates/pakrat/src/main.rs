@@ -146,9 +146,9 @@ fn command_kind(command: &Command) -> Option<&'static str> {
         Command::List(_) => return None,
         // A folder of paks or of loose packages: props decides.
         Command::Props(_) => return None,
-        Command::Export(_) | Command::Deps(_) | Command::Flags(_) | Command::Package(_) => {
-            "package"
-        }
+        // UE1/UE2 packages, or UE4/UE5 inputs: export decides.
+        Command::Export(_) => return None,
+        Command::Deps(_) | Command::Flags(_) | Command::Package(_) => "package",
         Command::Packages(_) | Command::Zen(Z::ToLegacy(_)) => "iostore",
         Command::Zen(Z::FromLegacy(_)) => "legacy",
         Command::Iostore(I::Repack(_) | I::Create(_) | I::Patch(_)) => "iostore",
@@ -210,6 +210,7 @@ fn run(command: Command) -> Result<ExitCode> {
         Command::Props(a) => cmd::props::run(&a),
         Command::Export(a) if cmd::ue_export::takes(&a.package) => cmd::ue_export::run(&a),
         Command::Export(a) => {
+            output::set_kind("package");
             detect::require(&a.package, &[Format::Package], "a UE1/UE2 package")?;
             cmd::package::export(&a)
         }

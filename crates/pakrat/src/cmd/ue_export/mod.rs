@@ -10,6 +10,7 @@
 //! time are all a thread holds.
 
 mod texture;
+mod vt;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -147,8 +148,16 @@ fn jobs(inputs: &Inputs, a: &ExportArgs) -> Result<Vec<(Job, String)>> {
     let mut out = Vec::new();
     for (i, f) in inputs.loose.iter().enumerate() {
         let shown = f.display().to_string();
-        if keep(&[&shown]) {
-            out.push((Job::Loose(i), shown));
+        // Below a folder: its path there, and the package path that stands
+        // for (`Project/Content/A/B.uasset` → `/Game/A/B`).
+        let rel = f
+            .strip_prefix(&a.package)
+            .ok()
+            .filter(|r| !r.as_os_str().is_empty())
+            .map_or_else(|| shown.clone(), |r| r.to_string_lossy().replace('\\', "/"));
+        let pkg = open::package_path_of_file(&rel).unwrap_or_else(|| rel.clone());
+        if keep(&[&pkg, &rel, &shown]) {
+            out.push((Job::Loose(i), pkg));
         }
     }
     for (pi, pak) in inputs.paks.iter().enumerate() {
@@ -193,6 +202,9 @@ fn base_name(package: &str, object: &str) -> String {
     let short = pkg.rsplit('/').next().unwrap_or(pkg);
     let safe = |s: &str| pakrat_classic::export::safe_component(s);
     let mut parts: Vec<String> = pkg.split('/').filter(|p| !p.is_empty()).map(safe).collect();
+    if parts.is_empty() {
+        return safe(object);
+    }
     if object != short {
         if let Some(last) = parts.last_mut() {
             *last = format!("{last}.{}", safe(object));
@@ -285,6 +297,11 @@ pub fn run(a: &ExportArgs) -> Result<ExitCode> {
     if a.mips {
         bail!("--mips is for UE1/UE2 packages; UE4/UE5: --mip N picks one, --format dds keeps all");
     }
+    crate::output::set_kind(if a.package.is_dir() {
+        "folder"
+    } else {
+        crate::sniff(&a.package).map_or("package", |f| f.kind())
+    });
     let inputs = open_inputs(a)?;
     let jobs = jobs(&inputs, a)?;
     if jobs.is_empty() {
@@ -384,4 +401,20 @@ fn report(a: &ExportArgs, out: &OutputDir, rows: &[Row], packages: usize) -> Res
         })?;
     }
     Ok(exit_code(failed == 0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::base_name;
+
+    #[test]
+    fn output_names_mirror_package_paths_and_stay_below_out() {
+        assert_eq!(base_name("/Game/T/T_A", "T_A"), "Game/T/T_A");
+        assert_eq!(base_name("/Game/T/T_A", "Other"), "Game/T/T_A.Other");
+        assert_eq!(base_name("/Game/../../etc/x", "x"), "Game/_/_/etc/x");
+        assert_eq!(base_name("/../..", ".."), "_/_");
+        assert_eq!(base_name("", "T"), "T");
+        assert_eq!(base_name("/", ""), "_");
+        assert_eq!(base_name("/Game/a\\b:c", "o/p"), "Game/a_b_c.o_p");
+    }
 }

@@ -76,16 +76,10 @@ pub fn export(
         return Outcome::Skipped(format!("pixel format {} is not supported", t.format));
     };
     if t.mips.is_empty() {
-        return Outcome::Skipped(match &t.virtual_texture {
-            Some(vt) => format!(
-                "virtual texture ({}x{}, {} mips in {} tiles chunks): assembling its tiles is not supported yet",
-                vt.width,
-                vt.height,
-                vt.mips,
-                vt.chunks.len()
-            ),
-            None => "the texture has no mips".into(),
-        });
+        return match &t.virtual_texture {
+            Some(vt) => virtual_texture(opened, from, t, vt, pf, base, out, opts),
+            None => Outcome::Skipped("the texture has no mips".into()),
+        };
     }
     if t.mips.iter().all(|m| m.data.is_none()) {
         return Outcome::Skipped(
@@ -113,6 +107,60 @@ pub fn export(
         )),
         Err(e) => Outcome::Failed(e),
     }
+}
+
+/// A virtual texture's mip, its tiles assembled (PNG/EXR only).
+#[allow(clippy::too_many_arguments)]
+fn virtual_texture(
+    opened: &Opened,
+    from: BulkFrom<'_>,
+    t: &Texture,
+    vt: &pakrat_asset::texture::VirtualTexture,
+    pf: PixelFormat,
+    base: &str,
+    out: &OutputDir,
+    opts: Options,
+) -> Outcome {
+    if opts.format == Some(ImageFormat::Dds) {
+        return Outcome::Skipped("virtual texture: DDS of its tiles is not written".into());
+    }
+    if opts.mip >= vt.mips as usize {
+        return Outcome::Skipped(format!(
+            "--mip {}: the texture has {} mips",
+            opts.mip, vt.mips
+        ));
+    }
+    let dopts = DecodeOptions {
+        rebuild_normal_z: pf == PixelFormat::Bc5 || t.is_normal_map(),
+        ..DecodeOptions::default()
+    };
+    let exr = match opts.format {
+        Some(ImageFormat::Exr) => true,
+        Some(_) => false,
+        None => pf.is_hdr(),
+    };
+    let img = match super::vt::assemble(opened, from, vt, opts.mip, &dopts) {
+        Ok(i) => i,
+        Err(e) => return Outcome::Failed(format!("virtual texture: {e}")),
+    };
+    let file = format!("{base}.{}", if exr { "exr" } else { "png" });
+    if let Err(e) = write_image(out, &file, &img, exr) {
+        return Outcome::Failed(e);
+    }
+    Outcome::Written(vec![Written {
+        file,
+        width: img.width,
+        height: img.height,
+        detail: format!(
+            "virtual texture mip {} of {}, {}x{} blocks of {} tiles, {}",
+            opts.mip,
+            vt.mips,
+            vt.width_in_blocks,
+            vt.height_in_blocks,
+            vt.tile_size,
+            pf.ue_name()
+        ),
+    }])
 }
 
 /// A mip's bytes, checked to hold its surfaces.
