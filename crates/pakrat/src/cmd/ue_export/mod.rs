@@ -3,12 +3,15 @@
 //! Every texture export of the packages chosen (GLOBs over package paths,
 //! `--class`) is written below OUT at its package path
 //! (`Game/Textures/T_Wood.png`; `T_Wood.<Object>.png` for an object not
-//! named as its package), decoded to PNG or EXR, or undecoded to DDS.
+//! named as its package), decoded to PNG or EXR, or undecoded to DDS; every
+//! SoundWave's audio likewise (`.wav` for PCM and ADPCM, the codec's own
+//! stream for the others: docs/sounds.md).
 //!
 //! Packages are exported in parallel (rayon), one package at a time per
 //! thread: a package's bytes, its bulk files and one decoded image at a
 //! time are all a thread holds.
 
+mod sound;
 mod texture;
 mod vt;
 
@@ -77,6 +80,8 @@ struct Row {
     class: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pixel_format: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    audio_format: Option<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     written: Vec<Written>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -193,6 +198,7 @@ fn class_chosen(class: &str, wanted: &[String]) -> bool {
             w.eq_ignore_ascii_case(class)
                 || (w.eq_ignore_ascii_case("Texture")
                     && pakrat_asset::texture::is_texture_class(class))
+                || (w.eq_ignore_ascii_case("Sound") && pakrat_asset::sound::is_sound_class(class))
         })
 }
 
@@ -242,7 +248,7 @@ fn open_job<'a>(c: &Ctx<'a>, job: Job) -> pakrat_io::Result<(Opened, BulkFrom<'a
     })
 }
 
-/// Export every chosen texture of one package.
+/// Export every chosen texture and sound of one package.
 fn export_package(c: &Ctx<'_>, job: Job, package: &str) -> Vec<Row> {
     let (opened, from) = match open_job(c, job) {
         Ok(x) => x,
@@ -252,6 +258,7 @@ fn export_package(c: &Ctx<'_>, job: Job, package: &str) -> Vec<Row> {
                 object: String::new(),
                 class: String::new(),
                 pixel_format: None,
+                audio_format: None,
                 written: Vec::new(),
                 skipped: None,
                 error: Some(format!("the package does not open: {e}")),
@@ -263,7 +270,9 @@ fn export_package(c: &Ctx<'_>, job: Job, package: &str) -> Vec<Row> {
     let mut rows = Vec::new();
     for (i, e) in asset.exports.iter().enumerate() {
         let class = e.class_name();
-        if !pakrat_asset::texture::is_texture_class(class) || !class_chosen(class, c.class) {
+        let texture = pakrat_asset::texture::is_texture_class(class);
+        let sound = pakrat_asset::sound::is_sound_class(class);
+        if !(texture || sound) || !class_chosen(class, c.class) {
             continue;
         }
         let mut row = Row {
@@ -271,21 +280,33 @@ fn export_package(c: &Ctx<'_>, job: Job, package: &str) -> Vec<Row> {
             object: e.path.clone(),
             class: class.to_string(),
             pixel_format: None,
+            audio_format: None,
             written: Vec::new(),
             skipped: None,
             error: None,
         };
-        match pakrat_asset::texture::read_export(&asset, i, &with) {
-            Err(err) => row.error = Some(err.to_string()),
-            Ok(t) => {
-                row.pixel_format = Some(t.format.clone());
-                let base = base_name(&asset.package, &e.name);
-                match texture::export(&opened, from, &t, &base, c.out, c.opts) {
-                    Outcome::Written(w) => row.written = w,
-                    Outcome::Skipped(s) => row.skipped = Some(s),
-                    Outcome::Failed(s) => row.error = Some(format!("{}: {s}", opened.origin)),
+        let base = base_name(&asset.package, &e.name);
+        let outcome = if texture {
+            match pakrat_asset::texture::read_export(&asset, i, &with) {
+                Err(err) => Outcome::Failed(err.to_string()),
+                Ok(t) => {
+                    row.pixel_format = Some(t.format.clone());
+                    texture::export(&opened, from, &t, &base, c.out, c.opts)
                 }
             }
+        } else {
+            match pakrat_asset::sound::read_export(&asset, i, &with) {
+                Err(err) => Outcome::Failed(err.to_string()),
+                Ok(w) => {
+                    row.audio_format = Some(w.format.clone());
+                    sound::export(&opened, from, &w, &base, c.out)
+                }
+            }
+        };
+        match outcome {
+            Outcome::Written(w) => row.written = w,
+            Outcome::Skipped(s) => row.skipped = Some(s),
+            Outcome::Failed(s) => row.error = Some(format!("{}: {s}", opened.origin)),
         }
         rows.push(row);
     }
@@ -377,9 +398,14 @@ fn report(a: &ExportArgs, out: &OutputDir, rows: &[Row], packages: usize) -> Res
         sorted.sort_by(|x, y| (&x.package, &x.object).cmp(&(&y.package, &y.object)));
         for r in sorted {
             for w in &r.written {
+                let dims = if w.width > 0 {
+                    format!("{}x{}, ", w.width, w.height)
+                } else {
+                    String::new()
+                };
                 o.push_str(&format!(
-                    "{:<18} {} -> {} ({}x{}, {})\n",
-                    r.class, r.object, w.file, w.width, w.height, w.detail
+                    "{:<18} {} -> {} ({dims}{})\n",
+                    r.class, r.object, w.file, w.detail
                 ));
             }
             if let Some(s) = &r.skipped {
@@ -390,7 +416,7 @@ fn report(a: &ExportArgs, out: &OutputDir, rows: &[Row], packages: usize) -> Res
             }
         }
         o.push_str(&format!(
-            "{files} files written to {}, {skipped} textures skipped, {failed} failed ({packages} packages looked at)\n",
+            "{files} files written to {}, {skipped} skipped, {failed} failed ({packages} packages looked at)\n",
             out.root().display()
         ));
         crate::output::with_stdout(|w| {

@@ -28,15 +28,21 @@ pub struct Options {
 pub struct Written {
     /// Path below the output folder.
     pub file: String,
-    /// Image width.
+    /// Image width (0 for a sound: not written to JSON).
+    #[serde(skip_serializing_if = "is_zero")]
     pub width: u32,
-    /// Image height.
+    /// Image height (0 for a sound: not written to JSON).
+    #[serde(skip_serializing_if = "is_zero")]
     pub height: u32,
     /// What it holds (`mip 0`, `face +X of mip 0`, `10 mips`).
     pub detail: String,
 }
 
-/// A texture's result.
+fn is_zero(v: &u32) -> bool {
+    *v == 0
+}
+
+/// A texture's or sound's result.
 #[derive(Debug)]
 pub enum Outcome {
     /// Files written.
