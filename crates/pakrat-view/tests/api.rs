@@ -1152,3 +1152,185 @@ fn mappings_beside_a_container_and_a_damaged_one() {
         "{j}"
     );
 }
+
+/// `GET pq`: (status, Content-Type, body).
+fn get_typed(s: &Server, pq: &str) -> (u16, String, Vec<u8>) {
+    let host = format!("127.0.0.1:{}", s.port);
+    let (st, head, b) = get_with(s, &host, &format!("{pq}&t={}", s.token));
+    let ty = head
+        .lines()
+        .find_map(|l| {
+            l.to_ascii_lowercase()
+                .strip_prefix("content-type: ")
+                .map(str::to_string)
+        })
+        .unwrap_or_default();
+    (st, ty, b)
+}
+
+/// `/api/uimage` or `/api/uaudio` of export `name` of package `pkg` of
+/// `path`, with `extra` query; and the export's `/api/asset` answer.
+fn ue_media(
+    s: &Server,
+    what: &str,
+    path: &str,
+    pkg: &str,
+    name: &str,
+    extra: &str,
+) -> ((u16, String, Vec<u8>), serde_json::Value) {
+    let k = export_named(&asset(s, path, pkg, None), name);
+    let j = asset(s, path, pkg, Some(k));
+    let pq = format!(
+        "/api/{what}?path={}&package={}&export={k}{extra}",
+        enc(path),
+        enc(pkg)
+    );
+    (get_typed(s, &pq), j)
+}
+
+const FIX_TEX: &str = "/Game/Fixtures/Textures/";
+const FIX_AUDIO: &str = "/Game/Fixtures/Audio/";
+
+#[test]
+fn ue5_textures_preview_by_mip_and_face_and_sounds_play() {
+    let Some(c) = pakrat_testkit::corpus_dir() else {
+        return;
+    };
+    let s = start(&c);
+    let u = UE58_TAGGED_UTOC;
+    // T_Mips: the model's sizes, mip by mip.
+    let pkg = format!("{FIX_TEX}T_Mips");
+    let (_, j) = ue_media(&s, "uimage", u, &pkg, "T_Mips", "");
+    let mips = j["texture"]["mips"].as_array().unwrap().clone();
+    assert!(mips.len() > 2, "{}", j["texture"]);
+    for (m, want) in mips.iter().enumerate().take(2) {
+        let ((st, ty, b), _) = ue_media(&s, "uimage", u, &pkg, "T_Mips", &format!("&mip={m}"));
+        assert_eq!(st, 200, "{}", String::from_utf8_lossy(&b));
+        assert_eq!(ty, "image/png");
+        let size = (
+            want["width"].as_u64().unwrap() as u32,
+            want["height"].as_u64().unwrap() as u32,
+        );
+        assert_eq!(png_size(&b), size, "mip {m}");
+        assert!(b.ends_with(b"IEND\xaeB`\x82"), "mip {m}: a whole PNG");
+    }
+    assert_eq!(mips[1]["width"], mips[0]["width"].as_u64().unwrap() / 2);
+    let past = format!("&mip={}", mips.len());
+    assert_eq!(ue_media(&s, "uimage", u, &pkg, "T_Mips", &past).0 .0, 404);
+
+    // T_Cube: six faces, named, each one served; a seventh is a 404.
+    let pkg = format!("{FIX_TEX}T_Cube");
+    let ((st, _, b), j) = ue_media(&s, "uimage", u, &pkg, "T_Cube", "&slice=5");
+    let t = &j["texture"];
+    assert_eq!(t["kind"], "Cube", "{t}");
+    assert_eq!(t["mips"][0]["surfaces"], 6);
+    assert_eq!(t["surface"], "face");
+    assert_eq!(t["surface_names"][1], "-X");
+    assert_eq!(st, 200, "{}", String::from_utf8_lossy(&b));
+    let side = t["width"].as_u64().unwrap() as u32;
+    assert_eq!(png_size(&b), (side, side));
+    assert_eq!(
+        ue_media(&s, "uimage", u, &pkg, "T_Cube", "&slice=6").0 .0,
+        404
+    );
+
+    // An HDR texture is tone-clamped to an 8-bit PNG.
+    let pkg = format!("{FIX_TEX}T_FloatRGBA");
+    let ((st, _, b), j) = ue_media(&s, "uimage", u, &pkg, "T_FloatRGBA", "");
+    assert_eq!(st, 200, "{}", String::from_utf8_lossy(&b));
+    assert_eq!(j["texture"]["hdr"], true);
+    assert_eq!(b[24], 8, "bit depth 8");
+
+    // A PCM SoundWave: the WAV the library gives, byte for byte.
+    let pkg = format!("{FIX_AUDIO}SW_Format_PCM");
+    let ((st, ty, b), j) = ue_media(&s, "uaudio", u, &pkg, "SW_Format_PCM", "");
+    assert_eq!(st, 200, "{}", String::from_utf8_lossy(&b));
+    assert_eq!(ty, "audio/wav");
+    assert_eq!(j["sound"]["playable"], true, "{}", j["sound"]);
+    assert_eq!(b, library_audio(&c, u, &pkg), "the library's bytes");
+    assert_eq!(&b[..4], b"RIFF");
+    // A codec pakrat does not decode: as cooked, to download.
+    let pkg = format!("{FIX_AUDIO}SW_Format_BinkAudio");
+    let ((st, ty, b), j) = ue_media(&s, "uaudio", u, &pkg, "SW_Format_BinkAudio", "");
+    assert_eq!(st, 200, "{}", String::from_utf8_lossy(&b));
+    assert_eq!(ty, "application/octet-stream");
+    assert_eq!(j["sound"]["decoded"], false);
+    assert_eq!(j["sound"]["extension"], "binka");
+    assert_eq!(b, library_audio(&c, u, &pkg));
+
+    // The wrong kind of export is a 400.
+    let ((st, _, _), _) = ue_media(&s, "uimage", u, &pkg, "SW_Format_BinkAudio", "");
+    assert_eq!(st, 400);
+}
+
+/// A sound's bytes as `pakrat_asset::sound` gives them.
+fn library_audio(c: &std::path::Path, utoc: &str, pkg: &str) -> Vec<u8> {
+    use pakrat_asset::props::{open, BulkFrom, NoSchemas};
+    let utoc = c.join(utoc);
+    let keys = pakrat_codec::KeyRing::new();
+    let script = open::load_global(&open::find_global(&utoc).unwrap(), &keys).unwrap();
+    let ct = pakrat_iostore::Container::open(&utoc, &keys).unwrap();
+    let o = open::open_in_container(&ct, Some(&script), pkg, None).unwrap();
+    let a = o.asset();
+    let i = a
+        .exports
+        .iter()
+        .position(|e| pakrat_asset::sound::is_sound_class(e.class_name()))
+        .unwrap();
+    let w = pakrat_asset::sound::read_export(&a, i, &NoSchemas).unwrap();
+    w.audio(&o, BulkFrom::Container(&ct), true).unwrap().bytes
+}
+
+#[test]
+fn a_mutated_loose_texture_is_a_422_never_a_500() {
+    let Some(c) = pakrat_testkit::corpus_dir() else {
+        return;
+    };
+    let t = tempfile::tempdir().unwrap();
+    let pak = pakrat_pak::Pak::open(c.join(UE58_TAGGED_PAK), &Default::default()).unwrap();
+    let mut files = std::collections::HashMap::new();
+    for e in &pak.index.entries {
+        if e.path.starts_with("Textures/T_Streaming.") {
+            let ext = e.path.rsplit_once('.').unwrap().1.to_string();
+            files.insert(ext, pak.read(e).unwrap());
+        }
+    }
+    let write = |stem: &str, uexp: &[u8], ubulk: &[u8]| {
+        let p = t.path().join(stem);
+        std::fs::write(p.with_extension("uasset"), &files["uasset"]).unwrap();
+        std::fs::write(p.with_extension("uexp"), uexp).unwrap();
+        std::fs::write(p.with_extension("ubulk"), ubulk).unwrap();
+        format!("{stem}.uasset")
+    };
+    let s = start(t.path());
+    let img = |f: &str, i: u64| get_typed(&s, &format!("/api/uimage?path={f}&export={i}"));
+    let good = write("T_Streaming", &files["uexp"], &files["ubulk"]);
+    let k = export_named(&json(&s, &format!("/api/asset?path={good}")), "T_Streaming");
+    let (st, _, b) = img(&good, k);
+    assert_eq!(st, 200, "{}", String::from_utf8_lossy(&b));
+    // Its .ubulk cut short: the reader's message, a 422.
+    let half = &files["ubulk"][..files["ubulk"].len() / 2];
+    let cut = write("Cut", &files["uexp"], half);
+    let (st, _, b) = img(&cut, k);
+    let msg = String::from_utf8_lossy(&b).into_owned();
+    assert_eq!(st, 422, "{msg}");
+    assert!(msg.contains("ubulk"), "{msg}");
+    // Bytes of the native data changed one at a time: never a 500.
+    let uexp = &files["uexp"];
+    let mut statuses = std::collections::BTreeMap::new();
+    for (n, at) in (uexp.len().saturating_sub(400)..uexp.len())
+        .step_by(3)
+        .enumerate()
+    {
+        let mut m = uexp.clone();
+        m[at] ^= 0xA5;
+        let f = write(&format!("M{n}"), &m, &files["ubulk"]);
+        let (st, _, b) = img(&f, k);
+        assert!(st != 500, "byte {at}: {}", String::from_utf8_lossy(&b));
+        *statuses.entry(st).or_insert(0) += 1;
+        let (st, _) = get(&s, &format!("/api/asset?path={f}&export={k}"));
+        assert_eq!(st, 200, "byte {at}");
+    }
+    assert!(statuses.contains_key(&422), "{statuses:?}");
+    assert!(statuses.contains_key(&200), "{statuses:?}");
+}
