@@ -1315,13 +1315,11 @@ fn a_mutated_loose_texture_is_a_422_never_a_500() {
     let msg = String::from_utf8_lossy(&b).into_owned();
     assert_eq!(st, 422, "{msg}");
     assert!(msg.contains("ubulk"), "{msg}");
-    // Bytes of the native data changed one at a time: never a 500.
+    // Bytes of the export data changed one at a time (every fifth):
+    // never a 500.
     let uexp = &files["uexp"];
     let mut statuses = std::collections::BTreeMap::new();
-    for (n, at) in (uexp.len().saturating_sub(400)..uexp.len())
-        .step_by(3)
-        .enumerate()
-    {
+    for (n, at) in (0..uexp.len()).step_by(5).enumerate() {
         let mut m = uexp.clone();
         m[at] ^= 0xA5;
         let f = write(&format!("M{n}"), &m, &files["ubulk"]);
@@ -1331,6 +1329,7 @@ fn a_mutated_loose_texture_is_a_422_never_a_500() {
         let (st, _) = get(&s, &format!("/api/asset?path={f}&export={k}"));
         assert_eq!(st, 200, "byte {at}");
     }
+    eprintln!("statuses of one-byte changes: {statuses:?}");
     assert!(statuses.contains_key(&422), "{statuses:?}");
     assert!(statuses.contains_key(&200), "{statuses:?}");
 }
