@@ -149,7 +149,7 @@ pub(crate) enum Holder {
     Loose,
     /// The pak (one) and the package's entry path.
     Pak(Vec<pakrat_pak::Pak>, String),
-    Container(pakrat_iostore::Container),
+    Container(Box<pakrat_iostore::Container>),
 }
 
 impl Holder {
@@ -505,7 +505,7 @@ impl App {
             }
             Form::Container => {
                 let (o, c, n) = self.open_in_container(file, package, global)?;
-                (o, Holder::Container(c), n)
+                (o, Holder::Container(Box::new(c)), n)
             }
         })
     }
