@@ -491,6 +491,12 @@ pub(crate) async fn audio(
             + if adpcm { 4 * audio } else { 0 };
         let _held = app.budget.reserve(cost, "reading this sound")?;
         let a = w.audio(&m.opened, m.holder.from(), true).map_err(damaged)?;
+        // Served as Ogg only when it is an Ogg stream.
+        let mime = if mime == "audio/ogg" && !a.bytes.starts_with(b"OggS") {
+            "application/octet-stream"
+        } else {
+            mime
+        };
         let v: Blob = Arc::new((a.bytes, mime));
         app.remember(key, v.clone());
         Ok(bytes_response(v.0.clone(), v.1, &name))

@@ -1258,8 +1258,17 @@ fn ue5_textures_preview_by_mip_and_face_and_sounds_play() {
     assert_eq!(j["sound"]["extension"], "binka");
     assert_eq!(b, library_audio(&c, u, &pkg));
 
+    // Ogg Vorbis: as cooked (an Ogg stream, in two chunks), for the
+    // browser's player.
+    let name = "SW_Format_PlatformSpecific";
+    let pkg = format!("{FIX_AUDIO}{name}");
+    let ((st, ty, b), j) = ue_media(&s, "uaudio", u, &pkg, name, "");
+    assert_eq!(st, 200, "{}", String::from_utf8_lossy(&b));
+    assert_eq!((ty.as_str(), &b[..4]), ("audio/ogg", &b"OggS"[..]));
+    assert_eq!(j["sound"]["chunks"], 2, "{}", j["sound"]);
+    assert_eq!(b, library_audio(&c, u, &pkg));
     // The wrong kind of export is a 400.
-    let ((st, _, _), _) = ue_media(&s, "uimage", u, &pkg, "SW_Format_BinkAudio", "");
+    let ((st, _, _), _) = ue_media(&s, "uimage", u, &pkg, name, "");
     assert_eq!(st, 400);
 }
 

@@ -1041,7 +1041,18 @@ fn ue5_textures_and_sounds(d: &Driver, shots: &Path) {
     assert_eq!(got[0], "audio/wav", "{got}");
     assert_eq!(got[1], "RIFF", "{got}");
     assert_eq!(got[2], got[3], "RIFF size vs bytes: {got}");
+    // The browser reads it as audio: its duration is known.
+    let playable = "(() => { const a = document.getElementById('uaudio'); return a && a.readyState >= 1 && a.duration > 0 ? a.duration : null; })()";
+    d.wait(playable, "the WAV's duration");
     d.screenshot(&shots.join("17-ue5-sound.png"));
+    // Ogg Vorbis, as cooked: the player reads it too.
+    open_zen_export(
+        d,
+        "/Game/Fixtures/Audio/SW_Format_PlatformSpecific",
+        "SW_Format_PlatformSpecific",
+    );
+    let secs = d.wait(playable, "the Ogg Vorbis sound's duration");
+    assert!(secs.as_f64().unwrap() > 0.0, "{secs}");
 
     open_zen_export(
         d,
