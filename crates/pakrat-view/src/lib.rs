@@ -263,6 +263,7 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/api/asset", get(uasset::asset))
         .route("/api/uimage", get(umedia::image))
         .route("/api/uaudio", get(umedia::audio))
+        .route("/api/udds", get(umedia::dds))
         .route("/api/deps", get(deps::deps))
         .route("/api/extract", post(extract::extract))
         .route("/api/deps.svg", get(deps::deps_svg))

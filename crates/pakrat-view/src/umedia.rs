@@ -443,6 +443,110 @@ fn texture_png(
     Ok(png)
 }
 
+/// `GET /api/udds?path=FILE[&package=P]&export=I`: texture export I
+/// undecoded, every mip of every face or slice, as one DDS (what `pakrat
+/// export --format dds` writes).
+pub(crate) async fn dds(
+    State(app): State<Arc<App>>,
+    Query(q): Query<MediaQ>,
+) -> Result<Response, ApiError> {
+    blocking(move || {
+        let (file, form, key) = where_of(&app, &q, "dds")?;
+        let name = format!("export{}.dds", q.export);
+        if let Some(v) = app.cached(&key) {
+            return Ok(bytes_response(v.0.clone(), v.1, &name));
+        }
+        let m = Media::open(&app, &q, file, form)?;
+        m.check(&q, texture::is_texture_class, "texture")?;
+        let t = m
+            .with_schemas(|a, s| texture::read_export(a, q.export, s))
+            .map_err(damaged)?;
+        let out = texture_dds(&app, &m, &t)?;
+        let v: Blob = Arc::new((out, "application/octet-stream"));
+        app.remember(key, v.clone());
+        Ok(bytes_response(v.0.clone(), v.1, &name))
+    })
+    .await
+}
+
+/// Every mip of `t`, undecoded, as a DDS file; reserved first: the
+/// companion files, the mips' bytes and the file (as many again), 1 MiB.
+fn texture_dds(app: &App, m: &Media, t: &Texture) -> Result<Vec<u8>, ApiError> {
+    use pakrat_texture::{DdsInfo, DdsKind};
+    if let Some(why) = not_shown(t) {
+        return Err(ApiError(StatusCode::NOT_IMPLEMENTED, why));
+    }
+    let Some(pf) = PixelFormat::from_ue_name(&t.format) else {
+        return Err(ApiError(StatusCode::NOT_IMPLEMENTED, t.format.clone()));
+    };
+    let refs = t
+        .mips
+        .iter()
+        .map(|m| m.data.as_ref())
+        .collect::<Option<Vec<&BulkRef>>>()
+        .ok_or_else(|| {
+            ApiError(
+                StatusCode::NOT_IMPLEMENTED,
+                "the cook left some mips' data out: a DDS needs every mip".into(),
+            )
+        })?;
+    let total: u64 = refs.iter().map(|r| r.size()).sum();
+    let cost = (1 << 20) + m.companions_cost(app, &refs)? + 2 * total;
+    let _held = app.budget.reserve(cost, "writing this texture as DDS")?;
+    let mut mips = Vec::with_capacity(refs.len());
+    for (mp, r) in t.mips.iter().zip(&refs) {
+        let data = m.opened.bulk(r, m.holder.from()).map_err(damaged)?;
+        let slice = pf.slice_size(mp.width, mp.height).ok_or_else(|| {
+            damaged(format!(
+                "mip {}x{}: its size overflows",
+                mp.width, mp.height
+            ))
+        })?;
+        let need = slice.saturating_mul(u64::from(t.surfaces_of(mp)));
+        if (data.len() as u64) < need {
+            return Err(damaged(format!(
+                "{}: mip {}x{}: {} bytes, {need} needed",
+                m.opened.origin,
+                mp.width,
+                mp.height,
+                data.len()
+            )));
+        }
+        mips.push((data, slice));
+    }
+    let slices = t.slices.max(1);
+    let volume = t.kind == TextureKind::Volume;
+    let kind = match t.kind {
+        TextureKind::Texture2D => DdsKind::Texture2D,
+        TextureKind::Cube => DdsKind::Cube,
+        TextureKind::Array => DdsKind::Array(slices),
+        TextureKind::CubeArray => DdsKind::CubeArray(slices / 6),
+        TextureKind::Volume => DdsKind::Volume,
+    };
+    let surfaces: Vec<Vec<&[u8]>> = if volume {
+        vec![mips.iter().map(|(d, _)| &d[..]).collect()]
+    } else {
+        (0..slices)
+            .map(|s| {
+                mips.iter()
+                    .map(|(d, slice)| &d[(u64::from(s) * slice) as usize..][..*slice as usize])
+                    .collect()
+            })
+            .collect()
+    };
+    let info = DdsInfo {
+        format: pf,
+        width: t.width,
+        height: t.height,
+        depth: if volume { t.mips[0].depth.max(1) } else { 1 },
+        kind,
+        mips: t.mips.len() as u32,
+    };
+    let mut out = Vec::new();
+    pakrat_texture::write_dds(&info, &surfaces, &mut out).map_err(damaged)?;
+    Ok(out)
+}
+
 /// UE's ASTC normal maps keep X in R, G and B and Y in alpha (as `pakrat
 /// export` reads them): Y to green, Z rebuilt in blue, alpha opaque.
 fn astc_normal_to_xyz(img: &mut Image) {

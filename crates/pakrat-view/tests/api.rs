@@ -1218,6 +1218,21 @@ fn ue5_textures_preview_by_mip_and_face_and_sounds_play() {
     let past = format!("&mip={}", mips.len());
     assert_eq!(ue_media(&s, "uimage", u, &pkg, "T_Mips", &past).0 .0, 404);
 
+    // The DDS download: every mip, undecoded, behind a DDS header.
+    let ((st, _, b), j) = ue_media(&s, "udds", u, &pkg, "T_Mips", "");
+    assert_eq!(st, 200, "{}", String::from_utf8_lossy(&b));
+    assert_eq!(&b[..4], b"DDS ");
+    let le = |o: usize| u32::from_le_bytes(b[o..o + 4].try_into().unwrap());
+    let mips = j["texture"]["mips"].as_array().unwrap();
+    assert_eq!((le(12), le(16)), (64, 64), "height, width");
+    assert_eq!(le(28) as usize, mips.len(), "mip count");
+    let pixels: u64 = mips.iter().map(|m| m["bytes"].as_u64().unwrap()).sum();
+    assert!(
+        [128, 148].contains(&(b.len() as u64 - pixels)),
+        "{} bytes for {pixels} of mips",
+        b.len()
+    );
+
     // T_Cube: six faces, named, each one served; a seventh is a 404.
     let pkg = format!("{FIX_TEX}T_Cube");
     let ((st, _, b), j) = ue_media(&s, "uimage", u, &pkg, "T_Cube", "&slice=5");

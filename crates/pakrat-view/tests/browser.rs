@@ -1028,6 +1028,12 @@ fn ue5_textures_and_sounds(d: &Driver, shots: &Path) {
     pick("umip", "1");
     assert_eq!(preview_size(d, "mip=1&slice=0"), mips[1]);
     assert_eq!(mips[1].0 * 2, mips[0].0);
+    let dds = d.js_async(
+        "const done = arguments[arguments.length - 1]; \
+         fetch(document.getElementById('uddl').href).then(r => r.arrayBuffer()).then(b => done(new TextDecoder().decode(b.slice(0, 4))))",
+        json!([]),
+    );
+    assert_eq!(dds, "DDS ");
     d.screenshot(&shots.join("16-ue5-mips.png"));
 
     open_zen_export(d, "/Game/Fixtures/Audio/SW_Format_PCM", "SW_Format_PCM");
