@@ -1215,6 +1215,15 @@ fn ue5_textures_preview_by_mip_and_face_and_sounds_play() {
         assert!(b.ends_with(b"IEND\xaeB`\x82"), "mip {m}: a whole PNG");
     }
     assert_eq!(mips[1]["width"], mips[0]["width"].as_u64().unwrap() / 2);
+    // Mip 1's pixels are the library's decoding of it.
+    let ((_, _, b), _) = ue_media(&s, "uimage", u, &pkg, "T_Mips", "&mip=1");
+    let mut r = png::Decoder::new(std::io::Cursor::new(b))
+        .read_info()
+        .unwrap();
+    let mut shown = vec![0; r.output_buffer_size().unwrap()];
+    let f = r.next_frame(&mut shown).unwrap();
+    shown.truncate(f.buffer_size());
+    assert_eq!(shown, library_pixels(&c, u, &pkg, 1));
     let past = format!("&mip={}", mips.len());
     assert_eq!(ue_media(&s, "uimage", u, &pkg, "T_Mips", &past).0 .0, 404);
 
@@ -1285,6 +1294,34 @@ fn ue5_textures_preview_by_mip_and_face_and_sounds_play() {
     // The wrong kind of export is a 400.
     let ((st, _, _), _) = ue_media(&s, "uimage", u, &pkg, name, "");
     assert_eq!(st, 400);
+}
+
+/// Mip `mip` of a texture's first surface as RGBA8, as
+/// `pakrat_texture` decodes it.
+fn library_pixels(c: &std::path::Path, utoc: &str, pkg: &str, mip: usize) -> Vec<u8> {
+    use pakrat_asset::props::{open, BulkFrom, NoSchemas};
+    let utoc = c.join(utoc);
+    let keys = pakrat_codec::KeyRing::new();
+    let script = open::load_global(&open::find_global(&utoc).unwrap(), &keys).unwrap();
+    let ct = pakrat_iostore::Container::open(&utoc, &keys).unwrap();
+    let o = open::open_in_container(&ct, Some(&script), pkg, None).unwrap();
+    let a = o.asset();
+    let i = a
+        .exports
+        .iter()
+        .position(|e| pakrat_asset::texture::is_texture_class(e.class_name()))
+        .unwrap();
+    let t = pakrat_asset::texture::read_export(&a, i, &NoSchemas).unwrap();
+    let m = &t.mips[mip];
+    let data = o
+        .bulk(m.data.as_ref().unwrap(), BulkFrom::Container(&ct))
+        .unwrap();
+    let pf = pakrat_texture::PixelFormat::from_ue_name(&t.format).unwrap();
+    let img = pakrat_texture::decode(pf, m.width, m.height, &data, &Default::default()).unwrap();
+    match img.to_rgba8().pixels {
+        pakrat_texture::Pixels::Rgba8(v) => v,
+        _ => unreachable!(),
+    }
 }
 
 /// A sound's bytes as `pakrat_asset::sound` gives them.
