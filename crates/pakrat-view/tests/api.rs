@@ -1394,3 +1394,39 @@ fn a_mutated_loose_texture_is_a_422_never_a_500() {
     assert!(statuses.contains_key(&422), "{statuses:?}");
     assert!(statuses.contains_key(&200), "{statuses:?}");
 }
+
+#[test]
+fn ue5_textures_preview_from_a_legacy_pak_and_unversioned_with_mappings() {
+    let Some(c) = pakrat_testkit::corpus_dir() else {
+        return;
+    };
+    let usmap = c.join(UE58_USMAP);
+    let s = start_opts(&c, |o| o.usmap = Some(usmap.clone()));
+    // A legacy pak: the mips in the pak's T_Streaming.ubulk entry.
+    let entry = "Textures/T_Streaming.uasset";
+    let ((st, _, b), j) = ue_media(&s, "uimage", UE58_TAGGED_PAK, entry, "T_Streaming", "");
+    assert_eq!(st, 200, "{}", String::from_utf8_lossy(&b));
+    let m0 = &j["texture"]["mips"][0];
+    assert_eq!(png_size(&b), (512, 512), "{m0}");
+    assert_eq!(m0["width"], 512);
+    // The same texture from the container gives the same picture.
+    let pkg = format!("{FIX_TEX}T_Streaming");
+    let ((_, _, zen), _) = ue_media(&s, "uimage", UE58_TAGGED_UTOC, &pkg, "T_Streaming", "");
+    assert_eq!(b, zen, "legacy and zen previews differ");
+    // Unversioned: read with the mappings; the same picture.
+    let ((st, _, b), j) = ue_media(&s, "uimage", UE58_UNVERSIONED_UTOC, &pkg, "T_Streaming", "");
+    assert_eq!(st, 200, "{}", String::from_utf8_lossy(&b));
+    assert!(j["mappings"].as_str().is_some(), "{}", j["mappings"]);
+    assert_eq!(b, zen, "unversioned and tagged previews differ");
+    let pkg = format!("{FIX_AUDIO}SW_Format_PCM");
+    let ((st, ty, b), _) = ue_media(
+        &s,
+        "uaudio",
+        UE58_UNVERSIONED_UTOC,
+        &pkg,
+        "SW_Format_PCM",
+        "",
+    );
+    assert_eq!((st, ty.as_str()), (200, "audio/wav"));
+    assert_eq!(b, library_audio(&c, UE58_TAGGED_UTOC, &pkg));
+}
