@@ -1258,6 +1258,27 @@ fn ue5_textures_preview_by_mip_and_face_and_sounds_play() {
         404
     );
 
+    // A cube array: six faces per cube, named by cube; a volume: its
+    // depth slices; each last one served, one past it a 404.
+    for (name, kind) in [("T_CubeArray", "CubeArray"), ("T_Volume", "Volume")] {
+        let pkg = format!("{FIX_TEX}{name}");
+        let (_, j) = ue_media(&s, "uimage", u, &pkg, name, "");
+        let t = &j["texture"];
+        assert_eq!(t["kind"], kind, "{t}");
+        let n = t["mips"][0]["surfaces"].as_u64().unwrap();
+        if kind == "CubeArray" {
+            assert!(n >= 12 && n % 6 == 0, "{t}");
+            assert_eq!(t["surface_names"][7], "1 -X");
+        } else {
+            assert_eq!(n, t["mips"][0]["depth"].as_u64().unwrap());
+            assert!(n > 1, "{t}");
+        }
+        let last = ue_media(&s, "uimage", u, &pkg, name, &format!("&slice={}", n - 1)).0;
+        assert_eq!(last.0, 200, "{}", String::from_utf8_lossy(&last.2));
+        let past = ue_media(&s, "uimage", u, &pkg, name, &format!("&slice={n}")).0;
+        assert_eq!(past.0, 404);
+    }
+
     // An HDR texture is tone-clamped to an 8-bit PNG.
     let pkg = format!("{FIX_TEX}T_FloatRGBA");
     let ((st, _, b), j) = ue_media(&s, "uimage", u, &pkg, "T_FloatRGBA", "");
