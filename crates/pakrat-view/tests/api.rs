@@ -1397,6 +1397,20 @@ fn a_mutated_loose_texture_is_a_422_never_a_500() {
     let msg = String::from_utf8_lossy(&b).into_owned();
     assert_eq!(st, 422, "{msg}");
     assert!(msg.contains("ubulk"), "{msg}");
+    // Its .ubulk a symbolic link out of the opened folder: refused.
+    #[cfg(unix)]
+    {
+        let outside = tempfile::tempdir().unwrap();
+        let real = outside.path().join("T.ubulk");
+        std::fs::write(&real, &files["ubulk"]).unwrap();
+        let f = write("Link", &files["uexp"], b"");
+        std::fs::remove_file(t.path().join("Link.ubulk")).unwrap();
+        std::os::unix::fs::symlink(&real, t.path().join("Link.ubulk")).unwrap();
+        let (st, _, b) = img(&f, k);
+        let msg = String::from_utf8_lossy(&b).into_owned();
+        assert_eq!(st, 403, "{msg}");
+        assert!(msg.contains("Link.ubulk"), "{msg}");
+    }
     // Bytes of the export data changed one at a time (every fifth):
     // never a 500.
     let uexp = &files["uexp"];
