@@ -36,6 +36,7 @@ mod paths;
 mod server;
 pub mod stream;
 mod uasset;
+mod umedia;
 mod uvalue;
 
 pub use graph::graph_svg;
@@ -43,6 +44,7 @@ pub use member::{chunk_stream_cost, pak_stream_cost};
 pub use object::export_cost;
 pub use server::serve;
 pub use uasset::{DECODE_FACTOR, OPENED_CACHE_BYTES};
+pub use umedia::preview_cost;
 pub use uvalue::{max_elements, MAX_ELEMENTS};
 
 use std::collections::{HashMap, VecDeque};
@@ -259,6 +261,9 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/api/data", get(object::data))
         .route("/api/member", get(member::member))
         .route("/api/asset", get(uasset::asset))
+        .route("/api/uimage", get(umedia::image))
+        .route("/api/uaudio", get(umedia::audio))
+        .route("/api/udds", get(umedia::dds))
         .route("/api/deps", get(deps::deps))
         .route("/api/extract", post(extract::extract))
         .route("/api/deps.svg", get(deps::deps_svg))

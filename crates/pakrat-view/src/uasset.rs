@@ -57,7 +57,7 @@ pub(crate) struct UeCache {
 
 /// Where a package lives.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Form {
+pub(crate) enum Form {
     Loose,
     Pak,
     Container,
@@ -91,23 +91,7 @@ pub(crate) async fn asset(
 ) -> Result<Response, ApiError> {
     blocking(move || {
         let file = app.resolve(&q.path)?;
-        let form = match sniff(&file) {
-            "uasset" => Form::Loose,
-            "pak" => Form::Pak,
-            "utoc" => Form::Container,
-            _ => {
-                return Err(bad(format!(
-                    "{}: not a UE4/UE5 package, .pak or IoStore container",
-                    q.path
-                )))
-            }
-        };
-        if form != Form::Loose && q.package.trim().is_empty() {
-            return Err(bad(format!(
-                "{}: a container: name the package (package=/Game/...)",
-                q.path
-            )));
-        }
+        let form = form_of(&file, &q.path, &q.package)?;
         let (opened, global) = app.open_asset(&file, form, q.package.trim())?;
         let asset = opened.asset();
         // Tagged properties name themselves: no mappings read for them.
@@ -137,6 +121,49 @@ pub(crate) async fn asset(
     .await
 }
 
+/// Where the package `package` of `file` (`path` as the request named it)
+/// lives: a 400 when `file` is no package, `.pak` or container, or names
+/// no package in a container.
+pub(crate) fn form_of(file: &Path, path: &str, package: &str) -> Result<Form, ApiError> {
+    let form = match sniff(file) {
+        "uasset" => Form::Loose,
+        "pak" => Form::Pak,
+        "utoc" => Form::Container,
+        _ => {
+            return Err(bad(format!(
+                "{path}: not a UE4/UE5 package, .pak or IoStore container"
+            )))
+        }
+    };
+    if form != Form::Loose && package.trim().is_empty() {
+        return Err(bad(format!(
+            "{path}: a container: name the package (package=/Game/...)"
+        )));
+    }
+    Ok(form)
+}
+
+/// What an opened package's bulk data is read through: the pak or
+/// container it was opened from (none for a loose package).
+pub(crate) enum Holder {
+    Loose,
+    /// The pak (one) and the package's entry path.
+    Pak(Vec<pakrat_pak::Pak>, String),
+    Container(Box<pakrat_iostore::Container>),
+}
+
+impl Holder {
+    /// As `Opened::bulk` takes it.
+    pub(crate) fn from(&self) -> pakrat_asset::props::BulkFrom<'_> {
+        use pakrat_asset::props::BulkFrom;
+        match self {
+            Holder::Loose => BulkFrom::Loose,
+            Holder::Pak(p, _) => BulkFrom::Paks(p),
+            Holder::Container(c) => BulkFrom::Container(c),
+        }
+    }
+}
+
 /// The export list.
 fn package_json(app: &App, asset: &Asset<'_>) -> Result<Json, ApiError> {
     let _held = app.budget.reserve(
@@ -157,7 +184,7 @@ fn package_json(app: &App, asset: &Asset<'_>) -> Result<Json, ApiError> {
 
 /// Mappings: a label for the page and the model, none, or why they do not
 /// read.
-type Mappings = Result<Option<(String, Arc<Usmap>)>, String>;
+pub(crate) type Mappings = Result<Option<(String, Arc<Usmap>)>, String>;
 
 /// One export, decoded.
 fn export_json(
@@ -215,6 +242,9 @@ fn export_json(
     j["max_elements"] = json!(max_elements());
     j["native_start"] = json!(p.native_start);
     j["size"] = json!(info.data.len());
+    if let Some((k, v)) = crate::umedia::summary(asset, i, &with) {
+        j[k] = v;
+    }
     let mut refs = references(&p);
     // The export's outer is an export of this package too.
     if let Some(o) = &info.outer {
@@ -419,6 +449,24 @@ impl App {
         form: Form,
         package: &str,
     ) -> Result<(Arc<Opened>, Option<PathBuf>), ApiError> {
+        let key = self.opened_key(file, form, package);
+        let global = match form {
+            Form::Container => self.global_for(file),
+            _ => None,
+        };
+        if let Some(o) = self.opened_cached(&key) {
+            return Ok((o, global));
+        }
+        let (opened, _, bytes) = self.open_uncached(file, form, package, global.as_deref())?;
+        let opened = Arc::new(opened);
+        self.keep_opened(key, opened.clone(), bytes);
+        Ok((opened, global))
+    }
+
+    /// What names package `package` of `file` as it is now: the file, the
+    /// package, and the size and time of the file (and of a loose
+    /// package's `.uexp`).
+    pub(crate) fn opened_key(&self, file: &Path, form: Form, package: &str) -> String {
         let stamp = std::fs::metadata(file)
             .ok()
             .and_then(|m| Some((m.len(), m.modified().ok()?)));
@@ -427,45 +475,63 @@ impl App {
             .then(|| std::fs::metadata(file.with_extension("uexp")).ok())
             .flatten()
             .and_then(|m| Some((m.len(), m.modified().ok()?)));
-        let key = format!("{}\0{package}\0{stamp:?}\0{uexp_stamp:?}", file.display());
-        let global = match form {
-            Form::Container => self.global_for(file),
-            _ => None,
-        };
-        if let Some(o) = self.opened_cached(&key) {
-            return Ok((o, global));
-        }
-        let (opened, bytes) = match form {
+        format!("{}\0{package}\0{stamp:?}\0{uexp_stamp:?}", file.display())
+    }
+
+    /// Open the package afresh (not kept), with what its bulk data is read
+    /// through, and its bytes.
+    pub(crate) fn open_uncached(
+        &self,
+        file: &Path,
+        form: Form,
+        package: &str,
+        global: Option<&Path>,
+    ) -> Result<(Opened, Holder, u64), ApiError> {
+        Ok(match form {
             Form::Loose => {
                 // Its `.uexp` is read too: it must not lead out either.
                 let uexp = file.with_extension("uexp");
-                if let Ok(real) = std::fs::canonicalize(&uexp) {
-                    if !real.starts_with(&self.root) {
-                        return Err(ApiError(
-                            StatusCode::FORBIDDEN,
-                            format!(
-                                "{}: leads out of the opened folder (symbolic link)",
-                                self.rel_of(&uexp)
-                            ),
-                        ));
-                    }
-                }
-                let size = stamp.map_or(0, |s| s.0);
+                self.inside_or_403(&uexp)?;
+                let size = std::fs::metadata(file).map_or(0, |m| m.len());
                 let _held = self
                     .budget
                     .reserve((1 << 20) + size, "reading this package")?;
                 let o = popen::open_loose(file, self.ue_version).map_err(damaged)?;
-                (o, size)
+                (o, Holder::Loose, size)
             }
-            Form::Pak => self.open_in_pak(file, package)?,
-            Form::Container => self.open_in_container(file, package, global.as_deref())?,
-        };
-        let opened = Arc::new(opened);
-        self.keep_opened(key, opened.clone(), bytes);
-        Ok((opened, global))
+            Form::Pak => {
+                let (o, pak, entry, n) = self.open_in_pak(file, package)?;
+                (o, Holder::Pak(vec![pak], entry), n)
+            }
+            Form::Container => {
+                let (o, c, n) = self.open_in_container(file, package, global)?;
+                (o, Holder::Container(Box::new(c)), n)
+            }
+        })
     }
 
-    fn open_in_pak(&self, file: &Path, package: &str) -> Result<(Opened, u64), ApiError> {
+    /// A 403 when `p` exists and is a symbolic link out of the opened
+    /// folder.
+    pub(crate) fn inside_or_403(&self, p: &Path) -> Result<(), ApiError> {
+        if let Ok(real) = std::fs::canonicalize(p) {
+            if !real.starts_with(&self.root) {
+                return Err(ApiError(
+                    StatusCode::FORBIDDEN,
+                    format!(
+                        "{}: leads out of the opened folder (symbolic link)",
+                        self.rel_of(p)
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn open_in_pak(
+        &self,
+        file: &Path,
+        package: &str,
+    ) -> Result<(Opened, pakrat_pak::Pak, String, u64), ApiError> {
         let pak = open_pak(self, file)?;
         let mount = &pak.index.mount_point;
         let q = package.split_once('.').map_or(package, |(p, _)| p);
@@ -493,8 +559,10 @@ impl App {
         let cost = (1 << 20) + 2 * bytes + crate::member::pak_stream_cost(e);
         let _held = self.budget.reserve(cost, "reading this package")?;
         let path = e.path.clone();
-        let o = popen::open_in_paks(&[pak], &path, self.ue_version).map_err(damaged)?;
-        Ok((o, bytes))
+        let paks = [pak];
+        let o = popen::open_in_paks(&paks, &path, self.ue_version).map_err(damaged)?;
+        let [pak] = paks;
+        Ok((o, pak, path, bytes))
     }
 
     fn open_in_container(
@@ -502,7 +570,7 @@ impl App {
         file: &Path,
         package: &str,
         global: Option<&Path>,
-    ) -> Result<(Opened, u64), ApiError> {
+    ) -> Result<(Opened, pakrat_iostore::Container, u64), ApiError> {
         let c = pakrat_iostore::Container::open(file, &self.keys()).map_err(damaged)?;
         let script = match global {
             Some(g) => Some(self.script_objects(g)?),
@@ -527,7 +595,7 @@ impl App {
                 }
             },
         )?;
-        Ok((o, cost.1))
+        Ok((o, c, cost.1))
     }
 
     /// Memory opening zen package `query` of `c` holds, from the sizes the
@@ -641,7 +709,7 @@ impl App {
     /// opened folder (as the engine mounts it; `pakrat props` looks the
     /// same way without the limit); a symbolic link out of it is passed
     /// over.
-    fn global_for(&self, utoc: &Path) -> Option<PathBuf> {
+    pub(crate) fn global_for(&self, utoc: &Path) -> Option<PathBuf> {
         utoc.ancestors()
             .skip(1)
             .take_while(|d| d.starts_with(&self.root))
@@ -681,7 +749,7 @@ impl App {
     /// holds `.usmap` files directly or in a `Mappings/` subfolder, and of
     /// those the first by name. `Ok(None)` when there are none; `Err` with
     /// the reader's message when the chosen file does not read.
-    fn mappings_for(&self, file: &Path) -> Mappings {
+    pub(crate) fn mappings_for(&self, file: &Path) -> Mappings {
         let (path, label) = match &self.usmap {
             Some(p) => (p.clone(), format!("{} (--usmap)", p.display())),
             None => match self.find_usmap(file) {

@@ -1152,3 +1152,316 @@ fn mappings_beside_a_container_and_a_damaged_one() {
         "{j}"
     );
 }
+
+/// `GET pq`: (status, Content-Type, body).
+fn get_typed(s: &Server, pq: &str) -> (u16, String, Vec<u8>) {
+    let host = format!("127.0.0.1:{}", s.port);
+    let (st, head, b) = get_with(s, &host, &format!("{pq}&t={}", s.token));
+    let ty = head
+        .lines()
+        .find_map(|l| {
+            l.to_ascii_lowercase()
+                .strip_prefix("content-type: ")
+                .map(str::to_string)
+        })
+        .unwrap_or_default();
+    (st, ty, b)
+}
+
+/// `/api/uimage` or `/api/uaudio` of export `name` of package `pkg` of
+/// `path`, with `extra` query; and the export's `/api/asset` answer.
+fn ue_media(
+    s: &Server,
+    what: &str,
+    path: &str,
+    pkg: &str,
+    name: &str,
+    extra: &str,
+) -> ((u16, String, Vec<u8>), serde_json::Value) {
+    let k = export_named(&asset(s, path, pkg, None), name);
+    let j = asset(s, path, pkg, Some(k));
+    let pq = format!(
+        "/api/{what}?path={}&package={}&export={k}{extra}",
+        enc(path),
+        enc(pkg)
+    );
+    (get_typed(s, &pq), j)
+}
+
+const FIX_TEX: &str = "/Game/Fixtures/Textures/";
+const FIX_AUDIO: &str = "/Game/Fixtures/Audio/";
+
+#[test]
+fn ue5_textures_preview_by_mip_and_face_and_sounds_play() {
+    let Some(c) = pakrat_testkit::corpus_dir() else {
+        return;
+    };
+    let s = start(&c);
+    let u = UE58_TAGGED_UTOC;
+    // T_Mips: the model's sizes, mip by mip.
+    let pkg = format!("{FIX_TEX}T_Mips");
+    let (_, j) = ue_media(&s, "uimage", u, &pkg, "T_Mips", "");
+    let mips = j["texture"]["mips"].as_array().unwrap().clone();
+    assert!(mips.len() > 2, "{}", j["texture"]);
+    for (m, want) in mips.iter().enumerate().take(2) {
+        let ((st, ty, b), _) = ue_media(&s, "uimage", u, &pkg, "T_Mips", &format!("&mip={m}"));
+        assert_eq!(st, 200, "{}", String::from_utf8_lossy(&b));
+        assert_eq!(ty, "image/png");
+        let size = (
+            want["width"].as_u64().unwrap() as u32,
+            want["height"].as_u64().unwrap() as u32,
+        );
+        assert_eq!(png_size(&b), size, "mip {m}");
+        assert!(b.ends_with(b"IEND\xaeB`\x82"), "mip {m}: a whole PNG");
+    }
+    assert_eq!(mips[1]["width"], mips[0]["width"].as_u64().unwrap() / 2);
+    // Mip 1's pixels are the library's decoding of it.
+    let ((_, _, b), _) = ue_media(&s, "uimage", u, &pkg, "T_Mips", "&mip=1");
+    let mut r = png::Decoder::new(std::io::Cursor::new(b))
+        .read_info()
+        .unwrap();
+    let mut shown = vec![0; r.output_buffer_size().unwrap()];
+    let f = r.next_frame(&mut shown).unwrap();
+    shown.truncate(f.buffer_size());
+    assert_eq!(shown, library_pixels(&c, u, &pkg, 1));
+    let past = format!("&mip={}", mips.len());
+    assert_eq!(ue_media(&s, "uimage", u, &pkg, "T_Mips", &past).0 .0, 404);
+
+    // The DDS download: every mip, undecoded, behind a DDS header.
+    let ((st, _, b), j) = ue_media(&s, "udds", u, &pkg, "T_Mips", "");
+    assert_eq!(st, 200, "{}", String::from_utf8_lossy(&b));
+    assert_eq!(&b[..4], b"DDS ");
+    let le = |o: usize| u32::from_le_bytes(b[o..o + 4].try_into().unwrap());
+    let mips = j["texture"]["mips"].as_array().unwrap();
+    assert_eq!((le(12), le(16)), (64, 64), "height, width");
+    assert_eq!(le(28) as usize, mips.len(), "mip count");
+    let pixels: u64 = mips.iter().map(|m| m["bytes"].as_u64().unwrap()).sum();
+    assert!(
+        [128, 148].contains(&(b.len() as u64 - pixels)),
+        "{} bytes for {pixels} of mips",
+        b.len()
+    );
+
+    // T_Cube: six faces, named, each one served; a seventh is a 404.
+    let pkg = format!("{FIX_TEX}T_Cube");
+    let ((st, _, b), j) = ue_media(&s, "uimage", u, &pkg, "T_Cube", "&slice=5");
+    let t = &j["texture"];
+    assert_eq!(t["kind"], "Cube", "{t}");
+    assert_eq!(t["mips"][0]["surfaces"], 6);
+    assert_eq!(t["surface"], "face");
+    assert_eq!(t["surface_names"][1], "-X");
+    assert_eq!(st, 200, "{}", String::from_utf8_lossy(&b));
+    let side = t["width"].as_u64().unwrap() as u32;
+    assert_eq!(png_size(&b), (side, side));
+    assert_eq!(
+        ue_media(&s, "uimage", u, &pkg, "T_Cube", "&slice=6").0 .0,
+        404
+    );
+
+    // A cube array: six faces per cube, named by cube; a volume: its
+    // depth slices; each last one served, one past it a 404.
+    for (name, kind) in [("T_CubeArray", "CubeArray"), ("T_Volume", "Volume")] {
+        let pkg = format!("{FIX_TEX}{name}");
+        let (_, j) = ue_media(&s, "uimage", u, &pkg, name, "");
+        let t = &j["texture"];
+        assert_eq!(t["kind"], kind, "{t}");
+        let n = t["mips"][0]["surfaces"].as_u64().unwrap();
+        if kind == "CubeArray" {
+            assert!(n >= 12 && n % 6 == 0, "{t}");
+            assert_eq!(t["surface_names"][7], "1 -X");
+        } else {
+            assert_eq!(n, t["mips"][0]["depth"].as_u64().unwrap());
+            assert!(n > 1, "{t}");
+        }
+        let last = ue_media(&s, "uimage", u, &pkg, name, &format!("&slice={}", n - 1)).0;
+        assert_eq!(last.0, 200, "{}", String::from_utf8_lossy(&last.2));
+        let past = ue_media(&s, "uimage", u, &pkg, name, &format!("&slice={n}")).0;
+        assert_eq!(past.0, 404);
+    }
+
+    // An HDR texture is tone-clamped to an 8-bit PNG.
+    let pkg = format!("{FIX_TEX}T_FloatRGBA");
+    let ((st, _, b), j) = ue_media(&s, "uimage", u, &pkg, "T_FloatRGBA", "");
+    assert_eq!(st, 200, "{}", String::from_utf8_lossy(&b));
+    assert_eq!(j["texture"]["hdr"], true);
+    assert_eq!(b[24], 8, "bit depth 8");
+
+    // A PCM SoundWave: the WAV the library gives, byte for byte.
+    let pkg = format!("{FIX_AUDIO}SW_Format_PCM");
+    let ((st, ty, b), j) = ue_media(&s, "uaudio", u, &pkg, "SW_Format_PCM", "");
+    assert_eq!(st, 200, "{}", String::from_utf8_lossy(&b));
+    assert_eq!(ty, "audio/wav");
+    assert_eq!(j["sound"]["playable"], true, "{}", j["sound"]);
+    assert_eq!(b, library_audio(&c, u, &pkg), "the library's bytes");
+    assert_eq!(&b[..4], b"RIFF");
+    // A codec pakrat does not decode: as cooked, to download.
+    let pkg = format!("{FIX_AUDIO}SW_Format_BinkAudio");
+    let ((st, ty, b), j) = ue_media(&s, "uaudio", u, &pkg, "SW_Format_BinkAudio", "");
+    assert_eq!(st, 200, "{}", String::from_utf8_lossy(&b));
+    assert_eq!(ty, "application/octet-stream");
+    assert_eq!(j["sound"]["decoded"], false);
+    assert_eq!(j["sound"]["extension"], "binka");
+    assert_eq!(b, library_audio(&c, u, &pkg));
+
+    // Ogg Vorbis: as cooked (an Ogg stream, in two chunks), for the
+    // browser's player.
+    let name = "SW_Format_PlatformSpecific";
+    let pkg = format!("{FIX_AUDIO}{name}");
+    let ((st, ty, b), j) = ue_media(&s, "uaudio", u, &pkg, name, "");
+    assert_eq!(st, 200, "{}", String::from_utf8_lossy(&b));
+    assert_eq!((ty.as_str(), &b[..4]), ("audio/ogg", &b"OggS"[..]));
+    assert_eq!(j["sound"]["chunks"], 2, "{}", j["sound"]);
+    assert_eq!(b, library_audio(&c, u, &pkg));
+    // The wrong kind of export is a 400.
+    let ((st, _, _), _) = ue_media(&s, "uimage", u, &pkg, name, "");
+    assert_eq!(st, 400);
+}
+
+/// Mip `mip` of a texture's first surface as RGBA8, as
+/// `pakrat_texture` decodes it.
+fn library_pixels(c: &std::path::Path, utoc: &str, pkg: &str, mip: usize) -> Vec<u8> {
+    use pakrat_asset::props::{open, BulkFrom, NoSchemas};
+    let utoc = c.join(utoc);
+    let keys = pakrat_codec::KeyRing::new();
+    let script = open::load_global(&open::find_global(&utoc).unwrap(), &keys).unwrap();
+    let ct = pakrat_iostore::Container::open(&utoc, &keys).unwrap();
+    let o = open::open_in_container(&ct, Some(&script), pkg, None).unwrap();
+    let a = o.asset();
+    let i = a
+        .exports
+        .iter()
+        .position(|e| pakrat_asset::texture::is_texture_class(e.class_name()))
+        .unwrap();
+    let t = pakrat_asset::texture::read_export(&a, i, &NoSchemas).unwrap();
+    let m = &t.mips[mip];
+    let data = o
+        .bulk(m.data.as_ref().unwrap(), BulkFrom::Container(&ct))
+        .unwrap();
+    let pf = pakrat_texture::PixelFormat::from_ue_name(&t.format).unwrap();
+    let img = pakrat_texture::decode(pf, m.width, m.height, &data, &Default::default()).unwrap();
+    match img.to_rgba8().pixels {
+        pakrat_texture::Pixels::Rgba8(v) => v,
+        _ => unreachable!(),
+    }
+}
+
+/// A sound's bytes as `pakrat_asset::sound` gives them.
+fn library_audio(c: &std::path::Path, utoc: &str, pkg: &str) -> Vec<u8> {
+    use pakrat_asset::props::{open, BulkFrom, NoSchemas};
+    let utoc = c.join(utoc);
+    let keys = pakrat_codec::KeyRing::new();
+    let script = open::load_global(&open::find_global(&utoc).unwrap(), &keys).unwrap();
+    let ct = pakrat_iostore::Container::open(&utoc, &keys).unwrap();
+    let o = open::open_in_container(&ct, Some(&script), pkg, None).unwrap();
+    let a = o.asset();
+    let i = a
+        .exports
+        .iter()
+        .position(|e| pakrat_asset::sound::is_sound_class(e.class_name()))
+        .unwrap();
+    let w = pakrat_asset::sound::read_export(&a, i, &NoSchemas).unwrap();
+    w.audio(&o, BulkFrom::Container(&ct), true).unwrap().bytes
+}
+
+#[test]
+fn a_mutated_loose_texture_is_a_422_never_a_500() {
+    let Some(c) = pakrat_testkit::corpus_dir() else {
+        return;
+    };
+    let t = tempfile::tempdir().unwrap();
+    let pak = pakrat_pak::Pak::open(c.join(UE58_TAGGED_PAK), &Default::default()).unwrap();
+    let mut files = std::collections::HashMap::new();
+    for e in &pak.index.entries {
+        if e.path.starts_with("Textures/T_Streaming.") {
+            let ext = e.path.rsplit_once('.').unwrap().1.to_string();
+            files.insert(ext, pak.read(e).unwrap());
+        }
+    }
+    let write = |stem: &str, uexp: &[u8], ubulk: &[u8]| {
+        let p = t.path().join(stem);
+        std::fs::write(p.with_extension("uasset"), &files["uasset"]).unwrap();
+        std::fs::write(p.with_extension("uexp"), uexp).unwrap();
+        std::fs::write(p.with_extension("ubulk"), ubulk).unwrap();
+        format!("{stem}.uasset")
+    };
+    let s = start(t.path());
+    let img = |f: &str, i: u64| get_typed(&s, &format!("/api/uimage?path={f}&export={i}"));
+    let good = write("T_Streaming", &files["uexp"], &files["ubulk"]);
+    let k = export_named(&json(&s, &format!("/api/asset?path={good}")), "T_Streaming");
+    let (st, _, b) = img(&good, k);
+    assert_eq!(st, 200, "{}", String::from_utf8_lossy(&b));
+    // Its .ubulk cut short: the reader's message, a 422.
+    let half = &files["ubulk"][..files["ubulk"].len() / 2];
+    let cut = write("Cut", &files["uexp"], half);
+    let (st, _, b) = img(&cut, k);
+    let msg = String::from_utf8_lossy(&b).into_owned();
+    assert_eq!(st, 422, "{msg}");
+    assert!(msg.contains("ubulk"), "{msg}");
+    // Its .ubulk a symbolic link out of the opened folder: refused.
+    #[cfg(unix)]
+    {
+        let outside = tempfile::tempdir().unwrap();
+        let real = outside.path().join("T.ubulk");
+        std::fs::write(&real, &files["ubulk"]).unwrap();
+        let f = write("Link", &files["uexp"], b"");
+        std::fs::remove_file(t.path().join("Link.ubulk")).unwrap();
+        std::os::unix::fs::symlink(&real, t.path().join("Link.ubulk")).unwrap();
+        let (st, _, b) = img(&f, k);
+        let msg = String::from_utf8_lossy(&b).into_owned();
+        assert_eq!(st, 403, "{msg}");
+        assert!(msg.contains("Link.ubulk"), "{msg}");
+    }
+    // Bytes of the export data changed one at a time (every fifth):
+    // never a 500.
+    let uexp = &files["uexp"];
+    let mut statuses = std::collections::BTreeMap::new();
+    for (n, at) in (0..uexp.len()).step_by(5).enumerate() {
+        let mut m = uexp.clone();
+        m[at] ^= 0xA5;
+        let f = write(&format!("M{n}"), &m, &files["ubulk"]);
+        let (st, _, b) = img(&f, k);
+        assert!(st != 500, "byte {at}: {}", String::from_utf8_lossy(&b));
+        *statuses.entry(st).or_insert(0) += 1;
+        let (st, _) = get(&s, &format!("/api/asset?path={f}&export={k}"));
+        assert_eq!(st, 200, "byte {at}");
+    }
+    eprintln!("statuses of one-byte changes: {statuses:?}");
+    assert!(statuses.contains_key(&422), "{statuses:?}");
+    assert!(statuses.contains_key(&200), "{statuses:?}");
+}
+
+#[test]
+fn ue5_textures_preview_from_a_legacy_pak_and_unversioned_with_mappings() {
+    let Some(c) = pakrat_testkit::corpus_dir() else {
+        return;
+    };
+    let usmap = c.join(UE58_USMAP);
+    let s = start_opts(&c, |o| o.usmap = Some(usmap.clone()));
+    // A legacy pak: the mips in the pak's T_Streaming.ubulk entry.
+    let entry = "Textures/T_Streaming.uasset";
+    let ((st, _, b), j) = ue_media(&s, "uimage", UE58_TAGGED_PAK, entry, "T_Streaming", "");
+    assert_eq!(st, 200, "{}", String::from_utf8_lossy(&b));
+    let m0 = &j["texture"]["mips"][0];
+    assert_eq!(png_size(&b), (512, 512), "{m0}");
+    assert_eq!(m0["width"], 512);
+    // The same texture from the container gives the same picture.
+    let pkg = format!("{FIX_TEX}T_Streaming");
+    let ((_, _, zen), _) = ue_media(&s, "uimage", UE58_TAGGED_UTOC, &pkg, "T_Streaming", "");
+    assert_eq!(b, zen, "legacy and zen previews differ");
+    // Unversioned: read with the mappings; the same picture.
+    let ((st, _, b), j) = ue_media(&s, "uimage", UE58_UNVERSIONED_UTOC, &pkg, "T_Streaming", "");
+    assert_eq!(st, 200, "{}", String::from_utf8_lossy(&b));
+    assert!(j["mappings"].as_str().is_some(), "{}", j["mappings"]);
+    assert_eq!(b, zen, "unversioned and tagged previews differ");
+    let pkg = format!("{FIX_AUDIO}SW_Format_PCM");
+    let ((st, ty, b), _) = ue_media(
+        &s,
+        "uaudio",
+        UE58_UNVERSIONED_UTOC,
+        &pkg,
+        "SW_Format_PCM",
+        "",
+    );
+    assert_eq!((st, ty.as_str()), (200, "audio/wav"));
+    assert_eq!(b, library_audio(&c, UE58_TAGGED_UTOC, &pkg));
+}

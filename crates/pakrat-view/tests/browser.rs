@@ -447,6 +447,7 @@ fn a_browser_sees_textures_sounds_and_containers() {
     big_graphs_zoom_and_pan(&d, &shots);
     keys_typed_into_the_page(&d, &shots);
     ue5_properties_and_links(&d, &shots);
+    ue5_textures_and_sounds(&d, &shots);
     eprintln!("screenshots in {}", shots.display());
 }
 
@@ -932,4 +933,150 @@ fn long_arrays_page(d: &Driver, shots: &Path) {
         json!([]),
     );
     d.screenshot(&shots.join("12b-ue5-pages.png"));
+}
+
+/// Open export `name` of zen package `pkg` of the container Fixtures.utoc
+/// from the container's page.
+fn open_zen_export(d: &Driver, pkg: &str, name: &str) {
+    d.click("Fixtures.utoc");
+    let link = format!("document.querySelector('#right a.pkg[data-package=\"{pkg}\"]')");
+    d.wait(&link, pkg);
+    d.js(&format!("({link}).click(); return true;"), json!([]));
+    let exp = format!(
+        "[...document.querySelectorAll('#right a.exp')].find(a => a.textContent === {})",
+        json!(name)
+    );
+    d.wait(&exp, "the package's exports");
+    d.js(&format!("({exp}).click(); return true;"), json!([]));
+    wait_export(d, name);
+}
+
+/// The preview's natural size once the image shown is `want` (a part of
+/// its URL) and has loaded.
+fn preview_size(d: &Driver, want: &str) -> (u64, u64) {
+    let v = d.wait(
+        &format!(
+            "(() => {{ const i = document.getElementById('uimg'); \
+             return i && i.src.includes({}) && i.complete && i.naturalWidth ? [i.naturalWidth, i.naturalHeight] : null; }})()",
+            json!(want)
+        ),
+        want,
+    );
+    (v[0].as_u64().unwrap(), v[1].as_u64().unwrap())
+}
+
+/// UE5 textures: a cube shows face by face and mip by mip (pickers from the
+/// model); a SoundWave of PCM plays (the player's source is a WAV), one of
+/// Bink Audio is offered as a download, named as not decoded.
+fn ue5_textures_and_sounds(d: &Driver, shots: &Path) {
+    open_zen_export(d, "/Game/Fixtures/Textures/T_Cube", "T_Cube");
+    let faces = d.wait(
+        "document.getElementById('uslice') && [...document.getElementById('uslice').options].map(o => o.textContent)",
+        "the face picker",
+    );
+    assert_eq!(faces, json!(["+X", "-X", "+Y", "-Y", "+Z", "-Z"]));
+    let mip_sizes = || -> Vec<(u64, u64)> {
+        let v = d.js(
+            "return [...document.getElementById('umip').options].map(o => o.textContent);",
+            json!([]),
+        );
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|m| {
+                let (w, h) = m
+                    .as_str()
+                    .unwrap()
+                    .split_once(": ")
+                    .unwrap()
+                    .1
+                    .split_once('×')
+                    .unwrap();
+                (w.parse().unwrap(), h.trim().parse().unwrap())
+            })
+            .collect()
+    };
+    let cube = mip_sizes();
+    assert_eq!(preview_size(d, "slice=0"), cube[0]);
+    let pick = |id: &str, v: &str| {
+        d.js(
+            "const s = document.getElementById(arguments[0]); s.value = arguments[1]; \
+             s.dispatchEvent(new Event('change')); return true;",
+            json!([id, v]),
+        );
+    };
+    pick("uslice", "3");
+    assert_eq!(preview_size(d, "mip=0&slice=3"), cube[0]);
+    let info = d.js(
+        "return document.getElementById('uinfo').textContent;",
+        json!([]),
+    );
+    assert!(info.as_str().unwrap().contains("face -Y of 6"), "{info}");
+    d.screenshot(&shots.join("15-ue5-cube.png"));
+
+    // A texture with mips: mip 1 is half the size of mip 0.
+    open_zen_export(d, "/Game/Fixtures/Textures/T_Mips", "T_Mips");
+    d.wait("document.getElementById('umip')", "the mip picker");
+    let mips = mip_sizes();
+    assert!(mips.len() > 2, "{mips:?}");
+    assert_eq!(preview_size(d, "mip=0&slice=0"), mips[0]);
+    let hidden = d.js(
+        "return document.getElementById('uslicebox').style.display;",
+        json!([]),
+    );
+    assert_eq!(hidden, "none", "one slice: no slice picker");
+    pick("umip", "1");
+    assert_eq!(preview_size(d, "mip=1&slice=0"), mips[1]);
+    assert_eq!(mips[1].0 * 2, mips[0].0);
+    let dds = d.js_async(
+        "const done = arguments[arguments.length - 1]; \
+         fetch(document.getElementById('uddl').href).then(r => r.arrayBuffer()).then(b => done(new TextDecoder().decode(b.slice(0, 4))))",
+        json!([]),
+    );
+    assert_eq!(dds, "DDS ");
+    d.screenshot(&shots.join("16-ue5-mips.png"));
+
+    open_zen_export(d, "/Game/Fixtures/Audio/SW_Format_PCM", "SW_Format_PCM");
+    d.wait("document.getElementById('uaudio')", "the audio player");
+    let got = d.js_async(
+        "const done = arguments[arguments.length - 1]; \
+         fetch(document.getElementById('uaudio').src).then(r => Promise.all([r.headers.get('content-type'), r.arrayBuffer()])).then(([t, b]) => { \
+           const v = new DataView(b); done([t, String.fromCharCode(v.getUint8(0), v.getUint8(1), v.getUint8(2), v.getUint8(3)), v.getUint32(4, true) + 8, b.byteLength]); })",
+        json!([]),
+    );
+    assert_eq!(got[0], "audio/wav", "{got}");
+    assert_eq!(got[1], "RIFF", "{got}");
+    assert_eq!(got[2], got[3], "RIFF size vs bytes: {got}");
+    // The browser reads it as audio: its duration is known.
+    let playable = "(() => { const a = document.getElementById('uaudio'); return a && a.readyState >= 1 && a.duration > 0 ? a.duration : null; })()";
+    d.wait(playable, "the WAV's duration");
+    d.screenshot(&shots.join("17-ue5-sound.png"));
+    // Ogg Vorbis, as cooked: the player reads it too.
+    open_zen_export(
+        d,
+        "/Game/Fixtures/Audio/SW_Format_PlatformSpecific",
+        "SW_Format_PlatformSpecific",
+    );
+    let secs = d.wait(playable, "the Ogg Vorbis sound's duration");
+    assert!(secs.as_f64().unwrap() > 0.0, "{secs}");
+
+    open_zen_export(
+        d,
+        "/Game/Fixtures/Audio/SW_Format_BinkAudio",
+        "SW_Format_BinkAudio",
+    );
+    let shown = d.wait(
+        "document.getElementById('usound') && document.getElementById('usound').textContent",
+        "the sound's download",
+    );
+    assert!(
+        shown.as_str().unwrap().contains("download .binka"),
+        "{shown}"
+    );
+    assert!(
+        shown.as_str().unwrap().contains("not decoded: Bink Audio"),
+        "{shown}"
+    );
+    let audio = d.js("return document.getElementById('uaudio');", json!([]));
+    assert!(audio.is_null(), "no player for Bink Audio: {audio}");
 }

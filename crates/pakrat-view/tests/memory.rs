@@ -497,3 +497,66 @@ fn a_ue5_export_over_budget_is_413_and_small_ones_decode() {
     assert_eq!(st, 200, "{}", String::from_utf8_lossy(&b));
     s.answers();
 }
+
+#[test]
+fn a_ue5_texture_preview_over_budget_is_413_before_decoding() {
+    let Some(c) = pakrat_testkit::corpus_dir() else {
+        return;
+    };
+    // T_Streaming as loose files (its mips in its .ubulk), from the
+    // tagged legacy pak.
+    let t = tempfile::tempdir().unwrap();
+    let pak = pakrat_pak::Pak::open(
+        c.join("pak/cue4parse/UE5_8/LegacyPak/Tagged/Uncompressed/CUE4ParseFixtures-Legacy-Tagged-Uncompressed.pak"),
+        &Default::default(),
+    )
+    .unwrap();
+    for e in &pak.index.entries {
+        if let Some(ext) = e.path.strip_prefix("Textures/T_Streaming.") {
+            std::fs::write(t.path().join(format!("T.{ext}")), pak.read(e).unwrap()).unwrap();
+        }
+    }
+    // A 4 MiB pool: 2 MiB a request.
+    let s = Server::start(t.path(), Some(4));
+    let (st, _, _, b, _) = s.get("/api/asset?path=T.uasset", 1 << 20);
+    assert_eq!(st, 200, "{}", String::from_utf8_lossy(&b));
+    let j: serde_json::Value = serde_json::from_slice(&b).unwrap();
+    let k = j["exports"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["name"] == "T_Streaming")
+        .unwrap()["index"]
+        .clone();
+    let (st, _, _, b, _) = s.get(&format!("/api/asset?path=T.uasset&export={k}"), 1 << 20);
+    assert_eq!(st, 200, "{}", String::from_utf8_lossy(&b));
+    let j: serde_json::Value = serde_json::from_slice(&b).unwrap();
+    let mips = j["texture"]["mips"].as_array().unwrap();
+    let size = |m: &serde_json::Value| {
+        (
+            m["width"].as_u64().unwrap() as u32,
+            m["height"].as_u64().unwrap() as u32,
+        )
+    };
+    let (w, h) = size(&mips[0]);
+    assert!(
+        pakrat_view::preview_cost(false, w, h) > 2 * MIB,
+        "mip 0 is {w}x{h}: too small for this test"
+    );
+    let (st, _, _, b, _) = s.get(
+        &format!("/api/uimage?path=T.uasset&export={k}&mip=0"),
+        1 << 20,
+    );
+    let msg = String::from_utf8_lossy(&b);
+    assert_eq!(st, 413, "{msg}");
+    assert!(msg.contains("previewing this texture needs"), "{msg}");
+    // A small mip of it still previews.
+    let last = mips.len() - 1;
+    let (st, _, _, b, _) = s.get(
+        &format!("/api/uimage?path=T.uasset&export={k}&mip={last}"),
+        1 << 20,
+    );
+    assert_eq!(st, 200, "{}", String::from_utf8_lossy(&b));
+    assert!(b.starts_with(b"\x89PNG"));
+    s.answers();
+}
