@@ -10,17 +10,18 @@
 
 use super::{Ctx, Form, UE5_PROPERTY_TAG_COMPLETE_TYPE_NAME, UE5_PROPERTY_TAG_EXTENSION};
 use crate::props::asset::short_name;
+use crate::props::write::TagHint;
 use crate::props::{PropType, Property, Value};
 use pakrat_io::{Error, Reader, Result};
 
 /// `VER_UE4_STRUCT_GUID_IN_PROPERTY_TAG`.
-const UE4_STRUCT_GUID_IN_PROPERTY_TAG: i32 = 441;
+pub(crate) const UE4_STRUCT_GUID_IN_PROPERTY_TAG: i32 = 441;
 /// `VER_UE4_ARRAY_PROPERTY_INNER_TAGS`.
-const UE4_ARRAY_PROPERTY_INNER_TAGS: i32 = 282;
+pub(crate) const UE4_ARRAY_PROPERTY_INNER_TAGS: i32 = 282;
 /// `VER_UE4_PROPERTY_TAG_SET_MAP_SUPPORT`.
-const UE4_PROPERTY_TAG_SET_MAP_SUPPORT: i32 = 509;
+pub(crate) const UE4_PROPERTY_TAG_SET_MAP_SUPPORT: i32 = 509;
 /// `VER_UE4_PROPERTY_GUID_IN_PROPERTY_TAG`.
-const UE4_PROPERTY_GUID_IN_PROPERTY_TAG: i32 = 503;
+pub(crate) const UE4_PROPERTY_GUID_IN_PROPERTY_TAG: i32 = 503;
 
 /// `EPropertyTagFlags`.
 mod flag {
@@ -42,17 +43,44 @@ pub(super) struct Tag {
     /// The value was written by a native serializer (5.4+ flag).
     pub native: bool,
     pub skipped: bool,
+    /// Reader position of the `i32` size.
+    pub size_pos: usize,
 }
 
 impl Ctx<'_, '_> {
     /// Tags up to `None`.
     pub(super) fn tagged_properties(&mut self, r: &mut Reader<'_>) -> Result<Vec<Property>> {
         let mut out = Vec::new();
-        while let Some(tag) = self.read_tag(r)? {
+        loop {
+            let tag_start = r.clone();
+            let Some(tag) = self.read_tag(r)? else { break };
             let start = r.pos() as u64;
             let mut body = r.sub(start, tag.size, &format!("value of {}", tag.name))?;
             r.skip(tag.size, "property value")?;
-            let value = self.tagged_value(&mut body, &tag);
+            let value = self.with_seg(format_args!("/{}[{}]", tag.name, tag.index), |c| {
+                let value = c.tagged_value(&mut body, &tag);
+                if c.rec.is_some() {
+                    let hint = TagHint {
+                        bytes: tag_start.rest()[..start as usize - tag_start.pos()].to_vec(),
+                        size_at: tag.size_pos - tag_start.pos(),
+                        ty: tag.ty.clone(),
+                        index: tag.index,
+                        bool_value: tag.bool_value,
+                        native: tag.native,
+                    };
+                    let raw = matches!(value, Value::Skipped { .. }).then(|| {
+                        let b = &tag_start.data()[start as usize..][..tag.size as usize];
+                        (value.clone(), b.to_vec())
+                    });
+                    c.record(|h, path| {
+                        h.tags.insert(path.to_string(), hint);
+                        if let Some(raw) = raw {
+                            h.raw.insert(path.to_string(), raw);
+                        }
+                    });
+                }
+                value
+            });
             out.push(Property {
                 name: tag.name,
                 index: tag.index,
@@ -153,6 +181,7 @@ impl Ctx<'_, '_> {
 
     fn read_tag_complete(&mut self, r: &mut Reader<'_>, name: String) -> Result<Tag> {
         let ty = self.read_type_name(r, 0)?;
+        let size_pos = r.pos();
         let size = r.i32("property size")?;
         let flags = r.u8("property tag flags")?;
         let index = if flags & flag::HAS_ARRAY_INDEX != 0 {
@@ -175,6 +204,7 @@ impl Ctx<'_, '_> {
             bool_value: flags & flag::BOOL_TRUE != 0,
             native: flags & flag::BINARY_OR_NATIVE != 0,
             skipped: flags & flag::SKIPPED != 0,
+            size_pos,
         })
     }
 
@@ -249,6 +279,7 @@ impl Ctx<'_, '_> {
     /// Before UE 5.4: type name, size, index, the type's extras, GUID.
     fn read_tag_classic(&mut self, r: &mut Reader<'_>, name: String) -> Result<Tag> {
         let type_name = self.fname(r, "property type")?;
+        let size_pos = r.pos();
         let size = r.i32("property size")?;
         let index = r.u32("array index")?;
         let mut bool_value = false;
@@ -303,6 +334,7 @@ impl Ctx<'_, '_> {
             bool_value,
             native: false,
             skipped: false,
+            size_pos,
         })
     }
 
