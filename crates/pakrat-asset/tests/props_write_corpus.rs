@@ -80,6 +80,7 @@ struct Counts {
     canonical_exact: usize,
     canonical_same_tree: usize,
     canonical_refused: usize,
+    edited: usize,
     raw_values: usize,
 }
 
@@ -142,6 +143,24 @@ fn sweep(dir: &Path, version: &str, mode: &str, problems: &mut Vec<String>) -> C
                 }
                 Err(err) => problems.push(format!("{what}: {err}")),
             }
+            // Every integer flipped in its lowest bit, every string grown,
+            // then one element added to each integer array: encoded with
+            // the hints, decoded back to the edited tree.
+            let mut q = p.clone();
+            if edit(&mut q.properties) {
+                n.edited += 1;
+                match encode_properties(&a, i, &usmap, &q, &hints) {
+                    Ok(mut b) => {
+                        b.extend_from_slice(&e.data[p.native_start as usize..]);
+                        let mut a2 = asset(&out.package, &out.uasset, &out.uexp);
+                        a2.exports[i].data = &b;
+                        if decode_export(&a2, i, &usmap).properties != q.properties {
+                            problems.push(format!("{what}: the edited tree decodes differently"));
+                        }
+                    }
+                    Err(err) => problems.push(format!("{what}: edit refused: {err}")),
+                }
+            }
             let canonical = encode_properties(&a, i, &usmap, &p, &WriteHints::default());
             if canonical.is_err() {
                 n.canonical_refused += 1;
@@ -167,6 +186,23 @@ fn sweep(dir: &Path, version: &str, mode: &str, problems: &mut Vec<String>) -> C
     }
     eprintln!("{version} {mode}: {n:?}");
     n
+}
+
+/// Edit the top-level integers, strings and integer arrays; whether
+/// anything was edited.
+fn edit(props: &mut [Property]) -> bool {
+    let mut any = false;
+    for p in props {
+        match (&p.ty, &mut p.value) {
+            (_, Value::Int(i)) => *i ^= 1,
+            (_, Value::UInt(u)) => *u ^= 1,
+            (PropType::Str, Value::Str(s)) => s.push_str(" edited"),
+            (PropType::Array(t), Value::Array(a)) if **t == PropType::Int => a.push(Value::Int(-5)),
+            _ => continue,
+        }
+        any = true;
+    }
+    any
 }
 
 #[test]

@@ -165,7 +165,7 @@ impl Enc<'_, '_> {
 
     /// `FFormatArgumentValue` (or the value of an `FFormatArgumentData`).
     fn format_arg(&mut self, w: &mut Writer, a: &FormatArg, argument_data: bool) -> Result<()> {
-        let typed = !(argument_data && !self.rd.custom_ge(EDITOR, 6));
+        let typed = !argument_data || self.rd.custom_ge(EDITOR, 6);
         if !typed {
             let FormatArg::Text(t) = a else {
                 return self.err("format arguments of this version can only be texts");
