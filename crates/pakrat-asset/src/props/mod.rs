@@ -11,7 +11,7 @@
 //! * [`own`]: the schemas a package defines itself (Blueprint classes,
 //!   user-defined structs and enums), in front of the mappings
 //!   ([`schemas_with_package`]);
-//! * [`write`]: the encoder, the model back to bytes
+//! * [`write`](mod@write): the encoder, the model back to bytes
 //!   ([`encode_properties`], exact with the [`WriteHints`] of
 //!   [`decode_export_for_write`]).
 
