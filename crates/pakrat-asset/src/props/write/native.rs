@@ -1,9 +1,11 @@
 //! Natively serialized structs inside properties (the mirror of
 //! `read/native.rs`): the table-driven ones, `Guid`, soft object paths,
-//! gameplay tag containers and per-platform values are encoded; the
+//! gameplay tag containers, instanced structs and per-platform values are
+//! encoded; the
 //! others are written back from their stored bytes while unchanged.
 
 use super::{kind, Enc, Result};
+use crate::props::asset::short_name;
 use crate::props::read::{table, F};
 use crate::props::{PropType, Property, Value};
 use pakrat_io::Writer;
@@ -17,6 +19,7 @@ const ENCODED: &[&str] = &[
     "StringAssetReference",
     "StringClassReference",
     "GameplayTagContainer",
+    "InstancedStruct",
     "PerPlatformFloat",
     "PerPlatformInt",
     "PerPlatformBool",
@@ -60,6 +63,7 @@ impl Enc<'_, '_> {
                 let tags = field(self, f, "GameplayTags")?.clone();
                 self.value(w, &PropType::Array(Box::new(PropType::Name)), &tags)?;
             }
+            ("InstancedStruct", Value::Struct(f)) => self.instanced_struct(w, f)?,
             ("PerPlatformFloat", Value::Struct(f)) => self.per_platform(w, f, PropType::Float)?,
             ("PerPlatformInt", Value::Struct(f)) => self.per_platform(w, f, PropType::Int)?,
             ("PerPlatformBool", Value::Struct(f)) => self.per_platform(w, f, PropType::Bool)?,
@@ -99,6 +103,23 @@ impl Enc<'_, '_> {
             };
             self.at(format_args!("/{fname}[0]"), |e| e.value(w, &ty, x))?;
         }
+        Ok(())
+    }
+
+    /// `FInstancedStruct`: the struct's type, the size of its value, then
+    /// the value (read at the same path as the decoder reads it).
+    fn instanced_struct(&mut self, w: &mut Writer, f: &[Property]) -> Result<()> {
+        let ty = match field(self, f, "ScriptStruct")? {
+            Value::Object(o) => o.clone(),
+            v => return self.err(format!("ScriptStruct cannot hold {}", kind(v))),
+        };
+        self.object(w, ty.as_deref())?;
+        let mut body = Writer::new();
+        if let Some(path) = &ty {
+            let inner = field(self, f, "StructInstance")?.clone();
+            self.struct_value(&mut body, short_name(path), &inner)?;
+        }
+        w.i32(self.count(body.len())?).bytes(body.as_slice());
         Ok(())
     }
 
