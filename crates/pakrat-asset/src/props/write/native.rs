@@ -117,7 +117,10 @@ impl Enc<'_, '_> {
         let mut body = Writer::new();
         if let Some(path) = &ty {
             let inner = field(self, f, "StructInstance")?.clone();
-            self.struct_value(&mut body, short_name(path), &inner)?;
+            // One level deeper, at the same path.
+            self.at(format_args!(""), |e| {
+                e.struct_value(&mut body, short_name(path), &inner)
+            })?;
         }
         w.i32(self.count(body.len())?).bytes(body.as_slice());
         Ok(())

@@ -37,10 +37,16 @@ fn asset(data: &[u8], ue5: i32, unversioned: bool) -> Asset<'_> {
     Asset {
         package: "/Game/T".into(),
         names: NAMES.iter().map(|s| s.to_string()).collect(),
-        imports: vec![ObjectInfo {
-            path: "/Script/CoreUObject.Vector".into(),
-            class: "/Script/CoreUObject.ScriptStruct".into(),
-        }],
+        imports: vec![
+            ObjectInfo {
+                path: "/Script/CoreUObject.Vector".into(),
+                class: "/Script/CoreUObject.ScriptStruct".into(),
+            },
+            ObjectInfo {
+                path: "/Script/CoreUObject.InstancedStruct".into(),
+                class: "/Script/CoreUObject.ScriptStruct".into(),
+            },
+        ],
         exports: vec![ExportInfo {
             name: "T".into(),
             path: "/Game/T.T".into(),
