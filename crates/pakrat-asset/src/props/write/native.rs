@@ -1,7 +1,7 @@
 //! Natively serialized structs inside properties (the mirror of
 //! `read/native.rs`): the table-driven ones, `Guid`, soft object paths,
-//! gameplay tag containers, instanced structs and per-platform values are
-//! encoded; the
+//! gameplay tag containers, instanced structs, frame ranges, time warps
+//! and per-platform values are encoded; the
 //! others are written back from their stored bytes while unchanged.
 
 use super::{kind, Enc, Result};
@@ -20,6 +20,8 @@ const ENCODED: &[&str] = &[
     "StringClassReference",
     "GameplayTagContainer",
     "InstancedStruct",
+    "MovieSceneFrameRange",
+    "MovieSceneTimeWarpVariant",
     "PerPlatformFloat",
     "PerPlatformInt",
     "PerPlatformBool",
@@ -30,6 +32,19 @@ const ENCODED: &[&str] = &[
 pub(crate) fn encodes_native(name: &str) -> bool {
     table(name).is_some() || ENCODED.contains(&name)
 }
+
+/// `EMovieSceneTimeWarpType` entries and their payload structs (as the
+/// decoder names them).
+const TIME_WARP: [(&str, &str); 8] = [
+    ("FixedPlayRate", ""),
+    ("Custom", ""),
+    ("FixedTime", "MovieSceneTimeWarpFixedFrame"),
+    ("FrameRate", "FrameRate"),
+    ("Loop", "MovieSceneTimeWarpLoop"),
+    ("Clamp", "MovieSceneTimeWarpClamp"),
+    ("LoopFloat", "MovieSceneTimeWarpLoopFloat"),
+    ("ClampFloat", "MovieSceneTimeWarpClampFloat"),
+];
 
 /// Field `name` of a struct value, or an error naming it.
 fn field<'v>(enc: &Enc<'_, '_>, fields: &'v [Property], name: &str) -> Result<&'v Value> {
@@ -64,6 +79,18 @@ impl Enc<'_, '_> {
                 self.value(w, &PropType::Array(Box::new(PropType::Name)), &tags)?;
             }
             ("InstancedStruct", Value::Struct(f)) => self.instanced_struct(w, f)?,
+            ("MovieSceneFrameRange", Value::Struct(f)) => {
+                for bound in ["LowerBound", "UpperBound"] {
+                    let Value::Struct(b) = field(self, f, bound)?.clone() else {
+                        return self.err(format!("{bound} is not a struct"));
+                    };
+                    let t = field(self, &b, "Type")?.clone();
+                    let v = field(self, &b, "Value")?.clone();
+                    self.value(w, &PropType::Byte(None), &t)?;
+                    self.value(w, &PropType::Int, &v)?;
+                }
+            }
+            ("MovieSceneTimeWarpVariant", Value::Struct(f)) => self.time_warp(w, f)?,
             ("PerPlatformFloat", Value::Struct(f)) => self.per_platform(w, f, PropType::Float)?,
             ("PerPlatformInt", Value::Struct(f)) => self.per_platform(w, f, PropType::Int)?,
             ("PerPlatformBool", Value::Struct(f)) => self.per_platform(w, f, PropType::Bool)?,
@@ -124,6 +151,32 @@ impl Enc<'_, '_> {
         }
         w.i32(self.count(body.len())?).bytes(body.as_slice());
         Ok(())
+    }
+
+    /// `FMovieSceneTimeWarpVariant`: a fixed play rate as a literal (flag
+    /// 1, then the rate), anything else as flag 0, type byte, payload.
+    fn time_warp(&mut self, w: &mut Writer, f: &[Property]) -> Result<()> {
+        let Value::Enum(kind) = field(self, f, "Type")?.clone() else {
+            return self.err("Type is not an enum value");
+        };
+        let entry = kind.rsplit("::").next().unwrap_or("");
+        let Some(t) = TIME_WARP.iter().position(|(n, _)| *n == entry) else {
+            return self.err(format!("{kind} is not a time warp type"));
+        };
+        if t == 0 {
+            w.u32(1);
+            let rate = field(self, f, "PlayRate")?.clone();
+            return self.value(w, &PropType::Double, &rate);
+        }
+        w.u32(0).u8(t as u8);
+        if t == 1 {
+            let o = field(self, f, "Custom")?.clone();
+            return self.value(w, &PropType::Object, &o);
+        }
+        let payload = field(self, f, "Payload")?.clone();
+        self.at(format_args!(""), |e| {
+            e.struct_value(w, TIME_WARP[t].1, &payload)
+        })
     }
 
     /// `FPerPlatformFloat` …: cooked flag, default, then (not cooked) the
