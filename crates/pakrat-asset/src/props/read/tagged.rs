@@ -72,7 +72,12 @@ impl Ctx<'_, '_> {
                         let b = &tag_start.data()[start as usize..][..tag.size as usize];
                         (value.clone(), b.to_vec())
                     });
+                    let native_struct = match (&tag.ty, tag.native) {
+                        (PropType::Struct(n), true) if !c.is_native(n) => Some(n.clone()),
+                        _ => None,
+                    };
                     c.record(|h, path| {
+                        h.native_structs.extend(native_struct);
                         h.tags.insert(path.to_string(), hint);
                         if let Some(raw) = raw {
                             h.raw.insert(path.to_string(), raw);
@@ -222,6 +227,11 @@ impl Ctx<'_, '_> {
     /// `FPropertyTypeName`: a node and its parameters, pre-order.
     fn read_type_name(&mut self, r: &mut Reader<'_>, depth: u32) -> Result<PropType> {
         let (name, params) = self.read_type_node(r, depth)?;
+        if self.rec.is_some() {
+            let mut found = Vec::new();
+            type_packages(&params, &mut found);
+            self.record(|h, _| h.type_packages.extend(found));
+        }
         Ok(self.type_from_node(&name, params))
     }
 
@@ -356,6 +366,20 @@ impl Ctx<'_, '_> {
     /// Whether tagged data is read (as opposed to unversioned).
     pub(super) fn tagged(&self) -> bool {
         self.form == Form::Tagged
+    }
+}
+
+/// The (struct or enum name, package) pairs of a type name's parameters:
+/// every node with exactly one parameter that has none itself
+/// (`Vector(/Script/CoreUObject)`).
+fn type_packages(params: &[Node], out: &mut Vec<(String, String)>) {
+    for n in params {
+        match n.params.as_slice() {
+            [p] if p.params.is_empty() && p.name.starts_with('/') => {
+                out.push((n.name.clone(), p.name.clone()));
+            }
+            ps => type_packages(ps, out),
+        }
     }
 }
 

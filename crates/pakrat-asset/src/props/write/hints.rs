@@ -43,6 +43,12 @@ pub struct WriteHints {
     /// Unversioned values that were written although they are zero (the
     /// canonical form masks every zero value).
     pub(crate) written_zero: HashSet<String>,
+    /// The package a struct or enum is spelled with in the export's 5.4+
+    /// type names (`Vector` → `/Script/CoreUObject`), for new tags.
+    pub(crate) type_packages: HashMap<String, String>,
+    /// Structs the export's tags mark as natively serialized although
+    /// pakrat has no layout for them (their tags are read inside).
+    pub(crate) native_structs: HashSet<String>,
     /// Headers of unversioned streams with no values, as stored (they skip
     /// every property of the schema, which may be unknown).
     pub(crate) empty_headers: HashMap<String, Vec<u8>>,
@@ -68,6 +74,18 @@ impl WriteHints {
         if w.as_slice() != raw {
             self.strings
                 .insert((path.to_string(), ordinal), (s.to_string(), raw.to_vec()));
+        }
+    }
+
+    /// Only what names types (the packages of structs and enums in type
+    /// names, which structs are native), without anything of the stored
+    /// layout: what encoding values
+    /// that were never stored needs.
+    pub fn spellings_only(&self) -> WriteHints {
+        WriteHints {
+            type_packages: self.type_packages.clone(),
+            native_structs: self.native_structs.clone(),
+            ..WriteHints::default()
         }
     }
 

@@ -47,7 +47,9 @@ impl Enc<'_, '_> {
         let native = match &hint {
             Some(h) => h.native,
             None => match &p.ty {
-                PropType::Struct(s) => self.rd.native_known(s),
+                PropType::Struct(s) => {
+                    self.rd.native_known(s) || self.hints.native_structs.contains(s)
+                }
                 _ => false,
             },
         };
@@ -219,20 +221,17 @@ impl Enc<'_, '_> {
     }
 
     /// A struct or enum in a type name: its short name with its package as
-    /// parameter (`Vector(/Script/CoreUObject)`), when the package's
-    /// imports or exports say where it lives.
+    /// parameter (`Vector(/Script/CoreUObject)`), when the export's other
+    /// type names or the package's imports or exports say where it lives.
     fn path_node(&mut self, w: &mut Writer, short: &str) -> Result<()> {
         self.fname(w, short)?;
         let suffix = format!(".{short}");
         let package = self
-            .asset
-            .imports
-            .iter()
-            .map(|o| o.path.as_str())
-            .chain(self.asset.exports.iter().map(|e| e.path.as_str()))
-            .find_map(|p| p.strip_suffix(suffix.as_str()))
-            .filter(|p| !p.contains('.'))
-            .map(str::to_string);
+            .hints
+            .type_packages
+            .get(short)
+            .cloned()
+            .or_else(|| self.package_of(&suffix));
         match package {
             Some(p) => {
                 w.i32(1);
@@ -244,5 +243,17 @@ impl Enc<'_, '_> {
             }
         }
         Ok(())
+    }
+
+    /// The package of the import or export whose path ends in `suffix`.
+    fn package_of(&self, suffix: &str) -> Option<String> {
+        self.asset
+            .imports
+            .iter()
+            .map(|o| o.path.as_str())
+            .chain(self.asset.exports.iter().map(|e| e.path.as_str()))
+            .find_map(|p| p.strip_suffix(suffix))
+            .filter(|p| !p.contains('.'))
+            .map(str::to_string)
     }
 }
