@@ -14,7 +14,10 @@ mod unversioned;
 mod ustruct;
 mod values;
 
-pub(crate) use native::{table, without_properties, F};
+pub(crate) use native::{
+    table, without_properties, EXTRAPOLATION, F, FORTNITE_FLOAT_CHANNEL_SHOW_CURVE, INTERP,
+    SEQUENCER, SEQUENCER_FLOAT_CHANNEL_COMPLETELY, TANGENT, TANGENT_WEIGHT,
+};
 pub(crate) use tagged::{
     UE4_ARRAY_PROPERTY_INNER_TAGS, UE4_PROPERTY_GUID_IN_PROPERTY_TAG,
     UE4_PROPERTY_TAG_SET_MAP_SUPPORT, UE4_STRUCT_GUID_IN_PROPERTY_TAG,

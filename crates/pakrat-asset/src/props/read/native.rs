@@ -11,6 +11,10 @@
 mod bag;
 mod misc;
 mod movie;
+pub(crate) use movie::{
+    EXTRAPOLATION, FORTNITE_FLOAT_CHANNEL_SHOW_CURVE, INTERP, SEQUENCER,
+    SEQUENCER_FLOAT_CHANNEL_COMPLETELY, TANGENT, TANGENT_WEIGHT,
+};
 mod nne;
 mod rig;
 mod rig_control;

@@ -14,6 +14,7 @@
 //! canonical form is written.
 
 mod hints;
+mod movie;
 mod native;
 mod tagged;
 #[cfg(test)]

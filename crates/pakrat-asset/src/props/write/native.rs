@@ -1,7 +1,8 @@
 //! Natively serialized structs inside properties (the mirror of
 //! `read/native.rs`): the table-driven ones, `Guid`, soft object paths,
-//! gameplay tag containers, instanced structs, frame ranges, time warps
-//! and per-platform values are encoded; the
+//! gameplay tag containers, instanced structs, frame ranges, time warps,
+//! MovieScene float/double channels (in `movie`) and per-platform values
+//! are encoded; the
 //! others are written back from their stored bytes while unchanged.
 
 use super::{kind, Enc, Result};
@@ -22,6 +23,8 @@ const ENCODED: &[&str] = &[
     "InstancedStruct",
     "MovieSceneFrameRange",
     "MovieSceneTimeWarpVariant",
+    "MovieSceneFloatChannel",
+    "MovieSceneDoubleChannel",
     "PerPlatformFloat",
     "PerPlatformInt",
     "PerPlatformBool",
@@ -47,7 +50,11 @@ const TIME_WARP: [(&str, &str); 8] = [
 ];
 
 /// Field `name` of a struct value, or an error naming it.
-fn field<'v>(enc: &Enc<'_, '_>, fields: &'v [Property], name: &str) -> Result<&'v Value> {
+pub(super) fn field<'v>(
+    enc: &Enc<'_, '_>,
+    fields: &'v [Property],
+    name: &str,
+) -> Result<&'v Value> {
     match fields.iter().find(|p| p.name == name) {
         Some(p) => Ok(&p.value),
         None => enc.err(format!("the struct has no field {name}")),
@@ -91,6 +98,12 @@ impl Enc<'_, '_> {
                 }
             }
             ("MovieSceneTimeWarpVariant", Value::Struct(f)) => self.time_warp(w, f)?,
+            ("MovieSceneFloatChannel", Value::Struct(f)) => {
+                self.movie_channel(w, name, f, false)?
+            }
+            ("MovieSceneDoubleChannel", Value::Struct(f)) => {
+                self.movie_channel(w, name, f, true)?
+            }
             ("PerPlatformFloat", Value::Struct(f)) => self.per_platform(w, f, PropType::Float)?,
             ("PerPlatformInt", Value::Struct(f)) => self.per_platform(w, f, PropType::Int)?,
             ("PerPlatformBool", Value::Struct(f)) => self.per_platform(w, f, PropType::Bool)?,
