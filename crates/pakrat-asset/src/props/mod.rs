@@ -10,7 +10,10 @@
 //!   `.usmap` mappings);
 //! * [`own`]: the schemas a package defines itself (Blueprint classes,
 //!   user-defined structs and enums), in front of the mappings
-//!   ([`schemas_with_package`]).
+//!   ([`schemas_with_package`]);
+//! * [`write`](mod@write): the encoder, the model back to bytes
+//!   ([`encode_properties`], exact with the [`WriteHints`] of
+//!   [`decode_export_for_write`]).
 
 pub mod asset;
 mod from_legacy;
@@ -22,6 +25,7 @@ mod read;
 pub mod schema;
 pub mod ty;
 pub mod value;
+pub mod write;
 
 pub use asset::{Asset, ExportInfo, ObjectInfo, Versions};
 pub use from_zen::ContainerSource;
@@ -33,6 +37,7 @@ pub use ty::PropType;
 pub use value::{
     DateKind, ExportProps, FormatArg, NumberKind, NumberOptions, Property, Text, TextHistory, Value,
 };
+pub use write::{decode_export_for_write, encode_properties, EncodeError, WriteHints};
 
 /// Decode export `index` (0-based) of `asset`: its properties (tagged, or
 /// unversioned through `schemas`) and the native data after them.

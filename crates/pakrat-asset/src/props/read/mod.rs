@@ -14,9 +14,26 @@ mod unversioned;
 mod ustruct;
 mod values;
 
+pub(crate) use native::{
+    table, without_properties, EXTRAPOLATION, F, FORTNITE_FLOAT_CHANNEL_SHOW_CURVE, INTERP,
+    SEQUENCER, SEQUENCER_FLOAT_CHANNEL_COMPLETELY, TANGENT, TANGENT_WEIGHT,
+};
+pub(crate) use tagged::{
+    UE4_ARRAY_PROPERTY_INNER_TAGS, UE4_PROPERTY_GUID_IN_PROPERTY_TAG,
+    UE4_PROPERTY_TAG_SET_MAP_SUPPORT, UE4_STRUCT_GUID_IN_PROPERTY_TAG,
+};
+pub(crate) use text::{
+    EDITOR, UE4_ADDED_CURRENCY_CODE_TO_FTEXT, UE4_FTEXT_HISTORY, UE4_FTEXT_HISTORY_DATE_TIMEZONE,
+    UE5_RELEASE,
+};
 pub(crate) use ustruct::struct_def;
+pub(crate) use values::{
+    FORTNITE_FIELD_PATH_OWNER, FORTNITE_MAIN, FORTNITE_SOFT_PATH_UTF8, RELEASE,
+    RELEASE_FIELD_PATH_OWNER, UE4_ADDED_SOFT_OBJECT_PATH, UE4_INNER_ARRAY_TAG_INFO,
+};
 
 use super::schema::{SchemaProperty, Schemas};
+use super::write::WriteHints;
 use super::{Asset, ExportProps, PropType, Property, Value};
 use pakrat_io::{Error, Guid, Reader, Result};
 use std::cell::RefCell;
@@ -25,13 +42,13 @@ use std::rc::Rc;
 
 /// `EUnrealEngineObjectUE5Version::LARGE_WORLD_COORDINATES`: vectors,
 /// rotators, quats … are doubles from here on.
-const UE5_LARGE_WORLD_COORDINATES: i32 = 1004;
+pub(crate) const UE5_LARGE_WORLD_COORDINATES: i32 = 1004;
 /// `PROPERTY_TAG_EXTENSION_AND_OVERRIDABLE_SERIALIZATION`.
-const UE5_PROPERTY_TAG_EXTENSION: i32 = 1011;
+pub(crate) const UE5_PROPERTY_TAG_EXTENSION: i32 = 1011;
 /// `PROPERTY_TAG_COMPLETE_TYPE_NAME` (UE 5.4).
-const UE5_PROPERTY_TAG_COMPLETE_TYPE_NAME: i32 = 1012;
+pub(crate) const UE5_PROPERTY_TAG_COMPLETE_TYPE_NAME: i32 = 1012;
 /// `FSOFTOBJECTPATH_REMOVE_ASSET_PATH_FNAMES` (UE 5.1).
-const UE5_SOFT_OBJECT_PATH_TOP_LEVEL: i32 = 1007;
+pub(crate) const UE5_SOFT_OBJECT_PATH_TOP_LEVEL: i32 = 1007;
 
 /// The schema entry of an index no property covers.
 static HOLE: std::sync::LazyLock<SchemaProperty> = std::sync::LazyLock::new(|| SchemaProperty {
@@ -42,7 +59,7 @@ static HOLE: std::sync::LazyLock<SchemaProperty> = std::sync::LazyLock::new(|| S
 });
 
 /// Deepest nesting of structs and containers accepted.
-const MAX_DEPTH: u32 = 64;
+pub(crate) const MAX_DEPTH: u32 = 64;
 
 /// Whether values carry tags.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -65,6 +82,64 @@ pub(crate) struct Ctx<'a, 'b> {
     /// that nests a struct in itself twice would otherwise grow as 2^depth).
     zero_budget: u32,
     flat: RefCell<HashMap<String, Option<Flat<'b>>>>,
+    /// Write hints being recorded ([`decode_export_for_write`]).
+    rec: Option<Box<WriteHints>>,
+    /// Path of the value being read (only kept while recording).
+    path: String,
+}
+
+/// What the encoder borrows from the decoder: schemas flattened, zero
+/// values, which structs are native, version gates.
+impl<'a, 'b> Ctx<'a, 'b> {
+    /// A decoder context for the encoder's questions.
+    pub(crate) fn for_write(asset: &'b Asset<'a>, schemas: &'b dyn Schemas) -> Self {
+        Ctx::new(asset, schemas)
+    }
+
+    /// The flattened schema of `name`: (property name, element, type) per
+    /// schema index.
+    pub(crate) fn flat_of(&self, name: &str) -> Option<Vec<(String, u32, PropType)>> {
+        self.flat_schema(name).map(|f| {
+            f.iter()
+                .map(|(p, e)| (p.name.clone(), *e, p.ty.clone()))
+                .collect()
+        })
+    }
+
+    /// The value a zero-masked property of `ty` decodes to.
+    pub(crate) fn zero_of(&mut self, ty: &PropType) -> Value {
+        self.zero_value(ty)
+    }
+
+    /// Whether struct `name` is serialized natively by a serializer pakrat
+    /// reads.
+    pub(crate) fn native_known(&self, name: &str) -> bool {
+        self.is_native(name)
+    }
+
+    /// Package file versions (UE4, UE5).
+    pub(crate) fn versions(&self) -> (i32, i32) {
+        (self.ue4(), self.ue5())
+    }
+
+    /// Whether custom version `key` is at least `v`.
+    pub(crate) fn custom_ge(&self, key: Guid, v: i32) -> bool {
+        self.custom_at_least(key, v)
+    }
+
+    /// The number of entry `entry` (bare name) of enum `name`.
+    pub(crate) fn enum_number(&self, name: &str, entry: &str) -> Option<i64> {
+        let e = self.schemas.find_enum(name)?;
+        e.entries
+            .iter()
+            .find(|(_, n)| n.rsplit("::").next() == Some(entry))
+            .map(|(v, _)| *v)
+    }
+
+    /// Whether reals are doubles (large world coordinates).
+    pub(crate) fn lwc(&self) -> bool {
+        self.lwc
+    }
 }
 
 /// `FName` as stored in export data: name-map index and number.
@@ -97,6 +172,39 @@ impl<'a, 'b> Ctx<'a, 'b> {
             depth: 0,
             zero_budget: 100_000,
             flat: RefCell::new(HashMap::new()),
+            rec: None,
+            path: String::new(),
+        }
+    }
+
+    /// Run `f` with `seg` appended to the recorded path.
+    fn with_seg<T>(&mut self, seg: std::fmt::Arguments<'_>, f: impl FnOnce(&mut Self) -> T) -> T {
+        if self.rec.is_none() {
+            return f(self);
+        }
+        let len = self.path.len();
+        let _ = std::fmt::Write::write_fmt(&mut self.path, seg);
+        let out = f(self);
+        self.path.truncate(len);
+        out
+    }
+
+    /// An `FString`; while recording, one not spelled as the encoder
+    /// would write it (an empty string with its NUL …) is kept.
+    fn fstr(&mut self, r: &mut Reader<'_>, what: &str) -> Result<String> {
+        let start = r.clone();
+        let s = pakrat_codec::fstring::read_fstring(r, what)?;
+        if let Some(rec) = self.rec.as_deref_mut() {
+            let raw = &start.rest()[..r.pos() - start.pos()];
+            rec.string_read(&self.path, &s, raw);
+        }
+        Ok(s)
+    }
+
+    /// Record what `f` does with the hints being recorded, if any.
+    fn record(&mut self, f: impl FnOnce(&mut WriteHints, &str)) {
+        if let Some(rec) = self.rec.as_deref_mut() {
+            f(rec, &self.path);
         }
     }
 
@@ -205,10 +313,13 @@ impl<'a, 'b> Ctx<'a, 'b> {
         match self.form {
             Form::Tagged => {
                 if object && self.ue5() >= UE5_PROPERTY_TAG_EXTENSION {
+                    let start = r.clone();
                     let ext = r.u8("class serialization control")?;
                     if ext & 0x02 != 0 {
                         r.u8("overridable serialization operation")?;
                     }
+                    let prefix = start.rest()[..r.pos() - start.pos()].to_vec();
+                    self.record(|h, _| h.object_prefix = Some(prefix));
                 }
                 self.tagged_properties(r)
             }
@@ -219,6 +330,27 @@ impl<'a, 'b> Ctx<'a, 'b> {
 
 /// Decode export `index` of `asset`.
 pub(crate) fn decode_export(asset: &Asset<'_>, index: usize, schemas: &dyn Schemas) -> ExportProps {
+    decode_export_recording(asset, index, schemas, false).0
+}
+
+/// Decode export `index` of `asset` and, when `record`, what writing it
+/// back exactly needs.
+pub(crate) fn decode_export_recording(
+    asset: &Asset<'_>,
+    index: usize,
+    schemas: &dyn Schemas,
+    record: bool,
+) -> (ExportProps, WriteHints) {
+    let mut ctx = Ctx::new(asset, schemas);
+    if record {
+        ctx.rec = Some(Box::default());
+    }
+    let out = decode_with(&mut ctx, index);
+    (out, ctx.rec.map(|b| *b).unwrap_or_default())
+}
+
+fn decode_with(ctx: &mut Ctx<'_, '_>, index: usize) -> ExportProps {
+    let asset = ctx.asset;
     let Some(export) = asset.exports.get(index) else {
         return ExportProps {
             error: Some(format!(
@@ -229,17 +361,16 @@ pub(crate) fn decode_export(asset: &Asset<'_>, index: usize, schemas: &dyn Schem
         };
     };
     let mut out = ExportProps::default();
-    let mut ctx = Ctx::new(asset, schemas);
     let mut r = Reader::with_base(export.data, export.offset);
     let class = export.class_name().to_string();
     if !native::without_properties(&class) {
-        if let Err(e) = object_properties(&mut ctx, &mut r, export, &class, &mut out) {
+        if let Err(e) = object_properties(ctx, &mut r, export, &class, &mut out) {
             out.error = Some(e);
             return out;
         }
     }
     out.native_start = r.pos() as u64;
-    native::decode_tail(&mut ctx, &mut r, index, &class, &mut out);
+    native::decode_tail(ctx, &mut r, index, &class, &mut out);
     out
 }
 
@@ -273,6 +404,19 @@ fn object_properties(
     out: &mut ExportProps,
 ) -> std::result::Result<(), String> {
     out.properties = ctx.properties(r, class, true).map_err(|e| e.to_string())?;
+    let start = r.clone();
+    let res = object_guid(r, export, out);
+    let trailer = start.rest()[..r.pos() - start.pos()].to_vec();
+    ctx.record(|h, _| h.trailer = Some(trailer));
+    res
+}
+
+/// The object GUID flag (and GUID) after an object's properties.
+fn object_guid(
+    r: &mut Reader<'_>,
+    export: &super::ExportInfo<'_>,
+    out: &mut ExportProps,
+) -> std::result::Result<(), String> {
     // `FLazyObjectPtr::PossiblySerializeObjectGuid`: every object writes an
     // i32 bool (and maybe its GUID) after its properties; the fixtures' class
     // defaults and component templates have it too. A class default whose

@@ -11,6 +11,10 @@
 mod bag;
 mod misc;
 mod movie;
+pub(crate) use movie::{
+    EXTRAPOLATION, FORTNITE_FLOAT_CHANNEL_SHOW_CURVE, INTERP, SEQUENCER,
+    SEQUENCER_FLOAT_CHANNEL_COMPLETELY, TANGENT, TANGENT_WEIGHT,
+};
 mod nne;
 mod rig;
 mod rig_control;
@@ -27,7 +31,7 @@ use pakrat_io::{Reader, Result};
 
 /// A field of a table-driven native struct.
 #[derive(Clone, Copy)]
-enum F {
+pub(crate) enum F {
     /// `FReal`: double with large world coordinates (UE 5.0+), else float.
     Real,
     F32,
@@ -254,7 +258,7 @@ const CODED: &[&str] = &[
     "SkeletalMeshSamplingRegionBuiltData",
 ];
 
-fn table(name: &str) -> Option<&'static [(&'static str, F)]> {
+pub(crate) fn table(name: &str) -> Option<&'static [(&'static str, F)]> {
     TABLE.iter().find(|(n, _)| *n == name).map(|(_, f)| *f)
 }
 
@@ -453,7 +457,7 @@ pub(super) fn decode_tail(
 
 /// Classes whose `Serialize` writes only their own data: no property
 /// stream and no object GUID, the whole export is the native data.
-pub(super) fn without_properties(class: &str) -> bool {
+pub(crate) fn without_properties(class: &str) -> bool {
     matches!(class, "NNEModelData" | "RigHierarchy" | "RigVM")
 }
 

@@ -10,17 +10,18 @@
 
 use super::{Ctx, Form, UE5_PROPERTY_TAG_COMPLETE_TYPE_NAME, UE5_PROPERTY_TAG_EXTENSION};
 use crate::props::asset::short_name;
+use crate::props::write::TagHint;
 use crate::props::{PropType, Property, Value};
 use pakrat_io::{Error, Reader, Result};
 
 /// `VER_UE4_STRUCT_GUID_IN_PROPERTY_TAG`.
-const UE4_STRUCT_GUID_IN_PROPERTY_TAG: i32 = 441;
+pub(crate) const UE4_STRUCT_GUID_IN_PROPERTY_TAG: i32 = 441;
 /// `VER_UE4_ARRAY_PROPERTY_INNER_TAGS`.
-const UE4_ARRAY_PROPERTY_INNER_TAGS: i32 = 282;
+pub(crate) const UE4_ARRAY_PROPERTY_INNER_TAGS: i32 = 282;
 /// `VER_UE4_PROPERTY_TAG_SET_MAP_SUPPORT`.
-const UE4_PROPERTY_TAG_SET_MAP_SUPPORT: i32 = 509;
+pub(crate) const UE4_PROPERTY_TAG_SET_MAP_SUPPORT: i32 = 509;
 /// `VER_UE4_PROPERTY_GUID_IN_PROPERTY_TAG`.
-const UE4_PROPERTY_GUID_IN_PROPERTY_TAG: i32 = 503;
+pub(crate) const UE4_PROPERTY_GUID_IN_PROPERTY_TAG: i32 = 503;
 
 /// `EPropertyTagFlags`.
 mod flag {
@@ -42,17 +43,49 @@ pub(super) struct Tag {
     /// The value was written by a native serializer (5.4+ flag).
     pub native: bool,
     pub skipped: bool,
+    /// Reader position of the `i32` size.
+    pub size_pos: usize,
 }
 
 impl Ctx<'_, '_> {
     /// Tags up to `None`.
     pub(super) fn tagged_properties(&mut self, r: &mut Reader<'_>) -> Result<Vec<Property>> {
         let mut out = Vec::new();
-        while let Some(tag) = self.read_tag(r)? {
+        loop {
+            let tag_start = r.clone();
+            let Some(tag) = self.read_tag(r)? else { break };
             let start = r.pos() as u64;
             let mut body = r.sub(start, tag.size, &format!("value of {}", tag.name))?;
             r.skip(tag.size, "property value")?;
-            let value = self.tagged_value(&mut body, &tag);
+            let value = self.with_seg(format_args!("/{}[{}]", tag.name, tag.index), |c| {
+                let value = c.tagged_value(&mut body, &tag);
+                if c.rec.is_some() {
+                    let hint = TagHint {
+                        bytes: tag_start.rest()[..start as usize - tag_start.pos()].to_vec(),
+                        size_at: tag.size_pos - tag_start.pos(),
+                        ty: tag.ty.clone(),
+                        index: tag.index,
+                        bool_value: tag.bool_value,
+                        native: tag.native,
+                    };
+                    let raw = matches!(value, Value::Skipped { .. }).then(|| {
+                        let b = &tag_start.data()[start as usize..][..tag.size as usize];
+                        (value.clone(), b.to_vec())
+                    });
+                    let native_struct = match (&tag.ty, tag.native) {
+                        (PropType::Struct(n), true) if !c.is_native(n) => Some(n.clone()),
+                        _ => None,
+                    };
+                    c.record(|h, path| {
+                        h.native_structs.extend(native_struct);
+                        h.tags.insert(path.to_string(), hint);
+                        if let Some(raw) = raw {
+                            h.raw.insert(path.to_string(), raw);
+                        }
+                    });
+                }
+                value
+            });
             out.push(Property {
                 name: tag.name,
                 index: tag.index,
@@ -153,6 +186,7 @@ impl Ctx<'_, '_> {
 
     fn read_tag_complete(&mut self, r: &mut Reader<'_>, name: String) -> Result<Tag> {
         let ty = self.read_type_name(r, 0)?;
+        let size_pos = r.pos();
         let size = r.i32("property size")?;
         let flags = r.u8("property tag flags")?;
         let index = if flags & flag::HAS_ARRAY_INDEX != 0 {
@@ -175,6 +209,7 @@ impl Ctx<'_, '_> {
             bool_value: flags & flag::BOOL_TRUE != 0,
             native: flags & flag::BINARY_OR_NATIVE != 0,
             skipped: flags & flag::SKIPPED != 0,
+            size_pos,
         })
     }
 
@@ -192,6 +227,11 @@ impl Ctx<'_, '_> {
     /// `FPropertyTypeName`: a node and its parameters, pre-order.
     fn read_type_name(&mut self, r: &mut Reader<'_>, depth: u32) -> Result<PropType> {
         let (name, params) = self.read_type_node(r, depth)?;
+        if self.rec.is_some() {
+            let mut found = Vec::new();
+            type_packages(&params, &mut found);
+            self.record(|h, _| h.type_packages.extend(found));
+        }
         Ok(self.type_from_node(&name, params))
     }
 
@@ -249,6 +289,7 @@ impl Ctx<'_, '_> {
     /// Before UE 5.4: type name, size, index, the type's extras, GUID.
     fn read_tag_classic(&mut self, r: &mut Reader<'_>, name: String) -> Result<Tag> {
         let type_name = self.fname(r, "property type")?;
+        let size_pos = r.pos();
         let size = r.i32("property size")?;
         let index = r.u32("array index")?;
         let mut bool_value = false;
@@ -303,6 +344,7 @@ impl Ctx<'_, '_> {
             bool_value,
             native: false,
             skipped: false,
+            size_pos,
         })
     }
 
@@ -324,6 +366,20 @@ impl Ctx<'_, '_> {
     /// Whether tagged data is read (as opposed to unversioned).
     pub(super) fn tagged(&self) -> bool {
         self.form == Form::Tagged
+    }
+}
+
+/// The (struct or enum name, package) pairs of a type name's parameters:
+/// every node with exactly one parameter that has none itself
+/// (`Vector(/Script/CoreUObject)`).
+fn type_packages(params: &[Node], out: &mut Vec<(String, String)>) {
+    for n in params {
+        match n.params.as_slice() {
+            [p] if p.params.is_empty() && p.name.starts_with('/') => {
+                out.push((n.name.clone(), p.name.clone()));
+            }
+            ps => type_packages(ps, out),
+        }
     }
 }
 

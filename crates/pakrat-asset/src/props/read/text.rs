@@ -3,21 +3,20 @@
 
 use super::Ctx;
 use crate::props::value::{DateKind, FormatArg, NumberKind, NumberOptions, Text, TextHistory};
-use pakrat_codec::fstring::read_fstring;
 use pakrat_io::{Error, Guid, Reader, Result};
 
 /// `VER_UE4_FTEXT_HISTORY`: before it a text is three strings.
-const UE4_FTEXT_HISTORY: i32 = 368;
+pub(crate) const UE4_FTEXT_HISTORY: i32 = 368;
 /// `VER_UE4_FTEXT_HISTORY_DATE_TIMEZONE`.
-const UE4_FTEXT_HISTORY_DATE_TIMEZONE: i32 = 474;
+pub(crate) const UE4_FTEXT_HISTORY_DATE_TIMEZONE: i32 = 474;
 /// `VER_UE4_ADDED_CURRENCY_CODE_TO_FTEXT`.
-const UE4_ADDED_CURRENCY_CODE_TO_FTEXT: i32 = 415;
+pub(crate) const UE4_ADDED_CURRENCY_CODE_TO_FTEXT: i32 = 415;
 /// `FEditorObjectVersion`.
-const EDITOR: Guid = Guid {
+pub(crate) const EDITOR: Guid = Guid {
     words: [0xE4B0_68ED, 0xF494_42E9, 0xA231_DA0B, 0x2E46_BB41],
 };
 /// `FUE5ReleaseStreamObjectVersion`.
-const UE5_RELEASE: Guid = Guid {
+pub(crate) const UE5_RELEASE: Guid = Guid {
     words: [0xD89B_5E42, 0x24BD_4D46, 0x8412_ACA8, 0xDF64_1779],
 };
 
@@ -25,9 +24,9 @@ impl Ctx<'_, '_> {
     /// One `FText`.
     pub(super) fn text(&mut self, r: &mut Reader<'_>) -> Result<Text> {
         if self.ue4() < UE4_FTEXT_HISTORY && self.ue5() == 0 {
-            let source = read_fstring(r, "text source")?;
-            let namespace = read_fstring(r, "text namespace")?;
-            let key = read_fstring(r, "text key")?;
+            let source = self.fstr(r, "text source")?;
+            let namespace = self.fstr(r, "text namespace")?;
+            let key = self.fstr(r, "text key")?;
             let flags = r.u32("text flags")?;
             return Ok(Text {
                 flags,
@@ -52,23 +51,23 @@ impl Ctx<'_, '_> {
                 let invariant = if self.custom_at_least(EDITOR, 32)
                     && r.u32("has culture-invariant string")? != 0
                 {
-                    Some(read_fstring(r, "culture-invariant string")?)
+                    Some(self.fstr(r, "culture-invariant string")?)
                 } else {
                     None
                 };
                 TextHistory::None { invariant }
             }
             0 => TextHistory::Base {
-                namespace: read_fstring(r, "text namespace")?,
-                key: read_fstring(r, "text key")?,
-                source: read_fstring(r, "text source")?,
+                namespace: self.fstr(r, "text namespace")?,
+                key: self.fstr(r, "text key")?,
+                source: self.fstr(r, "text source")?,
             },
             1 | 3 => {
                 let format = Box::new(self.text(r)?);
                 let n = r.i32_count("format arguments", 5)?;
                 let mut args = Vec::with_capacity(n);
                 for _ in 0..n {
-                    let name = read_fstring(r, "format argument name")?;
+                    let name = self.fstr(r, "format argument name")?;
                     args.push((name, self.format_arg(r, kind == 3)?));
                 }
                 if kind == 1 {
@@ -94,7 +93,7 @@ impl Ctx<'_, '_> {
             },
             11 => TextHistory::StringTableEntry {
                 table: self.fname(r, "string table id")?,
-                key: read_fstring(r, "string table key")?,
+                key: self.fstr(r, "string table key")?,
             },
             12 => {
                 let type_id = self.fname(r, "text generator type")?;
@@ -124,7 +123,7 @@ impl Ctx<'_, '_> {
         let currency = if kind == NumberKind::AsCurrency
             && (self.ue4() >= UE4_ADDED_CURRENCY_CODE_TO_FTEXT || self.ue5() > 0)
         {
-            Some(read_fstring(r, "currency code")?)
+            Some(self.fstr(r, "currency code")?)
         } else {
             None
         };
@@ -144,7 +143,7 @@ impl Ctx<'_, '_> {
         } else {
             None
         };
-        let culture = read_fstring(r, "target culture")?;
+        let culture = self.fstr(r, "target culture")?;
         Ok(TextHistory::Number {
             kind,
             currency,
@@ -169,11 +168,11 @@ impl Ctx<'_, '_> {
             || self.ue4() >= UE4_FTEXT_HISTORY_DATE_TIMEZONE
             || self.ue5() > 0
         {
-            read_fstring(r, "time zone")?
+            self.fstr(r, "time zone")?
         } else {
             String::new()
         };
-        let culture = read_fstring(r, "target culture")?;
+        let culture = self.fstr(r, "target culture")?;
         Ok(TextHistory::DateTime {
             kind,
             ticks,

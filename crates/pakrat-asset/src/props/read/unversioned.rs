@@ -60,9 +60,14 @@ impl Ctx<'_, '_> {
         object: bool,
     ) -> Result<Vec<Property>> {
         let at = r.offset();
+        let start = r.clone();
         let header = read_header(r)?;
         let total: u32 = header.fragments.iter().map(|f| f.values).sum();
         if total == 0 {
+            let bytes = start.rest()[..r.pos() - start.pos()].to_vec();
+            self.record(|h, path| {
+                h.empty_headers.insert(path.to_string(), bytes);
+            });
             return Ok(Vec::new());
         }
         let flat = self.flat_schema(name).ok_or_else(|| {
@@ -91,12 +96,20 @@ impl Ctx<'_, '_> {
                         ),
                     ));
                 };
-                let value = if zero {
-                    self.zero_value(&p.ty)
-                } else {
-                    self.value(r, &p.ty)
-                        .map_err(|e| e.context(&format!("{name}.{} ({})", p.name, p.ty)))?
-                };
+                let value = self.with_seg(format_args!("/{}[{}]", p.name, element), |c| {
+                    if zero {
+                        return Ok(c.zero_value(&p.ty));
+                    }
+                    let v = c
+                        .value(r, &p.ty)
+                        .map_err(|e| e.context(&format!("{name}.{} ({})", p.name, p.ty)))?;
+                    if c.rec.is_some() && v == c.zero_value(&p.ty) {
+                        c.record(|h, path| {
+                            h.written_zero.insert(path.to_string());
+                        });
+                    }
+                    Ok::<_, Error>(v)
+                })?;
                 out.push(Property {
                     name: p.name.clone(),
                     index: *element,

@@ -5,27 +5,26 @@
 use super::{Ctx, UE5_PROPERTY_TAG_COMPLETE_TYPE_NAME, UE5_SOFT_OBJECT_PATH_TOP_LEVEL};
 use crate::props::schema::qualify_enum;
 use crate::props::{PropType, Property, Value};
-use pakrat_codec::fstring::read_fstring;
 use pakrat_io::{Error, Guid, Reader, Result};
 
 /// `VER_UE4_ADDED_SOFT_OBJECT_PATH`: before it a soft reference is a string.
-const UE4_ADDED_SOFT_OBJECT_PATH: i32 = 514;
+pub(crate) const UE4_ADDED_SOFT_OBJECT_PATH: i32 = 514;
 /// `VER_UE4_INNER_ARRAY_TAG_INFO`: arrays of structs carry an inner tag.
-const UE4_INNER_ARRAY_TAG_INFO: i32 = 500;
+pub(crate) const UE4_INNER_ARRAY_TAG_INFO: i32 = 500;
 /// `FFortniteMainBranchObjectVersion`.
-pub(super) const FORTNITE_MAIN: Guid = Guid {
+pub(crate) const FORTNITE_MAIN: Guid = Guid {
     words: [0x601D_1886, 0xAC64_4F84, 0xAA16_D3DE, 0x0DEA_C7D6],
 };
 /// `FReleaseObjectVersion`.
-pub(super) const RELEASE: Guid = Guid {
+pub(crate) const RELEASE: Guid = Guid {
     words: [0x9C54_D522, 0xA826_4FBE, 0x9421_0746, 0x61B4_82D0],
 };
 /// `FFortniteMainBranchObjectVersion::SoftObjectPathUtf8SubPaths`.
-const FORTNITE_SOFT_PATH_UTF8: i32 = 192;
+pub(crate) const FORTNITE_SOFT_PATH_UTF8: i32 = 192;
 /// `FFortniteMainBranchObjectVersion::FFieldPathOwnerSerialization`.
-const FORTNITE_FIELD_PATH_OWNER: i32 = 33;
+pub(crate) const FORTNITE_FIELD_PATH_OWNER: i32 = 33;
 /// `FReleaseObjectVersion::FFieldPathOwnerSerialization`.
-const RELEASE_FIELD_PATH_OWNER: i32 = 30;
+pub(crate) const RELEASE_FIELD_PATH_OWNER: i32 = 30;
 
 /// Smallest number of bytes one element of `ty` can take (for checking
 /// counts before allocating).
@@ -59,7 +58,7 @@ impl Ctx<'_, '_> {
                 self.enum_value(r, name, underlying.as_deref())?
             }
             PropType::Name => Value::Name(self.fname(r, "name")?),
-            PropType::Str => Value::Str(read_fstring(r, "string")?),
+            PropType::Str => Value::Str(self.fstr(r, "string")?),
             PropType::Utf8Str | PropType::AnsiStr => Value::Str(self.narrow_string(r)?),
             PropType::Text => Value::Text(Box::new(self.text(r)?)),
             PropType::Object | PropType::Class | PropType::WeakObject | PropType::Interface => {
@@ -100,7 +99,9 @@ impl Ctx<'_, '_> {
                 // `FOptionalProperty::SerializeItem`: a bool (4 bytes in
                 // a binary archive), then the value when set.
                 if r.u32("optional is-set flag")? != 0 {
-                    let v = self.nested(r.offset(), |c| c.value(r, &inner))?;
+                    let v = self.nested(r.offset(), |c| {
+                        c.with_seg(format_args!("?"), |c| c.value(r, &inner))
+                    })?;
                     Value::Optional(Some(Box::new(v)))
                 } else {
                     Value::Optional(None)
@@ -178,7 +179,7 @@ impl Ctx<'_, '_> {
     /// `FSoftObjectPath` (cooked packages write it inline).
     fn soft_path(&mut self, r: &mut Reader<'_>) -> Result<Value> {
         if self.ue4() < UE4_ADDED_SOFT_OBJECT_PATH && self.ue5() == 0 {
-            let s = read_fstring(r, "soft object path")?;
+            let s = self.fstr(r, "soft object path")?;
             return Ok(Value::SoftObject {
                 path: s,
                 sub_path: String::new(),
@@ -203,7 +204,7 @@ impl Ctx<'_, '_> {
         let sub_path = if self.custom_at_least(FORTNITE_MAIN, FORTNITE_SOFT_PATH_UTF8) {
             self.narrow_string(r)?
         } else {
-            read_fstring(r, "soft path sub path")?
+            self.fstr(r, "soft path sub path")?
         };
         Ok(Value::SoftObject { path, sub_path })
     }
@@ -251,8 +252,8 @@ impl Ctx<'_, '_> {
             }
         }
         let mut v = Vec::with_capacity(n);
-        for _ in 0..n {
-            v.push(self.value(r, &inner)?);
+        for i in 0..n {
+            v.push(self.with_seg(format_args!("#{i}"), |c| c.value(r, &inner))?);
         }
         Ok(v)
     }
@@ -265,8 +266,8 @@ impl Ctx<'_, '_> {
         }
         let n = r.i32_count("set", min_size(inner))?;
         let mut v = Vec::with_capacity(n);
-        for _ in 0..n {
-            v.push(self.value(r, inner)?);
+        for i in 0..n {
+            v.push(self.with_seg(format_args!("#{i}"), |c| c.value(r, inner))?);
         }
         Ok(Value::Set(v))
     }
@@ -279,9 +280,9 @@ impl Ctx<'_, '_> {
         }
         let n = r.i32_count("map", min_size(k) + min_size(v))?;
         let mut out = Vec::with_capacity(n);
-        for _ in 0..n {
-            let key = self.value(r, k)?;
-            let value = self.value(r, v)?;
+        for i in 0..n {
+            let key = self.with_seg(format_args!("{{{i}k"), |c| c.value(r, k))?;
+            let value = self.with_seg(format_args!("{{{i}v"), |c| c.value(r, v))?;
             out.push((key, value));
         }
         Ok(Value::Map(out))
@@ -290,7 +291,15 @@ impl Ctx<'_, '_> {
     /// A struct: native when pakrat knows its serializer, else its
     /// properties (tags, or the schema's order).
     pub(super) fn struct_value(&mut self, r: &mut Reader<'_>, name: &str) -> Result<Value> {
+        let start = r.clone();
         if let Some(v) = self.native_struct(r, name)? {
+            if self.rec.is_some() && !crate::props::write::encodes_native(name) {
+                let raw = start.rest()[..r.pos() - start.pos()].to_vec();
+                let v = v.clone();
+                self.record(|h, path| {
+                    h.raw.insert(path.to_string(), (v, raw));
+                });
+            }
             return Ok(v);
         }
         if name.is_empty() {

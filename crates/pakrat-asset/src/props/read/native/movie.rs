@@ -12,13 +12,13 @@ use pakrat_codec::fstring::read_fstring;
 use pakrat_io::{Error, Guid, Reader, Result};
 
 /// `FSequencerObjectVersion`.
-const SEQUENCER: Guid = Guid {
+pub(crate) const SEQUENCER: Guid = Guid {
     words: [0x7B5A_E74C, 0xD270_4C10, 0xA958_5798, 0x0B21_2A5A],
 };
 /// `FSequencerObjectVersion::SerializeFloatChannelCompletely`.
-const SEQUENCER_FLOAT_CHANNEL_COMPLETELY: i32 = 12;
+pub(crate) const SEQUENCER_FLOAT_CHANNEL_COMPLETELY: i32 = 12;
 /// `FFortniteMainBranchObjectVersion::SerializeFloatChannelShowCurve`.
-const FORTNITE_FLOAT_CHANNEL_SHOW_CURVE: i32 = 53;
+pub(crate) const FORTNITE_FLOAT_CHANNEL_SHOW_CURVE: i32 = 53;
 /// `FReleaseObjectVersion::AddedSubSequenceEntryWarpCounter`.
 const RELEASE_SUB_SEQUENCE_WARP_COUNTER: i32 = 42;
 /// `FFortniteMainBranchObjectVersion::AddedSubSequenceEntryWarpCounter`.
@@ -28,7 +28,7 @@ const FORTNITE_SUB_SEQUENCE_WARP_COUNTER: i32 = 55;
 const UE5_5: i32 = 1013;
 
 /// `ERichCurveExtrapolation`.
-const EXTRAPOLATION: [&str; 6] = [
+pub(crate) const EXTRAPOLATION: [&str; 6] = [
     "RCCE_Cycle",
     "RCCE_CycleWithOffset",
     "RCCE_Oscillate",
@@ -37,9 +37,9 @@ const EXTRAPOLATION: [&str; 6] = [
     "RCCE_None",
 ];
 /// `ERichCurveInterpMode`.
-const INTERP: [&str; 4] = ["RCIM_Linear", "RCIM_Constant", "RCIM_Cubic", "RCIM_None"];
+pub(crate) const INTERP: [&str; 4] = ["RCIM_Linear", "RCIM_Constant", "RCIM_Cubic", "RCIM_None"];
 /// `ERichCurveTangentMode`.
-const TANGENT: [&str; 5] = [
+pub(crate) const TANGENT: [&str; 5] = [
     "RCTM_Auto",
     "RCTM_User",
     "RCTM_Break",
@@ -47,7 +47,7 @@ const TANGENT: [&str; 5] = [
     "RCTM_SmartAuto",
 ];
 /// `ERichCurveTangentWeightMode`.
-const TANGENT_WEIGHT: [&str; 4] = [
+pub(crate) const TANGENT_WEIGHT: [&str; 4] = [
     "RCTWM_WeightedNone",
     "RCTWM_WeightedArrive",
     "RCTWM_WeightedLeave",
