@@ -1,5 +1,6 @@
-//! Block-compressed formats: BC1–BC7 through `bcdec_rs`, ETC1/ETC2/EAC and
-//! ASTC through `texture2ddecoder` (the crate docs say why).
+//! Block-compressed formats: BC1–BC7 through `bcdec_rs`, ETC1/ETC2 through
+//! `texture2ddecoder`, ASTC through `astc-decode`, EAC R11/RG11 by hand
+//! ([`crate::eac`]; the crate docs say why).
 
 use crate::drive::{self, Blocks};
 use crate::{Error, PixelFormat, Pixels};
@@ -122,9 +123,9 @@ pub(crate) fn decode(
         Etc1 => c.rgba8(|s, d, p| t2d(s, d, p, texture2ddecoder::decode_etc1_block)),
         Etc2Rgb => c.rgba8(|s, d, p| t2d(s, d, p, texture2ddecoder::decode_etc2_rgb_block)),
         Etc2Rgba => c.rgba8(|s, d, p| t2d(s, d, p, texture2ddecoder::decode_etc2_rgba8_block)),
-        Etc2R11Eac => c.rgba8(|s, d, p| t2d(s, d, p, texture2ddecoder::decode_eacr_block)),
+        Etc2R11Eac => c.rgba8(crate::eac::r11),
         Etc2Rg11Eac => c.rgba8(|s, d, p| {
-            t2d(s, d, p, texture2ddecoder::decode_eacrg_block);
+            crate::eac::rg11(s, d, p);
             if rebuild_normal_z {
                 rebuild_z(d, p);
             }

@@ -173,10 +173,8 @@ const ANDROID: &[(&str, &str, [bool; 4], f64)] = &[
     ("T_ASTC_10x10", "rgba", [true; 4], 30.0),
     ("T_ASTC_12x12", "rgba", [true; 4], 30.0),
     ("T_ASTC_Normal", "normal", [true, true, false, false], 30.0),
-    // EAC R11/RG11 decode wrong inside blocks today (15 and 22-24 dB,
-    // reported to the decoder side): measured, no floor yet.
-    ("T_EAC_R11", "grayscale", [true, false, false, false], 0.0),
-    ("T_EAC_RG11", "normal", [true, true, false, false], 0.0),
+    ("T_EAC_R11", "grayscale", [true, false, false, false], 30.0),
+    ("T_EAC_RG11", "normal", [true, true, false, false], 30.0),
     ("T_ETC2_RGB", "rgb", [true, true, true, false], 30.0),
     ("T_ETC2_RGBA", "rgba", [true; 4], 30.0),
 ];
