@@ -100,9 +100,9 @@ mod tests {
     fn multiplier_zero_and_clamping() {
         // Multiplier 0: the modifier itself; base 0 with -15 clamps at 0,
         // base 255 with +14·15·8 clamps at 2047.
-        let v = block11(&((0u64 << 56) | 0).to_be_bytes());
+        let v = block11(&0u64.to_be_bytes());
         assert_eq!(v[0], 4 - 3);
-        let v = block11(&(0u64 | (3u64 << 45)).to_be_bytes());
+        let v = block11(&(3u64 << 45).to_be_bytes());
         assert_eq!(v[0], 0, "4 - 15 clamps at 0");
         let v = block11(&((255u64 << 56) | (15 << 52) | (7u64 << 45)).to_be_bytes());
         assert_eq!(v[0], 2047);
