@@ -95,6 +95,7 @@ fuzz_target!(|data: &[u8]| {
             soft_object_paths: Vec::new(),
             versions: Versions { ue4, ue5, licensee: 0, custom: Vec::new(), custom_from_package: false },
             unversioned,
+            bulk: Default::default(),
         };
         let _ = decode_export(&asset, 0, &schemas);
         let own = schemas_with_package(&asset, &schemas);
