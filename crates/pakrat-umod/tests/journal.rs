@@ -268,14 +268,31 @@ fn a_planted_journal_cannot_delete_or_escape() {
     // that are not theirs: nothing is deleted or overwritten.
     let m = std::fs::metadata(g.join("Maps/Old.unr")).unwrap();
     std::fs::write(g.join("Maps/.pakrat-save-0123456789abcdef-1"), b"evil").unwrap();
+    // Inode numbers that no file of the tree has (a neighbour's number,
+    // like Old.unr's + 1, may be Manifest.ini's own: copies get inodes in
+    // sequence).
+    let taken: Vec<u64> = [
+        "Maps/Old.unr",
+        "System/Manifest.ini",
+        "System/UnrealTournament.ini",
+        "Maps/.pakrat-save-0123456789abcdef-1",
+    ]
+    .iter()
+    .map(|f| std::fs::metadata(g.join(f)).unwrap().ino())
+    .collect();
+    let free = |from: u64| (from..).find(|i| !taken.contains(i)).unwrap();
+    let (fake_new, fake_old) = (
+        free(taken.iter().max().unwrap() + 1_000),
+        free(taken.iter().max().unwrap() + 2_000),
+    );
     planted(
         &g,
         &format!(
             "state\tcommit\nnew\t0\t{}:{}\t-\tSystem/Manifest.ini\nreplace\t1\t{}:{}\t1:1\tMaps/Old.unr\ndir\t2\t-\t-\tHelp\n",
             m.dev(),
-            m.ino() + 1,
+            fake_new,
             m.dev(),
-            m.ino() + 7
+            fake_old
         ),
     );
     let r = recover(&g).unwrap().unwrap();
