@@ -31,7 +31,7 @@ pub use asset::{Asset, ExportInfo, ObjectInfo, Versions};
 pub use from_zen::ContainerSource;
 pub use open::{BulkFrom, Opened};
 pub use own::{schemas_with_package, PackageSchemas, WithPackage};
-pub(crate) use read::read_with_struct_decoder;
+pub(crate) use read::read_native_as;
 pub use schema::{EnumSchema, NoSchemas, SchemaProperty, Schemas, StructSchema};
 pub use ty::PropType;
 pub use value::{

@@ -445,27 +445,14 @@ pub fn read_export(
     index: usize,
     schemas: &dyn crate::props::Schemas,
 ) -> Result<SoundWave> {
-    let e = asset
-        .exports
-        .get(index)
-        .ok_or_else(|| Error::Other(format!("export {index} does not exist")))?;
-    let class = e.class_name();
-    if !is_sound_class(class) {
-        return Err(Error::Other(format!(
-            "{} is a {class}, not a sound wave",
-            e.path
-        )));
-    }
-    let p = crate::props::decode_export(asset, index, schemas);
-    if let Some(err) = &p.error {
-        return Err(Error::Other(format!("{}: {err}", e.path)));
-    }
-    let mut r = Reader::with_base(e.data, e.offset);
-    r.skip(p.native_start, "properties")?;
-    crate::props::read_with_struct_decoder(asset, schemas, |dec| {
-        read(asset, index, &mut r, &mut |r| dec(r, "SoundWaveCuePoint"))
-    })
-    .map_err(|err| Error::Other(format!("{}: {err}", e.path)))
+    crate::props::read_native_as(
+        asset,
+        index,
+        schemas,
+        "a sound wave",
+        is_sound_class,
+        |_, r, dec| read(asset, index, r, &mut |r| dec(r, "SoundWaveCuePoint")),
+    )
 }
 
 #[cfg(test)]

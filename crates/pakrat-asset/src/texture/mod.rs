@@ -396,25 +396,15 @@ pub fn read_export(
     index: usize,
     schemas: &dyn crate::props::Schemas,
 ) -> Result<Texture> {
-    let e = asset
-        .exports
-        .get(index)
-        .ok_or_else(|| Error::Other(format!("export {index} does not exist")))?;
-    let class = e.class_name();
-    if !is_texture_class(class) {
-        return Err(Error::Other(format!(
-            "{} is a {class}, not a texture",
-            e.path
-        )));
-    }
-    let p = crate::props::decode_export(asset, index, schemas);
-    if let Some(err) = &p.error {
-        if !err.starts_with("native data of") {
-            return Err(Error::Other(format!("{}: {err}", e.path)));
-        }
-    }
-    let mut r = Reader::with_base(e.data, e.offset);
-    r.skip(p.native_start, "properties")?;
-    read(asset, index, class, &p.properties, &mut r)
-        .map_err(|err| Error::Other(format!("{}: {err}", e.path)))
+    crate::props::read_native_as(
+        asset,
+        index,
+        schemas,
+        "a texture",
+        is_texture_class,
+        |props, r, _| {
+            let class = asset.exports[index].class_name();
+            read(asset, index, class, props, r)
+        },
+    )
 }

@@ -374,16 +374,44 @@ fn decode_with(ctx: &mut Ctx<'_, '_>, index: usize) -> ExportProps {
     out
 }
 
-/// Run `f` with a decoder of named structs (tagged or unversioned, as the
-/// package's properties are), for native data that embeds property
-/// structs (a sound wave's cue points).
-pub(crate) fn read_with_struct_decoder<T>(
+/// A struct decoder handed to native-data readers: reads the named struct
+/// through its property stream (tagged or unversioned, as the package's
+/// properties are), for native data that embeds property structs (a sound
+/// wave's cue points).
+pub(crate) type StructDecoder<'d> = dyn FnMut(&mut Reader<'_>, &str) -> Result<Value> + 'd;
+
+/// Export `index` of `asset` read as a `what` (a class `is` accepts): its
+/// properties decoded once (through `schemas` when unversioned), its
+/// native data not decoded by the property reader, then `f` given the
+/// properties, a reader at the native data and a struct decoder. Errors
+/// name the export's path.
+pub(crate) fn read_native_as<T>(
     asset: &Asset<'_>,
+    index: usize,
     schemas: &dyn Schemas,
-    f: impl FnOnce(&mut dyn FnMut(&mut Reader<'_>, &str) -> Result<Value>) -> T,
-) -> T {
+    what: &str,
+    is: fn(&str) -> bool,
+    f: impl FnOnce(&[Property], &mut Reader<'_>, &mut StructDecoder<'_>) -> Result<T>,
+) -> Result<T> {
+    let e = asset
+        .exports
+        .get(index)
+        .ok_or_else(|| Error::Other(format!("export {index} does not exist")))?;
+    let class = e.class_name();
+    if !is(class) {
+        return Err(Error::Other(format!("{} is a {class}, not {what}", e.path)));
+    }
     let mut ctx = Ctx::new(asset, schemas);
-    f(&mut |r, name| ctx.struct_fields(r, name))
+    let mut r = Reader::with_base(e.data, e.offset);
+    let mut out = ExportProps::default();
+    if !native::without_properties(class) {
+        object_properties(&mut ctx, &mut r, e, class, &mut out)
+            .map_err(|err| Error::Other(format!("{}: {err}", e.path)))?;
+    }
+    f(&out.properties, &mut r, &mut |r, name| {
+        ctx.struct_fields(r, name)
+    })
+    .map_err(|err| Error::Other(format!("{}: {err}", e.path)))
 }
 
 impl Ctx<'_, '_> {
