@@ -3,7 +3,7 @@
 //! bytes, the rest as the export's native data. Reading ends with a model
 //! or a clear error; a model's inline mips and chunks lie inside the export
 //! and its counts are what was read, never a panic, hang or runaway
-//! allocation.
+//! allocation. A virtual texture's tile layouts are assembled too.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use pakrat_asset::bulk::{BulkLocation, BulkMapEntry, BulkRef};
@@ -81,6 +81,32 @@ fuzz_target!(|data: &[u8]| {
             assert!(vt.layer_formats.len() == vt.layers as usize);
             for c in &vt.chunks {
                 inside(&c.data, rest.len());
+            }
+            // Every mip's tile layout, assembled from the export's own
+            // bytes as the chunk: bounded by the pixel limit, never a
+            // hang over a 2^32 address range.
+            for level in 0..vt.tile_offset_data.len().min(4) {
+                let grid = |m: &pakrat_asset::texture::VtMip| pakrat_texture::TileGrid {
+                    width: m.width,
+                    height: m.height,
+                    tile: vt.tile_size,
+                    border: vt.tile_border_size,
+                };
+                let opts = pakrat_texture::DecodeOptions {
+                    max_pixels: 1 << 16,
+                    ..Default::default()
+                };
+                if let Some(m) = ok(vt.mip_tiles(level, 8, opts.max_pixels)) {
+                    assert!(u64::from(m.width) * u64::from(m.height) <= 1 << 16);
+                    if let Some(tiles) = ok(m.tile_slices(rest)) {
+                        let _ = pakrat_texture::assemble_tiles(
+                            pakrat_texture::PixelFormat::G8,
+                            grid(&m),
+                            &tiles,
+                            &opts,
+                        );
+                    }
+                }
             }
         }
         let _ = to_properties(&t);

@@ -49,6 +49,7 @@ mod image;
 mod layout;
 mod plain;
 mod read;
+mod tiles;
 mod write;
 
 pub use dds::{write_dds, DdsInfo, DdsKind};
@@ -58,4 +59,5 @@ pub use format::{PixelFormat, ASTC_FOOTPRINTS};
 pub use image::{DecodeOptions, Image, Pixels, DEFAULT_MAX_PIXELS};
 pub use layout::{layout, psnr, Layout};
 pub use read::{read_exr, read_png};
+pub use tiles::{assemble_tiles, TileGrid};
 pub use write::{write_exr, write_png};

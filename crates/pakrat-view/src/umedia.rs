@@ -12,7 +12,6 @@
 //! request reserves from the pool the companion files it reads, the mip's
 //! bytes, the decoded surface, its 8-bit copy and the PNG.
 
-use std::borrow::Cow;
 use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -23,7 +22,7 @@ use axum::response::Response;
 use pakrat_asset::bulk::{BulkFile, BulkLocation, BulkRef};
 use pakrat_asset::props::{schemas_with_package, Asset, NoSchemas, Opened, Schemas};
 use pakrat_asset::sound::{self, SoundWave};
-use pakrat_asset::texture::{self, Texture, TextureKind};
+use pakrat_asset::texture::{self, Texture, TextureKind, VirtualTexture};
 use pakrat_iostore::toc::{ChunkId, ChunkType};
 use pakrat_texture::{DecodeOptions, Image, PixelFormat, Pixels};
 use serde::Deserialize;
@@ -80,16 +79,10 @@ fn not_shown(t: &Texture) -> Option<String> {
         return Some(format!("pixel format {} is not supported", t.format));
     }
     if t.mips.is_empty() {
-        return Some(match &t.virtual_texture {
-            Some(vt) => format!(
-                "virtual texture ({}x{}, {} mips in {} tile chunks): assembling its tiles is not supported yet",
-                vt.width,
-                vt.height,
-                vt.mips,
-                vt.chunks.len()
-            ),
-            None => "the texture has no mips".into(),
-        });
+        return match &t.virtual_texture {
+            Some(vt) => vt_not_shown(vt),
+            None => Some("the texture has no mips".into()),
+        };
     }
     if t.mips.iter().all(|m| m.data.is_none()) {
         return Some(
@@ -111,8 +104,21 @@ fn surface_names(t: &Texture, n: u32) -> Vec<String> {
         .collect()
 }
 
+/// Why a virtual texture cannot be previewed, when it cannot: its layer
+/// format, or a layout without per-mip tile data (before UE 5).
+fn vt_not_shown(vt: &VirtualTexture) -> Option<String> {
+    let f = vt.layer_formats.first().map_or("none", String::as_str);
+    if PixelFormat::from_ue_name(f).is_none() {
+        return Some(format!("virtual texture layer format {f} is not supported"));
+    }
+    if vt.tile_offset_data.is_empty() {
+        return Some("virtual texture in the pre-UE 5 tile layout: not assembled".into());
+    }
+    None
+}
+
 fn texture_json(t: &Texture) -> Json {
-    let mips: Vec<Json> = t
+    let mut mips: Vec<Json> = t
         .mips
         .iter()
         .map(|m| {
@@ -122,6 +128,19 @@ fn texture_json(t: &Texture) -> Json {
                    "bytes": m.data.as_ref().map(BulkRef::size)})
         })
         .collect();
+    // A virtual texture's mips are its tile layouts (UDIM blocks included,
+    // assembled into one image per mip).
+    if let (true, Some(vt)) = (t.mips.is_empty(), &t.virtual_texture) {
+        mips = vt
+            .tile_offset_data
+            .iter()
+            .map(|d| {
+                json!({"width": d.width.saturating_mul(vt.tile_size),
+                       "height": d.height.saturating_mul(vt.tile_size), "depth": 1,
+                       "surfaces": 1, "present": true, "bytes": null, "tiles": d.width.saturating_mul(d.height)})
+            })
+            .collect();
+    }
     let surface = match t.kind {
         TextureKind::Cube | TextureKind::CubeArray => "face",
         TextureKind::Volume => "depth slice",
@@ -142,7 +161,9 @@ fn texture_json(t: &Texture) -> Json {
         "hdr": PixelFormat::from_ue_name(&t.format).is_some_and(PixelFormat::is_hdr),
         "mips": mips,
         "virtual_texture": t.virtual_texture.as_ref().map(|v| json!({
-            "width": v.width, "height": v.height, "mips": v.mips, "chunks": v.chunks.len()})),
+            "width": v.width, "height": v.height, "mips": v.mips, "chunks": v.chunks.len(),
+            "udim_blocks": [v.width_in_blocks, v.height_in_blocks], "tile_size": v.tile_size,
+            "format": v.layer_formats.first()})),
         "not_shown": not_shown(t),
     })
 }
@@ -382,6 +403,9 @@ fn texture_png(
     if let Some(why) = not_shown(t) {
         return Err(ApiError(StatusCode::NOT_IMPLEMENTED, why));
     }
+    if let (true, Some(vt)) = (t.mips.is_empty(), &t.virtual_texture) {
+        return vt_png(app, m, t, vt, mip, slice);
+    }
     let Some(pf) = PixelFormat::from_ue_name(&t.format) else {
         return Err(ApiError(StatusCode::NOT_IMPLEMENTED, t.format.clone()));
     };
@@ -433,9 +457,67 @@ fn texture_png(
     if matches!(pf, PixelFormat::Astc { .. }) && t.is_normal_map() {
         astc_normal_to_xyz(&mut img);
     }
-    let img: Cow<'_, Image> = match img.pixels {
-        Pixels::Rgba8(_) => Cow::Owned(img),
-        _ => Cow::Owned(img.to_rgba8()),
+    to_png(img)
+}
+
+/// Mip `mip` of a virtual texture, its tiles (UDIM blocks included)
+/// assembled into one image, as `pakrat export` writes it.
+fn vt_png(
+    app: &App,
+    m: &Media,
+    t: &Texture,
+    vt: &VirtualTexture,
+    mip: usize,
+    slice: u32,
+) -> Result<Vec<u8>, ApiError> {
+    if slice != 0 {
+        return Err(not_found(format!(
+            "no slice {slice}: a virtual texture has one"
+        )));
+    }
+    let f = vt.layer_formats.first().map_or("", String::as_str);
+    let pf = PixelFormat::from_ue_name(f)
+        .ok_or_else(|| ApiError(StatusCode::NOT_IMPLEMENTED, f.to_string()))?;
+    let phys = vt.physical_tile_size();
+    let packed = pf
+        .slice_size(phys, phys)
+        .ok_or_else(|| damaged(format!("tile size {phys} overflows")))?;
+    let opts = DecodeOptions {
+        rebuild_normal_z: pf == PixelFormat::Bc5 || t.is_normal_map(),
+        ..DecodeOptions::default()
+    };
+    let layout = vt
+        .mip_tiles(mip, packed, opts.max_pixels)
+        .map_err(|e| not_found(format!("virtual texture mip {mip}: {e}")))?;
+    let chunk = &vt.chunks[layout.chunk].data;
+    // Decoded tiles are held beside the assembled image: twice its cost.
+    let cost = m.companions_cost(app, &[chunk])?
+        + chunk.size()
+        + 2 * preview_cost(pf.is_hdr(), layout.width, layout.height);
+    let _held = app
+        .budget
+        .reserve(cost, "previewing this virtual texture")?;
+    let data = m.opened.bulk(chunk, m.holder.from()).map_err(damaged)?;
+    let tiles = layout
+        .tile_slices(&data)
+        .map_err(|e| damaged(format!("{}: {e}", m.opened.origin)))?;
+    let grid = pakrat_texture::TileGrid {
+        width: layout.width,
+        height: layout.height,
+        tile: vt.tile_size,
+        border: vt.tile_border_size,
+    };
+    let img = pakrat_texture::assemble_tiles(pf, grid, &tiles, &opts)
+        .map_err(|e| damaged(format!("{}: {e}", m.opened.origin)))?;
+    drop(data);
+    to_png(img)
+}
+
+/// An image as an 8-bit RGBA PNG.
+fn to_png(img: Image) -> Result<Vec<u8>, ApiError> {
+    let img = match img.pixels {
+        Pixels::Rgba8(_) => img,
+        _ => img.to_rgba8(),
     };
     let mut png = Vec::new();
     pakrat_texture::write_png(&img, &mut png)

@@ -1277,6 +1277,47 @@ fn ue5_textures_preview_by_mip_and_face_and_sounds_play() {
         assert_eq!(past.0, 404);
     }
 
+    // Virtual textures: each mip is its tiles assembled (T_UDIM: 2×2 UDIM
+    // blocks in one image), the same pixels `pakrat export` writes; no
+    // second slice.
+    for name in ["T_Virtual", "T_UDIM"] {
+        let pkg = format!("{FIX_TEX}{name}");
+        let ((st, _, b), j) = ue_media(&s, "uimage", u, &pkg, name, "");
+        let t = &j["texture"];
+        assert!(t["not_shown"].is_null(), "{t}");
+        assert_eq!(st, 200, "{name}: {}", String::from_utf8_lossy(&b));
+        let vt = &t["virtual_texture"];
+        let m0 = &t["mips"][0];
+        assert_eq!(
+            t["mips"].as_array().unwrap().len() as u64,
+            vt["mips"].as_u64().unwrap()
+        );
+        assert_eq!(
+            (m0["width"].clone(), m0["height"].clone()),
+            (vt["width"].clone(), vt["height"].clone()),
+            "{t}"
+        );
+        assert_eq!(
+            png_size(&b),
+            (
+                vt["width"].as_u64().unwrap() as u32,
+                vt["height"].as_u64().unwrap() as u32
+            )
+        );
+        if name == "T_UDIM" {
+            assert_eq!(vt["udim_blocks"], serde_json::json!([2, 2]), "{vt}");
+        }
+        let m1 = ue_media(&s, "uimage", u, &pkg, name, "&mip=1").0;
+        assert_eq!(
+            png_size(&m1.2),
+            (
+                m0["width"].as_u64().unwrap() as u32 / 2,
+                m0["height"].as_u64().unwrap() as u32 / 2
+            )
+        );
+        assert_eq!(ue_media(&s, "uimage", u, &pkg, name, "&slice=1").0 .0, 404);
+    }
+
     // An HDR texture is tone-clamped to an 8-bit PNG.
     let pkg = format!("{FIX_TEX}T_FloatRGBA");
     let ((st, _, b), j) = ue_media(&s, "uimage", u, &pkg, "T_FloatRGBA", "");

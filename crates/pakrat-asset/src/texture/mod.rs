@@ -28,7 +28,7 @@ mod tests;
 mod vt;
 
 pub use show::to_properties;
-pub use vt::{TileOffsetData, VirtualTexture, VtChunk};
+pub use vt::{TileOffsetData, TileSlice, VirtualTexture, VtChunk, VtMip, VtTile};
 
 use pakrat_io::{Error, Reader, Result};
 use serde::Serialize;

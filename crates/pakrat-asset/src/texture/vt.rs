@@ -88,6 +88,184 @@ impl VirtualTexture {
         self.tile_size
             .saturating_add(self.tile_border_size.saturating_mul(2))
     }
+
+    /// Where the tiles of mip `level` of layer 0 lie (UE 5.0+ layout): the
+    /// mip's size in pixels, its chunk, and each stored tile's place and
+    /// byte range in that chunk, row by row. `tile_bytes` is the
+    /// size of one stored tile in the layer's pixel format (the caller
+    /// knows the format; this crate does not decode pixels).
+    ///
+    /// Facts: CUE4Parse `FVirtualTextureBuiltData.cs` (`GetTileData`,
+    /// `GetTileOffset`): per mip a chunk, a base offset and runs of tile
+    /// addresses in Morton order, each run with a first tile offset (`!0`:
+    /// the run has no data). Errors name what is missing or out of range;
+    /// nothing is allocated before the tile count is bounded by the
+    /// mip's size is checked against `max_pixels`.
+    pub fn mip_tiles(
+        &self,
+        level: usize,
+        tile_bytes: u64,
+        max_pixels: u64,
+    ) -> std::result::Result<VtMip, String> {
+        let t = self
+            .tile_offset_data
+            .get(level)
+            .ok_or("no tile layout for this mip (a pre-UE 5 virtual texture)")?;
+        let chunk = *self
+            .chunk_index_per_mip
+            .get(level)
+            .ok_or("no chunk for the mip")? as usize;
+        let base = *self
+            .base_offset_per_mip
+            .get(level)
+            .ok_or("no base offset")?;
+        let c = self.chunks.get(chunk).ok_or("chunk index out of range")?;
+        if c.codecs.first().map(|k| k.0) != Some(RAW_GPU) {
+            return Err(format!("tile codec {:?} is not RawGPU", c.codecs.first()));
+        }
+        // The stored tile stride (every layer of a tile): the last layer's
+        // end offset.
+        let stride = u64::from(
+            *self
+                .tile_data_offset_per_layer
+                .last()
+                .ok_or("no tile size")?,
+        );
+        let tile = self.tile_size;
+        let width = t.width.checked_mul(tile).ok_or("size overflows")?;
+        let height = t.height.checked_mul(tile).ok_or("size overflows")?;
+        if u64::from(width) * u64::from(height) > max_pixels
+            || width == 0
+            || height == 0
+            || t.width > 1 << 16
+            || t.height > 1 << 16
+        {
+            return Err(format!("{width}x{height} pixels is out of bounds"));
+        }
+        let mut tiles = Vec::new();
+        if base != u32::MAX {
+            // Row by row over the grid (bounded by the pixel limit above),
+            // not over the stored address range, which a damaged file may
+            // make 2^32 long.
+            for y in 0..t.height {
+                for x in 0..t.width {
+                    let address = morton(x, y);
+                    if address >= t.max_address {
+                        continue;
+                    }
+                    let Some(off) = tile_offset(t, address) else {
+                        continue;
+                    };
+                    tiles.push(VtTile {
+                        x: x * tile,
+                        y: y * tile,
+                        start: u64::from(base) + u64::from(off) * stride,
+                        len: tile_bytes,
+                        address,
+                    });
+                }
+            }
+        }
+        Ok(VtMip {
+            width,
+            height,
+            chunk,
+            tiles,
+        })
+    }
+}
+
+/// `EVirtualTextureCodec::RawGPU`: tiles stored in the layer's GPU format.
+const RAW_GPU: u8 = 4;
+
+/// The tiles of one virtual-texture mip ([`VirtualTexture::mip_tiles`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VtMip {
+    /// Width in pixels (tiles across × tile size, borders excluded).
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
+    /// Index of the chunk holding the tiles ([`VirtualTexture::chunks`]).
+    pub chunk: usize,
+    /// The stored tiles, row by row.
+    pub tiles: Vec<VtTile>,
+}
+
+/// A tile's left and top pixel in the mip and its stored bytes.
+pub type TileSlice<'d> = (u32, u32, &'d [u8]);
+
+impl VtMip {
+    /// Each tile's place and bytes in `chunk` (the bytes of chunk
+    /// [`VtMip::chunk`]), for `pakrat_texture::assemble_tiles`. Errors: a
+    /// tile outside the chunk, or no tile at all.
+    pub fn tile_slices<'d>(
+        &self,
+        chunk: &'d [u8],
+    ) -> std::result::Result<Vec<TileSlice<'d>>, String> {
+        if self.tiles.is_empty() {
+            return Err("the mip has no tiles".into());
+        }
+        self.tiles
+            .iter()
+            .map(|t| {
+                usize::try_from(t.start)
+                    .ok()
+                    .zip(usize::try_from(t.len).ok())
+                    .and_then(|(s, n)| chunk.get(s..s.checked_add(n)?))
+                    .map(|b| (t.x, t.y, b))
+                    .ok_or_else(|| {
+                        format!(
+                            "tile {} ({} bytes at {}) lies outside its chunk of {} bytes",
+                            t.address,
+                            t.len,
+                            t.start,
+                            chunk.len()
+                        )
+                    })
+            })
+            .collect()
+    }
+}
+
+/// One stored tile of a virtual-texture mip.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct VtTile {
+    /// Left pixel of the tile's inside in the mip.
+    pub x: u32,
+    /// Top pixel.
+    pub y: u32,
+    /// Offset of its bytes in the chunk.
+    pub start: u64,
+    /// Its bytes (the `tile_bytes` given).
+    pub len: u64,
+    /// Its Morton address, for messages.
+    pub address: u32,
+}
+
+/// The Morton address of tile (x, y): x in the even bits, y in the odd
+/// ones (16 bits each; larger grids are refused by the pixel limit first).
+fn morton(x: u32, y: u32) -> u32 {
+    fn spread(mut v: u32) -> u32 {
+        v &= 0x0000_ffff;
+        v = (v | (v << 8)) & 0x00ff_00ff;
+        v = (v | (v << 4)) & 0x0f0f_0f0f;
+        v = (v | (v << 2)) & 0x3333_3333;
+        (v | (v << 1)) & 0x5555_5555
+    }
+    spread(x) | (spread(y) << 1)
+}
+
+/// Tile offset of `address` in its mip (`None`: no data).
+fn tile_offset(t: &TileOffsetData, address: u32) -> Option<u32> {
+    let run = t
+        .addresses
+        .partition_point(|&a| a <= address)
+        .checked_sub(1)?;
+    let base = *t.offsets.get(run)?;
+    if base == u32::MAX {
+        return None;
+    }
+    base.checked_add(address - t.addresses[run])
 }
 
 fn u32_array(r: &mut Reader<'_>, what: &str) -> Result<Vec<u32>> {
@@ -205,4 +383,33 @@ fn chunk(
         codecs,
         data,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn morton_addresses_and_runs() {
+        assert_eq!(morton(0, 0), 0);
+        assert_eq!(morton(1, 0), 1);
+        assert_eq!(morton(0, 1), 2);
+        assert_eq!(morton(1, 3), 11);
+        assert_eq!(morton(3, 2), 13);
+        let t = TileOffsetData {
+            width: 2,
+            height: 2,
+            max_address: 4,
+            addresses: vec![0, 2],
+            offsets: vec![10, u32::MAX],
+        };
+        assert_eq!(tile_offset(&t, 1), Some(11));
+        assert_eq!(tile_offset(&t, 3), None);
+        let empty = TileOffsetData {
+            addresses: vec![],
+            offsets: vec![],
+            ..t
+        };
+        assert_eq!(tile_offset(&empty, 0), None);
+    }
 }
