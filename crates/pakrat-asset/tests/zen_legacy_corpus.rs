@@ -427,3 +427,22 @@ fn every_package_converts_and_round_trips() {
         assert_eq!(exact, 97 - NEEDS_ENGINE.len(), "{label}");
     }
 }
+
+/// A UE 4.27 package (the zenpair legacy twin of TestModUI, read with the
+/// 4.27 layout) is refused by name: pakrat writes the UE 5.3+ zen layout
+/// only, which a 4.27 game would not load.
+#[test]
+fn from_legacy_refuses_a_ue4_package_by_name() {
+    let Some(c) = pakrat_testkit::corpus_dir() else {
+        return;
+    };
+    let dir = c.join("zenpair/retoc/UE4.27");
+    let asset = std::fs::read(dir.join("TestModUI.uasset")).unwrap();
+    let uexp = std::fs::read(dir.join("TestModUI.uexp")).unwrap();
+    let pkg = LegacyPackage::read(&asset, Layout::for_engine("4.27")).unwrap();
+    let e = convert::from_legacy(&pkg, &uexp, None, ZenTarget::for_layout(pkg.layout))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("a UE4 (file version 522) package"), "{e}");
+    assert!(e.contains("UE 5.3+ zen layout only"), "{e}");
+}

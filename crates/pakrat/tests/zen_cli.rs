@@ -392,6 +392,49 @@ fn from_legacy_refuses_a_lone_uexp_and_an_empty_folder() {
         .stderr(predicate::str::contains("--into"));
 }
 
+/// UE 4.25–5.2 zen layouts are not written: a UE 4.27 package (the
+/// zenpair legacy twin of TestModUI) and `--ue-version 5.2` are refused by
+/// name, and no file is written.
+#[test]
+fn from_legacy_refuses_the_zen_layouts_it_does_not_write() {
+    let Some(c) = pakrat_testkit::corpus_dir() else {
+        return;
+    };
+    let dir = c.join("zenpair/retoc/UE4.27");
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("src");
+    std::fs::create_dir_all(&src).unwrap();
+    for f in ["TestModUI.uasset", "TestModUI.uexp"] {
+        std::fs::copy(dir.join(f), src.join(f)).unwrap();
+    }
+    let out = tmp.path().join("o");
+    // Unversioned: the release must be given, and then it is refused.
+    pakrat()
+        .args(["zen", "from-legacy", s(&src), "-o", s(&out)])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("give the engine version"));
+    let written = std::fs::read_dir(&out).map_or(0, |d| d.count());
+    assert_eq!(written, 0, "nothing written");
+    for v in ["4.27", "5.2"] {
+        pakrat()
+            .args([
+                "zen",
+                "from-legacy",
+                s(&src),
+                "-o",
+                s(&out),
+                "--ue-version",
+                v,
+            ])
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(format!(
+                "--ue-version {v}: pakrat writes the UE 5.3+ zen layout only"
+            )));
+    }
+}
+
 #[test]
 fn legacy_package_info_list_verify() {
     let Some(fx) = fixtures() else { return };

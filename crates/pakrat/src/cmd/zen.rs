@@ -192,6 +192,23 @@ pub fn to_legacy(a: &ZenToLegacyArgs) -> Result<ExitCode> {
     Ok(exit_code(errors.is_empty()))
 }
 
+/// `--ue-version` of an engine whose zen layout pakrat does not write
+/// (UE 4.25–5.2): refused before anything is read or written. The library
+/// refuses packages whose own versions say so; 5.2 must be refused here,
+/// as its packages carry 5.3's file version.
+fn refuse_old_zen_layout(v: Option<&str>) -> Result<()> {
+    let Some(s) = v else { return Ok(()) };
+    let mut parts = s.trim().split('.');
+    let major: u32 = parts.next().and_then(|p| p.parse().ok()).unwrap_or(0);
+    let minor: u32 = parts.next().and_then(|p| p.parse().ok()).unwrap_or(0);
+    if major == 4 || (major == 5 && minor <= 2) {
+        bail!(
+            "--ue-version {s}: pakrat writes the UE 5.3+ zen layout only; the zen layouts of UE 4.25 to 5.2 are not written yet, and a package in the 5.3 layout would not load in {s}. Nothing was written."
+        );
+    }
+    Ok(())
+}
+
 /// `zen from-legacy`.
 pub fn from_legacy(a: &ZenFromLegacyArgs) -> Result<ExitCode> {
     if a.output.is_none() && a.into.is_none() {
@@ -208,6 +225,7 @@ pub fn from_legacy(a: &ZenFromLegacyArgs) -> Result<ExitCode> {
         Some(g) => Some(load_script_objects(&open_container(g, &a.keys)?)?),
         None => None,
     };
+    refuse_old_zen_layout(a.ue_version.as_deref())?;
     let layout = engine(a.ue_version.as_deref())?;
     let start = std::time::Instant::now();
     let bar = crate::cmd::common::progress_count(
