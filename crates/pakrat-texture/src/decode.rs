@@ -37,20 +37,9 @@ pub fn decode(
     })
 }
 
-/// The checks of [`decode`]; returns `data` cut to one slice.
-pub(crate) fn check<'a>(
-    format: PixelFormat,
-    width: u32,
-    height: u32,
-    data: &'a [u8],
-    opts: &DecodeOptions,
-) -> Result<&'a [u8], Error> {
-    if !format.is_valid() {
-        return Err(Error::Unsupported {
-            format,
-            what: "this ASTC footprint",
-        });
-    }
+/// An output of `width × height` pixels: neither side zero, no more
+/// pixels than `opts.max_pixels`. Returns the pixel count.
+pub(crate) fn check_size(width: u32, height: u32, opts: &DecodeOptions) -> Result<u64, Error> {
     if width == 0 || height == 0 {
         return Err(Error::Dimensions {
             width,
@@ -68,6 +57,24 @@ pub(crate) fn check<'a>(
             max: opts.max_pixels,
         });
     }
+    Ok(pixels)
+}
+
+/// The checks of [`decode`]; returns `data` cut to one slice.
+pub(crate) fn check<'a>(
+    format: PixelFormat,
+    width: u32,
+    height: u32,
+    data: &'a [u8],
+    opts: &DecodeOptions,
+) -> Result<&'a [u8], Error> {
+    if !format.is_valid() {
+        return Err(Error::Unsupported {
+            format,
+            what: "this ASTC footprint",
+        });
+    }
+    let pixels = check_size(width, height, opts)?;
     let expected = format.slice_size(width, height).ok_or(Error::Dimensions {
         width,
         height,

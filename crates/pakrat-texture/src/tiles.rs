@@ -38,20 +38,7 @@ pub fn assemble_tiles(
         tile,
         border,
     } = grid;
-    let pixels = u64::from(width) * u64::from(height);
-    if pixels == 0 {
-        return Err(Error::Mismatch(format!(
-            "tiled image of {width}x{height} pixels"
-        )));
-    }
-    if pixels > opts.max_pixels {
-        return Err(Error::TooLarge {
-            width,
-            height,
-            pixels,
-            max: opts.max_pixels,
-        });
-    }
+    let pixels = crate::decode::check_size(width, height, opts)?;
     let phys = tile
         .checked_add(border.saturating_mul(2))
         .filter(|&p| p > 0 && u64::from(p) * u64::from(p) <= opts.max_pixels)
