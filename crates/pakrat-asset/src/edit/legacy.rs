@@ -3,7 +3,7 @@
 //! exports' serial sizes and offsets, `BulkDataStartOffset`, the data
 //! resources inside the package's own files and the new names and imports.
 
-use super::layout::relay;
+use super::layout::{inline_offset, relay};
 use super::{EditError, EditedPackage, NewData};
 use crate::bulk::flags as bf;
 use crate::legacy::{FName, Import, LegacyPackage, NameEntry};
@@ -74,9 +74,13 @@ pub(super) fn write(
         }
     }
     p.summary.bulk_data_start_offset = map(pkg.summary.bulk_data_start_offset);
-    for r in &mut p.data_resources {
-        if in_package_file(r.legacy_bulk_data_flags) {
+    let datas: Vec<&[u8]> = asset.exports.iter().map(|e| e.data).collect();
+    for (k, r) in p.data_resources.iter_mut().enumerate() {
+        let f = r.legacy_bulk_data_flags;
+        if f & bf::PAYLOAD_AT_END_OF_FILE != 0 && in_package_file(f) {
             r.serial_offset = map(r.serial_offset);
+        } else if in_package_file(f) {
+            r.serial_offset = inline_offset(k, r.serial_offset, r.serial_size, &datas, new);
         }
     }
     add_names(&mut p, adds);
@@ -102,8 +106,9 @@ pub(super) fn write(
 }
 
 /// Whether a data resource's payload lies in the package's own files
-/// (inline in an export, or at the end of the `.uexp`): its offset then
-/// counts in the package and moves with the exports.
+/// (inline in an export: its offset counts from the export's start; or at
+/// the end of the `.uexp`: taken as counting in the package): its offset
+/// then moves with the data.
 fn in_package_file(flags: u32) -> bool {
     flags & (bf::PAYLOAD_IN_SEPARATE_FILE | bf::OPTIONAL_PAYLOAD) == 0
 }
@@ -129,7 +134,11 @@ fn header_bytes(
     }
     let mut q = p.clone();
     for r in &mut q.data_resources {
-        if in_package_file(r.legacy_bulk_data_flags) && r.serial_offset >= ths as i64 {
+        let f = r.legacy_bulk_data_flags;
+        if f & bf::PAYLOAD_AT_END_OF_FILE != 0
+            && in_package_file(f)
+            && r.serial_offset >= ths as i64
+        {
             r.serial_offset += d;
         }
     }

@@ -5,24 +5,29 @@
 //! From UE 5.3 the export bundle entries and dependency bundles hold no
 //! offsets (export indices and commands only) and the container's store
 //! entry no export size (`FFilePackageStoreEntry`: imported packages,
-//! shader maps), so nothing else moves. Inline bulk payloads of the bulk
-//! data map are found by reading the export (their map offset is not used
-//! to find them), and the map's other entries point into the bulk chunks,
-//! which do not change.
+//! shader maps), so nothing else moves but the bulk data map's inline
+//! entries, whose offsets count from their export's start; its other
+//! entries point into the bulk chunks, which do not change.
 
 use pakrat_codec::names::BatchName;
 
-use super::layout::relay;
+use super::layout::{inline_offset, relay};
 use super::{EditError, EditedPackage, NewData};
 use crate::props::open::Opened;
 use crate::props::{Additions, Asset};
 use crate::zen::{ZenLayout, ZenPackage};
 
+/// Bulk flags of payloads that are not inline (end of file, separate
+/// file, optional).
+const INLINE_MASK: u32 = crate::bulk::flags::PAYLOAD_AT_END_OF_FILE
+    | crate::bulk::flags::PAYLOAD_IN_SEPARATE_FILE
+    | crate::bulk::flags::OPTIONAL_PAYLOAD;
+
 /// Write a zen package with the changed exports' new bytes.
 pub(super) fn write(
     opened: &Opened,
     zen: &ZenPackage,
-    _asset: &Asset<'_>,
+    asset: &Asset<'_>,
     new: &[Option<NewData>],
     adds: &Additions,
 ) -> Result<EditedPackage, EditError> {
@@ -40,14 +45,17 @@ pub(super) fn write(
             zen.layout.describe()
         )));
     }
-    if let Some(first) = adds.imports.first() {
+    if !adds.imports.is_empty() {
+        let objects: Vec<&str> = adds
+            .imports
+            .iter()
+            .filter(|p| p.contains('.'))
+            .map(String::as_str)
+            .collect();
         return Err(EditError::package(format!(
-            "{}: new object references in zen packages are not written (they need an imported package id and a public export hash in the container's store entry): {first}{}",
+            "{}: new object references in zen packages are not written (they need an imported package id and a public export hash in the container's store entry): {}",
             zen.name,
-            match adds.imports.len() {
-                1 => String::new(),
-                n => format!(" and {} more", n - 1),
-            }
+            objects.join(", ")
         )));
     }
     let hs = zen.header_size as usize;
@@ -65,6 +73,14 @@ pub(super) fn write(
         // UE 5.3+: `CookedSerialOffset` counts from the end of the header.
         e.serial_offset = start;
         e.serial_size = size;
+    }
+    if let Some(b) = &mut z.bulk {
+        let datas: Vec<&[u8]> = asset.exports.iter().map(|e| e.data).collect();
+        for (k, e) in b.entries.iter_mut().enumerate() {
+            if e.flags & INLINE_MASK == 0 {
+                e.serial_offset = inline_offset(k, e.serial_offset, e.serial_size, &datas, new);
+            }
+        }
     }
     for n in &adds.names {
         z.names.push(BatchName {
