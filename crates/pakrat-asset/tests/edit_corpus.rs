@@ -17,7 +17,7 @@ use pakrat_asset::legacy::{Layout, LegacyPackage};
 use pakrat_asset::props::open::{self, Opened};
 use pakrat_asset::props::*;
 use pakrat_asset::usmap::Usmap;
-use pakrat_asset::zen::{self, load_script_objects, ContainerPackages, ScriptObjects};
+use pakrat_asset::zen::{self, load_script_objects, ContainerPackages, ScriptObjects, ZenLayout};
 use pakrat_codec::KeyRing;
 use pakrat_iostore::Container;
 use pakrat_pak::Pak;
@@ -603,4 +603,57 @@ fn refusals_name_the_export_and_the_reason() {
     )
     .is_ok());
     eprintln!("refusals checked");
+}
+
+/// The zenpair packages (retoc's test files: the same package as legacy
+/// `.uasset`/`.uexp` and as a zen `.uzenasset`, UE 4.27, 5.4, 5.6; no
+/// mappings, so unversioned exports do not decode and are kept as bytes)
+/// write back to their bytes.
+#[test]
+fn zenpair_packages_write_back_to_their_bytes() {
+    let Some(dir) = pakrat_testkit::corpus_dir() else {
+        return;
+    };
+    let base = dir.join("zenpair/retoc");
+    let none = Packages::from_containers(&[], None);
+    let mut bad = Vec::new();
+    let (mut legacy, mut zen) = (Counts::default(), Counts::default());
+    for (v, eng, layout) in [
+        ("UE4.27", "4.27", ZenLayout::Ue4),
+        ("UE5.4", "5.4", ZenLayout::Ue5_3 { cells: false }),
+        ("UE5.6", "5.6", ZenLayout::Ue5_3 { cells: true }),
+    ] {
+        let mut files: Vec<_> = std::fs::read_dir(base.join(v))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        files.sort();
+        for f in files {
+            let ext = f.extension().and_then(|e| e.to_str()).unwrap_or("");
+            let label = format!("zenpair {v}");
+            if ext == "uasset" && f.with_extension("uexp").is_file() {
+                let o = open::open_loose(&f, Layout::for_engine(eng)).unwrap();
+                round_trip(&label, &o, &NoSchemas, &mut legacy, &mut bad);
+            } else if ext == "uzenasset" && layout != ZenLayout::Ue4 {
+                // (UE4 zen packages need their store entry, not kept.)
+                let bytes = std::fs::read(&f).unwrap();
+                let name = f.display().to_string();
+                let o =
+                    open::open_zen_bytes(&name, bytes, layout, &[], &none, Layout::for_engine(eng))
+                        .unwrap();
+                round_trip(&label, &o, &NoSchemas, &mut zen, &mut bad);
+            }
+        }
+    }
+    eprintln!("zenpair: legacy {legacy:?}; zen {zen:?}");
+    assert!(
+        legacy.packages >= 7 && zen.packages >= 6,
+        "{legacy:?} {zen:?}"
+    );
+    assert!(
+        bad.is_empty(),
+        "{} problems:\n{}",
+        bad.len(),
+        bad.join("\n")
+    );
 }
