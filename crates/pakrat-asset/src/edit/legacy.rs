@@ -102,6 +102,7 @@ pub(super) fn write(
         new_names: adds.names.clone(),
         new_imports: adds.imports.clone(),
         resized: laid.resized,
+        imported_packages: None,
     })
 }
 

@@ -60,6 +60,10 @@ pub struct EditedPackage {
     pub new_imports: Vec<String>,
     /// Exports whose size changed: (export index, change in bytes).
     pub resized: Vec<(usize, i64)>,
+    /// Zen: the package's imported package ids after a new reference added
+    /// a package, sorted, for the container header's store entry (which
+    /// must list them; `None`: unchanged).
+    pub imported_packages: Option<Vec<u64>>,
 }
 
 /// Why a package could not be written.
@@ -112,7 +116,7 @@ impl std::error::Error for EditError {}
 /// decoding error, a skipped value) unless its tree is unchanged; a changed
 /// native part (`props.native`); a value that does not encode; a layout
 /// pakrat does not write (zen packages before UE 5.3, uncooked legacy
-/// packages) when an export changed size or names were added.
+/// packages) when something changed.
 pub fn write_edited(
     opened: &Opened,
     schemas: &dyn Schemas,
