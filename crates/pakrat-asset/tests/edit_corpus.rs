@@ -362,6 +362,12 @@ fn legacy_new_names_and_imports() {
         // name (and its class, where the name map lacked it).
         assert!(pkg.names.len() >= old.names.len() + 4, "{label}");
         assert_eq!(pkg.names[old.names.len()].text, "Brand_New_Name", "{label}");
+        // Every import's `package_name` (UE 5.8+) is its object name, the
+        // new ones' too.
+        assert!(pkg
+            .imports
+            .iter()
+            .all(|i| i.package_name.is_none_or(|n| n == i.object_name)));
         eprintln!(
             "{label}: header {} -> {} bytes",
             o.raw().0.len(),

@@ -215,17 +215,16 @@ fn add_imports(
             None => path.as_str(),
         };
         let (class_package, class_name) = import_class(path, outer_path.is_none());
-        let package_name = p
-            .imports
-            .first()
-            .and_then(|i| i.package_name)
-            .map(|_| FName::default());
+        let object_name = fname(p, name);
+        // The UE 5.8+ field read as `package_name` holds the import's own
+        // object name in every import of the fixtures: mirrored.
+        let package_name = p.imports.first().and_then(|i| i.package_name);
         let im = Import {
             class_package: fname(p, class_package),
             class_name: fname(p, class_name),
             outer,
-            object_name: fname(p, name),
-            package_name: package_name.map(|_| fname(p, "None")),
+            object_name,
+            package_name: package_name.map(|_| object_name),
             optional: p.imports.first().and_then(|i| i.optional).map(|_| false),
         };
         p.imports.push(im);
