@@ -357,6 +357,11 @@ fn legacy_new_names_and_imports() {
         assert_eq!(im.class, "/Script/CoreUObject.Object", "{label}");
         let pkg = LegacyPackage::read(&out.main, engine(v)).unwrap();
         pkg.check_references().unwrap();
+        // The new object is a create-before-serialize dependency of the
+        // export that refers to it.
+        let k = a.imports.iter().position(|x| x.path == target).unwrap() as i32;
+        let cbs = pkg.exports[i].dependency_ranges().unwrap()[1].clone();
+        assert!(pkg.preload_dependencies[cbs].contains(&(-k - 1)), "{label}");
         let old = LegacyPackage::read(o.raw().0, engine(v)).unwrap();
         // The two new names, then the import's package path and object
         // name (and its class, where the name map lacked it).
@@ -502,6 +507,10 @@ fn zen_edits_read_back_and_convert() {
             "{label}"
         );
         let imported = &ids[..];
+        let h = &z.dependency_bundle_headers[i];
+        let at = h.first_entry as usize + (h.entry_count[0][0] + h.entry_count[0][1]) as usize;
+        let cbs = &z.dependency_bundle_entries[at..at + h.entry_count[1][0] as usize];
+        assert!(cbs.contains(&-(z.imports.len() as i32)), "{label}: {cbs:?}");
         let a = Asset::from_zen(&z, &out.main, imported, &src, engine(v)).unwrap();
         let b = o.asset();
         for k in 0..a.exports.len() {

@@ -17,6 +17,7 @@ pub(super) fn write(
     asset: &Asset<'_>,
     new: &[Option<NewData>],
     adds: &Additions,
+    deps: &[(usize, Vec<i32>)],
 ) -> Result<EditedPackage, EditError> {
     let (main, uexp) = opened.raw();
     if new.iter().all(Option::is_none) && adds.names.is_empty() && adds.imports.is_empty() {
@@ -85,6 +86,7 @@ pub(super) fn write(
     }
     add_names(&mut p, adds);
     add_imports(&mut p, asset, adds)?;
+    add_dependencies(&mut p, deps);
     let header = header_bytes(pkg, &p, main, ths)?;
     let body = laid.body;
     let (main, uexp) = match uexp {
@@ -242,5 +244,43 @@ fn import_class(path: &str, package: bool) -> (&'static str, &'static str) {
         ("/Script/CoreUObject", "Class")
     } else {
         ("/Script/CoreUObject", "Object")
+    }
+}
+
+/// Add each edited export's new imports to its create-before-serialize
+/// preload dependencies (the preload list holds, per export,
+/// serialize-before-serialize, create-before-serialize,
+/// serialize-before-create and create-before-create entries, in that
+/// order), moving the ranges of the exports after it.
+fn add_dependencies(p: &mut LegacyPackage, deps: &[(usize, Vec<i32>)]) {
+    for (e, list) in deps {
+        let Some(mut d) = p.exports.get(*e).and_then(|x| x.dependencies) else {
+            continue;
+        };
+        if d[0] < 0 {
+            d = [p.preload_dependencies.len() as i32, 0, 0, 0, 0];
+        }
+        let start = d[0] as usize;
+        let end = start + d[1..].iter().map(|&n| n.max(0) as usize).sum::<usize>();
+        let have = p
+            .preload_dependencies
+            .get(start..end)
+            .unwrap_or(&[])
+            .to_vec();
+        let new: Vec<i32> = list.iter().copied().filter(|x| !have.contains(x)).collect();
+        let at =
+            (start + d[1].max(0) as usize + d[2].max(0) as usize).min(p.preload_dependencies.len());
+        for (k, &x) in new.iter().enumerate() {
+            p.preload_dependencies.insert(at + k, x);
+        }
+        d[2] += new.len() as i32;
+        for (k, x) in p.exports.iter_mut().enumerate() {
+            if let Some(o) = &mut x.dependencies {
+                if k != *e && o[0] >= 0 && o[0] as usize >= at && !new.is_empty() {
+                    o[0] += new.len() as i32;
+                }
+            }
+        }
+        p.exports[*e].dependencies = Some(d);
     }
 }

@@ -31,6 +31,7 @@ pub(super) fn write(
     asset: &Asset<'_>,
     new: &[Option<NewData>],
     adds: &Additions,
+    deps: &[(usize, Vec<i32>)],
 ) -> Result<EditedPackage, EditError> {
     let (chunk, _) = opened.raw();
     if new.iter().all(Option::is_none) && adds.names.is_empty() && adds.imports.is_empty() {
@@ -78,6 +79,7 @@ pub(super) fn write(
         });
     }
     let imported = add_imports(&mut z, adds)?;
+    add_dependencies(&mut z, deps);
     let mut main = z.to_bytes().map_err(|e| {
         EditError::package(format!(
             "{}: the zen header cannot be written again: {e}",
@@ -182,4 +184,42 @@ fn add_imports(z: &mut ZenPackage, adds: &Additions) -> Result<Option<Vec<u64>>,
     z.imported_package_name_parts = parts;
     z.imported_package_names_written = true;
     Ok((ids != old_ids).then_some(ids))
+}
+
+/// Add each edited export's new imports to its create-before-serialize
+/// dependencies (a dependency bundle holds create-before-create,
+/// serialize-before-create, create-before-serialize and
+/// serialize-before-serialize entries, in that order), moving the bundles
+/// after it.
+fn add_dependencies(z: &mut ZenPackage, deps: &[(usize, Vec<i32>)]) {
+    for (e, list) in deps {
+        let Some(h) = z.dependency_bundle_headers.get(*e).cloned() else {
+            continue;
+        };
+        let entries = &mut z.dependency_bundle_entries;
+        let (start, counts) = if h.first_entry < 0 {
+            (entries.len(), [[0, 0], [0, 0]])
+        } else {
+            (h.first_entry as usize, h.entry_count)
+        };
+        let total: usize = counts.iter().flatten().map(|&n| n as usize).sum();
+        let have = entries.get(start..start + total).unwrap_or(&[]).to_vec();
+        let new: Vec<i32> = list.iter().copied().filter(|x| !have.contains(x)).collect();
+        if new.is_empty() {
+            continue;
+        }
+        let at = (start + (counts[0][0] + counts[0][1] + counts[1][0]) as usize).min(entries.len());
+        for (k, &x) in new.iter().enumerate() {
+            entries.insert(at + k, x);
+        }
+        for (k, o) in z.dependency_bundle_headers.iter_mut().enumerate() {
+            if k != *e && o.first_entry >= 0 && o.first_entry as usize >= at {
+                o.first_entry += new.len() as i32;
+            }
+        }
+        let hd = &mut z.dependency_bundle_headers[*e];
+        hd.first_entry = start as i32;
+        hd.entry_count = counts;
+        hd.entry_count[1][0] += new.len() as u32;
+    }
 }
