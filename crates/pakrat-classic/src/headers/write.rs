@@ -147,7 +147,7 @@ fn thunk_arg(p: &Prop, form: Form) -> String {
     let t = type_in(&p.kind, Ctx::Parm, form);
     if p.flags & CPF_OUT_PARM != 0 {
         format!("{t}& {}", p.name)
-    } else if matches!(p.kind, PropKind::Str | PropKind::Array(_)) {
+    } else if p.kind == PropKind::Str {
         format!("const {t}& {}", p.name)
     } else {
         format!("{t} {}", p.name)
@@ -161,6 +161,75 @@ fn zeroed(p: &Prop) -> bool {
         PropKind::Str | PropKind::Struct(_) | PropKind::Array(_) | PropKind::Delegate
     )
 }
+
+/// UE2's probe names (UT2004 `Core/Inc/UnNames.h`, indices 300-363): an
+/// event with one of these names is sent only when the object probes it.
+const UE2_PROBES: &[&str] = &[
+    "Spawned",
+    "Destroyed",
+    "GainedChild",
+    "LostChild",
+    "Probe4",
+    "Probe5",
+    "Trigger",
+    "UnTrigger",
+    "Timer",
+    "HitWall",
+    "Falling",
+    "Landed",
+    "PhysicsVolumeChange",
+    "Touch",
+    "UnTouch",
+    "Bump",
+    "BeginState",
+    "EndState",
+    "BaseChange",
+    "Attach",
+    "Detach",
+    "ActorEntered",
+    "ActorLeaving",
+    "ZoneChange",
+    "AnimEnd",
+    "EndedRotation",
+    "InterpolateEnd",
+    "EncroachingOn",
+    "EncroachedBy",
+    "FootZoneChange",
+    "HeadVolumeChange",
+    "PostTouch",
+    "PawnEnteredVolume",
+    "MayFall",
+    "PushedState",
+    "PawnLeavingVolume",
+    "Die",
+    "Tick",
+    "PlayerTick",
+    "ModifyVelocity",
+    "CheckMovementTransition",
+    "SeePlayer",
+    "EnemyNotVisible",
+    "HearNoise",
+    "UpdateEyeHeight",
+    "SeeMonster",
+    "SeeFriend",
+    "SpecialHandling",
+    "BotDesireability",
+    "NotifyBump",
+    "NotifyPhysicsVolumeChange",
+    "AIHearSound",
+    "NotifyHeadVolumeChange",
+    "NotifyLanded",
+    "NotifyHitWall",
+    "PostNetReceive",
+    "PreBeginPlay",
+    "BeginPlay",
+    "PostBeginPlay",
+    "Probe58",
+    "PhysicsChangedFor",
+    "ActorEnteredVolume",
+    "ActorLeavingVolume",
+    "PrepareForMove",
+];
 
 /// The `eventX(...)` thunk of event `f`.
 fn thunk(out: &mut String, form: Form, pkg: &str, c: &HeaderClass, f: &Func) {
@@ -177,8 +246,20 @@ fn thunk(out: &mut String, form: Form, pkg: &str, c: &HeaderClass, f: &Func) {
     if zero && form == Form::Ue2 {
         out.push_str("        Parms.ReturnValue=0;\n");
     }
+    let probe = form == Form::Ue2 && UE2_PROBES.iter().any(|n| n.eq_ignore_ascii_case(&f.name));
+    if probe {
+        let _ = writeln!(out, "        if(IsProbing(NAME_{})) {{", f.name);
+    }
     for p in &args {
-        let _ = writeln!(out, "        Parms.{0}={0};", p.name);
+        if form == Form::Ue2 && p.kind == PropKind::Bool {
+            let _ = writeln!(
+                out,
+                "        Parms.{0}=(({0}) ? FIRST_BITFIELD : 0);",
+                p.name
+            );
+        } else {
+            let _ = writeln!(out, "        Parms.{0}={0};", p.name);
+        }
     }
     if zero && form == Form::Ue1 {
         out.push_str("        Parms.ReturnValue=0;\n");
@@ -189,6 +270,9 @@ fn thunk(out: &mut String, form: Form, pkg: &str, c: &HeaderClass, f: &Func) {
         "        ProcessEvent(FindFunctionChecked({pkg}_{}),{arg});",
         f.name
     );
+    if probe {
+        out.push_str("        }\n");
+    }
     for p in args.iter().filter(|p| p.flags & CPF_OUT_PARM != 0) {
         let _ = writeln!(out, "        {0}=Parms.{0};", p.name);
     }
@@ -242,7 +326,7 @@ fn class_block(out: &mut String, h: &Headers, c: &HeaderClass, opts: &Options<'_
     if h.form == Form::Ue2 {
         for f in &c.fields {
             if let FieldKind::Const(n, v) = f {
-                let _ = writeln!(out, "#define UCONST_{n} {v}");
+                let _ = writeln!(out, "#define UCONST_{n} {}", v.trim());
             }
         }
     }
