@@ -382,9 +382,15 @@ pub fn read_field(pkg: &Package<'_>, i: usize) -> FieldKind {
             return FieldKind::Unreadable(name, "function flags not located".into());
         };
         let mut props = Vec::new();
+        // Only properties: no recursion into fields nested deeper.
         for k in children(pkg, i) {
-            if let FieldKind::Prop(p) = read_field(pkg, k) {
-                props.push(p);
+            if pkg
+                .export_class_name(k)
+                .is_ok_and(|c| c.ends_with("Property"))
+            {
+                if let Ok(p) = read_prop(pkg, k) {
+                    props.push(p);
+                }
             }
         }
         let overrides = field_reader(pkg, i)
