@@ -208,6 +208,20 @@ fn ut2004_engine_in_the_ue2_form() {
     assert!(h.contains("NATIVE_INFO(UInteraction) GEngineUInteractionNatives[] = \n{ \n"));
     assert!(h.contains("IMPLEMENT_NATIVE_HANDLER(Engine,UInteraction);"));
     assert!(h.contains("VERIFY_CLASS_SIZE_NODIE(AActor)"));
+    // noexport native classes: registered, size-checked, no C++ class.
+    assert!(h.contains("DECLARE_NATIVE_TYPE(Engine,UCanvas);"));
+    assert!(h.contains("VERIFY_CLASS_SIZE_NODIE(UEngine)"));
+    assert!(!h.contains("class ENGINE_API UEngine "));
+    // Delegates (their property is already `__X__Delegate`), pointers.
+    let tag = class_block(&h, "UStreamTag");
+    assert!(tag.contains(&"    PTRINT NativeID3Tag[2];"));
+    assert!(tag.contains(&"    FScriptDelegate __OnRefresh__Delegate;"));
+    assert!(tag.contains(&"        ProcessDelegate(ENGINE_OnRefresh,&__OnRefresh__Delegate,NULL);"));
+    // The config name is not written (no StaticConfigName), only the flag.
+    assert!(!h.contains("StaticConfigName"));
+    assert!(class_block(&h, "UPlayerInput").contains(
+        &"    DECLARE_CLASS(UPlayerInput,UObject,0|CLASS_Transient|CLASS_Config,Engine)"
+    ));
 }
 
 /// Every package of the corpus's UE1, UE2 and licensee folders writes a

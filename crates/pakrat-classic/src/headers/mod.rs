@@ -100,6 +100,15 @@ impl HeaderClass {
         self.functions()
             .filter(|f| f.flags & model::FUNC_EVENT != 0 && !f.overrides)
     }
+
+    /// Delegates (UE2 `FUNC_Delegate`) first declared in this class, chain
+    /// order.
+    pub fn delegates(&self) -> impl Iterator<Item = &Func> {
+        self.functions().filter(|f| {
+            f.flags & (model::FUNC_DELEGATE | model::FUNC_EVENT) == model::FUNC_DELEGATE
+                && !f.overrides
+        })
+    }
 }
 
 /// The classes of a package, in the order the header lists them.

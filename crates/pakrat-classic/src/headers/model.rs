@@ -42,6 +42,8 @@ pub const FUNC_NATIVE: u32 = 0x400;
 pub const FUNC_EVENT: u32 = 0x800;
 /// `FUNC_NoExport`.
 pub const FUNC_NO_EXPORT: u32 = 0x4000;
+/// `FUNC_Delegate` (UE2).
+pub const FUNC_DELEGATE: u32 = 0x0010_0000;
 
 /// Longest field chain followed (Engine's Actor has a few hundred).
 const MAX_CHAIN: usize = 100_000;

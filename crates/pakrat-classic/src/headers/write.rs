@@ -63,7 +63,8 @@ fn type_in(k: &PropKind, ctx: Ctx, form: Form) -> String {
             }
         }
         PropKind::Delegate => "FScriptDelegate".into(),
-        PropKind::Pointer => "INT".into(),
+        // UT2004 writes pointers as PTRINT (pointer-sized); UE1 has none.
+        PropKind::Pointer => "PTRINT".into(),
         PropKind::Other(c) => format!("/* {c} */ INT"),
     }
 }
@@ -98,11 +99,8 @@ fn member_line(p: &Prop, prev: Option<Pack>, form: Form) -> String {
         (Form::Ue2, Some(prev)) => prev != now && (now == Pack::Bool || prev != Pack::Other),
     };
     let mut s = format!("    {} ", type_in(&p.kind, Ctx::Member, form));
-    if let PropKind::Delegate = p.kind {
-        let _ = write!(s, "__{}__Delegate", p.name);
-    } else {
-        s.push_str(&p.name);
-    }
+    // A delegate's property is already named `__X__Delegate`.
+    s.push_str(&p.name);
     if p.kind == PropKind::Bool {
         s.push_str(":1");
     } else if p.array_dim > 1 {
@@ -158,7 +156,7 @@ fn thunk_arg(p: &Prop, form: Form) -> String {
 fn zeroed(p: &Prop) -> bool {
     !matches!(
         p.kind,
-        PropKind::Str | PropKind::Struct(_) | PropKind::Array(_) | PropKind::Delegate
+        PropKind::Str | PropKind::Struct(_) | PropKind::Delegate
     )
 }
 
@@ -231,13 +229,20 @@ const UE2_PROBES: &[&str] = &[
     "PrepareForMove",
 ];
 
-/// The `eventX(...)` thunk of event `f`.
-fn thunk(out: &mut String, form: Form, pkg: &str, c: &HeaderClass, f: &Func) {
+/// The `eventX(...)` thunk of event `f`, or the `delegateX(...)` one of
+/// delegate `f` when `delegate`.
+fn thunk(out: &mut String, form: Form, pkg: &str, c: &HeaderClass, f: &Func, delegate: bool) {
     let ret = parms(f).find(|p| is_return(p));
     let args: Vec<&Prop> = parms(f).filter(|p| !is_return(p)).collect();
     let rt = ret.map_or("void".to_string(), |p| type_in(&p.kind, Ctx::Parm, form));
     let list: Vec<String> = args.iter().map(|p| thunk_arg(p, form)).collect();
-    let _ = writeln!(out, "    {rt} event{}({})\n    {{", f.name, list.join(", "));
+    let kind = if delegate { "delegate" } else { "event" };
+    let _ = writeln!(
+        out,
+        "    {rt} {kind}{}({})\n    {{",
+        f.name,
+        list.join(", ")
+    );
     let has_parms = parms(f).next().is_some();
     if has_parms {
         let _ = writeln!(out, "        {}_event{}_Parms Parms;", c.cpp_name, f.name);
@@ -246,7 +251,9 @@ fn thunk(out: &mut String, form: Form, pkg: &str, c: &HeaderClass, f: &Func) {
     if zero && form == Form::Ue2 {
         out.push_str("        Parms.ReturnValue=0;\n");
     }
-    let probe = form == Form::Ue2 && UE2_PROBES.iter().any(|n| n.eq_ignore_ascii_case(&f.name));
+    let probe = !delegate
+        && form == Form::Ue2
+        && UE2_PROBES.iter().any(|n| n.eq_ignore_ascii_case(&f.name));
     if probe {
         let _ = writeln!(out, "        if(IsProbing(NAME_{})) {{", f.name);
     }
@@ -265,11 +272,19 @@ fn thunk(out: &mut String, form: Form, pkg: &str, c: &HeaderClass, f: &Func) {
         out.push_str("        Parms.ReturnValue=0;\n");
     }
     let arg = if has_parms { "&Parms" } else { "NULL" };
-    let _ = writeln!(
-        out,
-        "        ProcessEvent(FindFunctionChecked({pkg}_{}),{arg});",
-        f.name
-    );
+    if delegate {
+        let _ = writeln!(
+            out,
+            "        ProcessDelegate({pkg}_{0},&__{0}__Delegate,{arg});",
+            f.name
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "        ProcessEvent(FindFunctionChecked({pkg}_{}),{arg});",
+            f.name
+        );
+    }
     if probe {
         out.push_str("        }\n");
     }
@@ -331,7 +346,7 @@ fn class_block(out: &mut String, h: &Headers, c: &HeaderClass, opts: &Options<'_
         }
     }
     out.push('\n');
-    for f in c.events() {
+    for f in c.events().chain(c.delegates()) {
         parms_struct(out, h.form, c, f);
     }
     let _ = writeln!(
@@ -358,7 +373,10 @@ fn class_block(out: &mut String, h: &Headers, c: &HeaderClass, opts: &Options<'_
         let _ = writeln!(out, "    DECLARE_FUNCTION(exec{});", f.name);
     }
     for f in c.events() {
-        thunk(out, h.form, &pkg, c, f);
+        thunk(out, h.form, &pkg, c, f, false);
+    }
+    for f in c.delegates() {
+        thunk(out, h.form, &pkg, c, f, true);
     }
     let _ = writeln!(
         out,
@@ -378,16 +396,9 @@ fn class_block(out: &mut String, h: &Headers, c: &HeaderClass, opts: &Options<'_
             }
         }
         Form::Ue2 => {
-            if let Some(cfg) = c
-                .config_name
-                .as_deref()
-                .filter(|n| !n.eq_ignore_ascii_case("System"))
-            {
-                let _ = writeln!(
-                    out,
-                    "    static const TCHAR* StaticConfigName() {{return TEXT(\"{cfg}\");}}"
-                );
-            }
+            // No config name is written (UT2004's header has no
+            // StaticConfigName line, even for config(User) classes): only
+            // CLASS_Config in the flags.
             if let Some(t) = &c.cpp_text {
                 for l in t.lines() {
                     let _ = writeln!(out, "    {}", l.trim_end());
@@ -403,14 +414,14 @@ fn class_block(out: &mut String, h: &Headers, c: &HeaderClass, opts: &Options<'_
     out.push_str("};\n\n");
 }
 
-/// `AUTOGENERATE_NAME` entries: the events of the exported classes (each
-/// once). UE2 sorts them; UE1 listed them in the order the engine first
+/// `AUTOGENERATE_NAME` entries: the events and delegates of the exported
+/// classes (each once). UE2 sorts them; UE1 listed them in the order the engine first
 /// registered the names, which the package does not record: they come in
 /// declaration order (each class's chain reversed, classes in header order).
 fn event_names(h: &Headers) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
     for c in h.classes.iter().filter(|c| exported(c)) {
-        let evs: Vec<&Func> = c.events().collect();
+        let evs: Vec<&Func> = c.events().chain(c.delegates()).collect();
         for f in evs.into_iter().rev() {
             if !names.iter().any(|n| n.eq_ignore_ascii_case(&f.name)) {
                 names.push(f.name.clone());
@@ -431,17 +442,27 @@ fn native_index(f: &Func) -> i32 {
     }
 }
 
-fn ue2_registration(out: &mut String, h: &Headers, natives: &[&HeaderClass]) {
+/// Whether native class `c` takes part in UE2's native registration: every
+/// class with a C++ definition, and `noexport` native classes that have
+/// native functions (UT2004 registers `UCanvas`, `ATerrainInfo`...).
+fn registered(c: &HeaderClass) -> bool {
+    exported(c) || c.native && c.natives().next().is_some()
+}
+
+/// UE2's registration block: native types, the registrants macro, the
+/// native function tables and the class size checks (every native class).
+fn ue2_registration(out: &mut String, h: &Headers) {
     let up = h.package.to_ascii_uppercase();
     let p = &h.package;
+    let reg: Vec<&HeaderClass> = h.classes.iter().filter(|c| registered(c)).collect();
     out.push_str("\n#ifdef NATIVE_DEFS_ONLY\n");
-    for c in h.classes.iter().filter(|c| exported(c)) {
+    for c in &reg {
         let _ = writeln!(out, "DECLARE_NATIVE_TYPE({p},{});", c.cpp_name);
     }
     let _ = writeln!(out, "\n#define AUTO_INITIALIZE_REGISTRANTS_{up} \\");
-    for c in h.classes.iter().filter(|c| exported(c)) {
+    for c in &reg {
         let _ = writeln!(out, "\t{}::StaticClass(); \\", c.cpp_name);
-        if natives.iter().any(|n| n.export == c.export) {
+        if c.natives().next().is_some() {
             let _ = writeln!(
                 out,
                 "\tGNativeLookupFuncs[Lookup++] = &Find{p}{}Native; \\",
@@ -450,7 +471,7 @@ fn ue2_registration(out: &mut String, h: &Headers, natives: &[&HeaderClass]) {
         }
     }
     out.push_str("\n#endif // NATIVE_DEFS_ONLY\n\n#ifdef NATIVES_ONLY\n");
-    for c in natives {
+    for c in reg.iter().filter(|c| c.natives().next().is_some()) {
         let n = &c.cpp_name;
         let _ = writeln!(out, "NATIVE_INFO({n}) G{p}{n}Natives[] = \n{{ ");
         for f in c.natives() {
@@ -462,7 +483,7 @@ fn ue2_registration(out: &mut String, h: &Headers, natives: &[&HeaderClass]) {
         );
     }
     out.push_str("#endif // NATIVES_ONLY\n\n#ifdef VERIFY_CLASS_SIZES\n");
-    for c in h.classes.iter().filter(|c| exported(c)) {
+    for c in h.classes.iter().filter(|c| c.native) {
         let _ = writeln!(out, "VERIFY_CLASS_SIZE_NODIE({})", c.cpp_name);
     }
     out.push_str("#endif // VERIFY_CLASS_SIZES\n");
@@ -525,7 +546,7 @@ pub fn render(h: &Headers, opts: &Options<'_>) -> String {
     let _ = writeln!(out, "{pack_if}\n#pragma pack (pop)\n#endif");
     if h.form == Form::Ue2 {
         out.push('\n');
-        ue2_registration(&mut out, h, &natives);
+        ue2_registration(&mut out, h);
     }
     out
 }
