@@ -550,3 +550,104 @@ pub fn render(h: &Headers, opts: &Options<'_>) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::headers::model::FUNC_EVENT;
+
+    fn prop(name: &str, kind: PropKind, flags: u32) -> FieldKind {
+        FieldKind::Prop(Prop {
+            name: name.into(),
+            array_dim: 1,
+            flags,
+            kind,
+        })
+    }
+
+    /// A native class built by hand: the packing markers of each form, an
+    /// enum, a constant and an event with a bool and an out parameter.
+    fn sample(form: Form) -> Headers {
+        let parm = |n: &str, k: PropKind, extra: u32| Prop {
+            name: n.into(),
+            array_dim: 1,
+            flags: CPF_PARM | extra,
+            kind: k,
+        };
+        let ev = Func {
+            name: "Touch".into(),
+            native: 0,
+            overrides: false,
+            flags: FUNC_EVENT,
+            props: vec![
+                parm("bFlag", PropKind::Bool, 0),
+                parm("Text", PropKind::Str, CPF_OUT_PARM),
+                parm("ReturnValue", PropKind::Int, CPF_RETURN_PARM),
+            ],
+        };
+        let fields = vec![
+            FieldKind::Enum("EMode".into(), vec!["MODE_A".into(), "MODE_B".into()]),
+            FieldKind::Const("LIMIT".into(), " 5".into()),
+            prop("Mode", PropKind::Byte(Some("EMode".into())), 0),
+            prop("Count", PropKind::Int, 0),
+            prop("bOn", PropKind::Bool, 0),
+            prop("bOff", PropKind::Bool, 0),
+            prop("Names", PropKind::Array(Box::new(PropKind::Name)), 0),
+            FieldKind::Func(ev),
+        ];
+        Headers {
+            package: "Pkg".into(),
+            form,
+            classes: vec![HeaderClass {
+                export: 0,
+                name: "Thing".into(),
+                cpp_name: "AThing".into(),
+                super_cpp: "AActor".into(),
+                native: true,
+                class_flags: Some(CLASS_CONFIG | 0x20),
+                config_name: None,
+                fields,
+                cpp_text: None,
+            }],
+        }
+    }
+
+    #[test]
+    fn ue1_form() {
+        let h = render(&sample(Form::Ue1), &Options::default());
+        assert!(h.contains(
+            "enum EMode\n{\n    MODE_A                  =0,\n    MODE_B                  =1,\n    \
+             MODE_MAX                =2,\n};\n"
+        ));
+        assert!(!h.contains("UCONST_"));
+        assert!(h.contains(
+            "    BYTE Mode;\n    INT Count;\n    BITFIELD bOn:1 GCC_PACK(4);\n    BITFIELD bOff:1;\n    \
+             TArray<FName> Names GCC_PACK(4);\n"
+        ));
+        assert!(h.contains(
+            "        Parms.bFlag=bFlag;\n        Parms.Text=Text;\n        Parms.ReturnValue=0;\n        \
+             ProcessEvent(FindFunctionChecked(PKG_Touch),&Parms);\n        Text=Parms.Text;\n"
+        ));
+        assert!(h.contains("    INT eventTouch(BITFIELD bFlag, FString& Text)\n"));
+        assert!(h.contains("    DECLARE_CLASS(AThing,AActor,0|CLASS_Config,Pkg)\n    NO_DEFAULT_CONSTRUCTOR(AThing)\n"));
+        assert!(h.contains("AUTOGENERATE_NAME(Touch)\n") && h.contains("#endif NAMES_ONLY"));
+    }
+
+    #[test]
+    fn ue2_form() {
+        let inc = |f: &str| f == "AThing.h";
+        let h = render(&sample(Form::Ue2), &Options { has_include: &inc });
+        assert!(h.contains("#define UCONST_LIMIT 5\n"));
+        assert!(h.contains(
+            "    BYTE Mode GCC_PACK(4);\n    INT Count GCC_PACK(4);\n    BITFIELD bOn:1 GCC_PACK(4);\n    \
+             BITFIELD bOff:1;\n    TArrayNoInit<FName> Names GCC_PACK(4);\n"
+        ));
+        assert!(h.contains(
+            "        Parms.ReturnValue=0;\n        if(IsProbing(NAME_Touch)) {\n        \
+             Parms.bFlag=((bFlag) ? FIRST_BITFIELD : 0);\n"
+        ));
+        assert!(h.contains("    NO_DEFAULT_CONSTRUCTOR(AThing)\n    #include \"AThing.h\"\n};"));
+        assert!(h.contains("DECLARE_NATIVE_TYPE(Pkg,AThing);\n"));
+        assert!(h.contains("VERIFY_CLASS_SIZE_NODIE(AThing)\n"));
+    }
+}
