@@ -38,6 +38,7 @@ pub mod class;
 pub mod enums;
 pub mod export;
 pub mod flags;
+pub mod headers;
 pub mod json;
 pub mod lineage;
 mod package;

@@ -430,6 +430,9 @@ pub enum PackageCommand {
     /// Empty the script source text of every class, as `ucc` does for
     /// release builds (the objects stay, nothing moves).
     Strip(StripArgs),
+    /// Write `<Package>Classes.h`: the C++ header of the package's native
+    /// classes, as the engine's `ucc make -h` wrote it (UE1 or UE2 form).
+    Headers(crate::args_headers::HeadersArgs),
 }
 
 /// Options every package edit takes.

@@ -2,6 +2,7 @@
 
 mod args;
 mod args_export;
+mod args_headers;
 mod cmd;
 mod detect;
 mod output;
@@ -389,7 +390,7 @@ fn man(a: &args::ManArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `package rename-name|rename|set-guid|set-flags|strip`, on a UE1/UE2
+/// `package rename-name|rename|set-guid|set-flags|strip|headers`, on a UE1/UE2
 /// package only.
 fn package(c: args::PackageCommand) -> Result<ExitCode> {
     use args::PackageCommand as P;
@@ -399,6 +400,7 @@ fn package(c: args::PackageCommand) -> Result<ExitCode> {
         P::SetGuid(a) => &a.package,
         P::SetFlags(a) => &a.package,
         P::Strip(a) => &a.package,
+        P::Headers(a) => &a.package,
     };
     detect::require(file, &[Format::Package], "a UE1/UE2 package")?;
     match c {
@@ -407,5 +409,6 @@ fn package(c: args::PackageCommand) -> Result<ExitCode> {
         P::SetGuid(a) => cmd::rewrite::set_guid(&a),
         P::SetFlags(a) => cmd::rewrite::set_flags(&a),
         P::Strip(a) => cmd::rewrite::strip(&a),
+        P::Headers(a) => cmd::headers::headers(&a),
     }
 }

@@ -2,6 +2,7 @@
 //! [`common`].
 
 pub mod common;
+pub mod headers;
 pub mod iostore;
 pub mod iostore_write;
 pub mod legacy;
