@@ -315,6 +315,169 @@ pub fn find_in_export_data(data: &[u8], r: &PathRename) -> Vec<usize> {
     out
 }
 
+/// A package's files with the rename applied.
+#[derive(Clone, Debug)]
+pub struct RenamedFiles {
+    /// The new `.uasset`/`.umap`.
+    pub main: Vec<u8>,
+    /// The new `.uexp`, when export data changed.
+    pub uexp: Option<Vec<u8>>,
+    /// Bulk files that changed, by extension (see
+    /// [`crate::edit::EditedPackage::bulk`]).
+    pub bulk: Vec<(String, Vec<u8>)>,
+    /// The package name before and after.
+    pub package: (String, String),
+    /// What changed: header fields, then export properties.
+    pub changes: Vec<Change>,
+}
+
+impl RenamedFiles {
+    /// Whether the package itself was renamed (its files move).
+    pub fn moves(&self) -> bool {
+        self.package.0 != self.package.1
+    }
+}
+
+/// Rename in one legacy package: strings inside its export properties
+/// that hold the old path (string properties, soft object paths) through
+/// the property writer ([`crate::edit::write_edited`]), then the header
+/// ([`rename_header`], written by `LegacyPackage::to_bytes`). `None` when
+/// the package does not name the old path. Refused: an old path left in
+/// export data that is not a decoded property (a native tail), an export
+/// that does not decode fully, a header pakrat does not write.
+pub fn rename_package(
+    main: &[u8],
+    uexp: Option<&[u8]>,
+    engine: Option<crate::legacy::Layout>,
+    schemas: &dyn crate::props::Schemas,
+    r: &PathRename,
+) -> Result<Option<RenamedFiles>> {
+    let export_data = |m: &'_ [u8], u: Option<&'_ [u8]>, pkg: &LegacyPackage| -> Vec<usize> {
+        let ths = usize::try_from(pkg.summary.total_header_size).unwrap_or(0);
+        find_in_export_data(u.unwrap_or(&m[ths.min(m.len())..]), r)
+    };
+    let pkg = LegacyPackage::read(main, engine)?;
+    let mut changes = Vec::new();
+    let mut edited: Option<crate::edit::EditedPackage> = None;
+    if !export_data(main, uexp, &pkg).is_empty() {
+        let opened = crate::props::open::open_legacy_bytes(
+            &pkg.summary.package_name,
+            main.to_vec(),
+            uexp.map(<[u8]>::to_vec),
+            engine,
+        )?;
+        let asset = opened.asset();
+        let mut edits = Vec::new();
+        for i in 0..asset.exports.len() {
+            let (mut props, _) = crate::props::decode_export_for_write(&asset, i, schemas);
+            let before = changes.len();
+            for p in &mut props.properties {
+                let field = format!("export {i} {}", p.name);
+                rename_value(&mut p.value, r, &field, &mut changes);
+            }
+            if changes.len() > before {
+                edits.push(crate::edit::ExportEdit { export: i, props });
+            }
+        }
+        if !edits.is_empty() {
+            let out = crate::edit::write_edited(&opened, schemas, &edits)
+                .map_err(|e| Error::Other(format!("export properties not rewritten: {e}")))?;
+            edited = Some(out);
+        }
+    }
+    let (main2, uexp2): (&[u8], Option<&[u8]>) = match &edited {
+        Some(e) => (&e.main, e.uexp.as_deref().or(uexp)),
+        None => (main, uexp),
+    };
+    let pkg2 = if edited.is_some() {
+        LegacyPackage::read(main2, engine)?
+    } else {
+        pkg.clone()
+    };
+    let renamed = rename_header(&pkg2, r)?;
+    let header = if renamed.changes.is_empty() {
+        main2[..usize::try_from(pkg2.summary.total_header_size).unwrap_or(0)].to_vec()
+    } else {
+        renamed.package.to_bytes()?
+    };
+    let mut new_main = header;
+    let ths2 = usize::try_from(pkg2.summary.total_header_size).unwrap_or(0);
+    if uexp2.is_none() {
+        new_main.extend_from_slice(&main2[ths2.min(main2.len())..]);
+    }
+    let left = export_data(&new_main, uexp2, &renamed.package);
+    if !left.is_empty() {
+        return Err(Error::Other(format!(
+            "its export data holds {} as text outside the properties pakrat decodes \
+             ({} place(s), the first at byte {:#x} of the export data): not rewritten",
+            r.old,
+            left.len(),
+            left[0]
+        )));
+    }
+    let mut all = renamed.changes;
+    all.extend(changes);
+    if all.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(RenamedFiles {
+        main: new_main,
+        uexp: edited.as_ref().and_then(|e| e.uexp.clone()),
+        bulk: edited.map(|e| e.bulk).unwrap_or_default(),
+        package: (
+            pkg.summary.package_name.clone(),
+            renamed.package.summary.package_name.clone(),
+        ),
+        changes: all,
+    }))
+}
+
+/// Rename the paths a property value holds as text: strings (every
+/// occurrence) and soft object paths. Names and object references go
+/// through the name map, which [`rename_header`] renames.
+fn rename_value(v: &mut crate::props::Value, r: &PathRename, field: &str, out: &mut Vec<Change>) {
+    use crate::props::Value as V;
+    let mut note = |old: &str, new: &str| {
+        out.push(Change {
+            field: field.to_string(),
+            old: old.to_string(),
+            new: new.to_string(),
+        })
+    };
+    match v {
+        V::Str(s) => {
+            if let Some(n) = r.apply_within(s) {
+                note(s, &n);
+                *s = n;
+            }
+        }
+        V::SoftObject { path, .. } => {
+            if let Some(n) = r.apply(path) {
+                note(path, &n);
+                *path = n;
+            }
+        }
+        V::Struct(ps) => {
+            for p in ps {
+                rename_value(&mut p.value, r, &format!("{field}.{}", p.name), out);
+            }
+        }
+        V::Array(xs) | V::Set(xs) | V::Multicast(xs) => {
+            for (k, x) in xs.iter_mut().enumerate() {
+                rename_value(x, r, &format!("{field}[{k}]"), out);
+            }
+        }
+        V::Map(es) => {
+            for (k, (a, b)) in es.iter_mut().enumerate() {
+                rename_value(a, r, &format!("{field}[{k}].key"), out);
+                rename_value(b, r, &format!("{field}[{k}].value"), out);
+            }
+        }
+        V::Optional(Some(x)) => rename_value(x, r, field, out),
+        _ => {}
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

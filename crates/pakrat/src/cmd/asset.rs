@@ -11,7 +11,8 @@ use std::process::ExitCode;
 
 use anyhow::{anyhow, bail, Context, Result};
 use pakrat_asset::legacy::{is_legacy_package, LegacyPackage};
-use pakrat_asset::rename::{find_in_export_data, rename_header, Change, PathRename};
+use pakrat_asset::props::NoSchemas;
+use pakrat_asset::rename::{find_in_export_data, rename_package, Change, PathRename};
 use pakrat_io::fsutil::OutputDir;
 use serde::Serialize;
 
@@ -37,6 +38,9 @@ struct Planned {
     changes: Vec<Change>,
     #[serde(skip)]
     header: Vec<u8>,
+    /// Companion files whose bytes changed: (old, new path, bytes).
+    #[serde(skip)]
+    rewritten: Vec<(String, String, Vec<u8>)>,
 }
 
 /// The whole run, as printed.
@@ -120,65 +124,60 @@ fn plan_one(
         None
     };
     let names_old = |d: &[u8]| !find_in_export_data(d, r).is_empty();
-    let pkg = match is_legacy_package(&data).then(|| LegacyPackage::read(&data, layout)) {
-        Some(Ok(p)) => p,
-        other => {
-            let why = match other {
-                Some(Err(e)) => e.to_string(),
-                _ => "not a legacy package (a zen package? convert with `pakrat zen to-legacy`)"
-                    .into(),
-            };
-            if names_old(&data) || uexp.as_deref().is_some_and(names_old) {
-                bail!("{}: names {} but is not rewritten: {why}", f.rel, r.old());
-            }
-            skipped.push(format!("{}: {why}", f.rel));
-            return Ok(None);
-        }
+    let why = if !is_legacy_package(&data) {
+        Some(
+            "not a legacy package (a zen package? convert with `pakrat zen to-legacy`)".to_string(),
+        )
+    } else {
+        LegacyPackage::read(&data, layout)
+            .err()
+            .map(|e| e.to_string())
     };
-    let renamed = rename_header(&pkg, r).map_err(|e| anyhow!("{}: {e}", f.rel))?;
-    let ths = usize::try_from(pkg.summary.total_header_size).unwrap_or(0);
-    let export_data = uexp.as_deref().unwrap_or(&data[ths.min(data.len())..]);
-    let left = find_in_export_data(export_data, r);
-    if !left.is_empty() {
-        bail!(
-            "{}: its export data holds {} as text at {} place(s) (first at byte {:#x} of the {}): \
-             strings inside export properties are not rewritten by this version; nothing was written",
-            f.rel,
-            r.old(),
-            left.len(),
-            left[0],
-            if uexp.is_some() { ".uexp" } else { "export data" }
-        );
-    }
-    if renamed.changes.is_empty() {
+    if let Some(why) = why {
+        if names_old(&data) || uexp.as_deref().is_some_and(names_old) {
+            bail!("{}: names {} but is not rewritten: {why}", f.rel, r.old());
+        }
+        skipped.push(format!("{}: {why}", f.rel));
         return Ok(None);
     }
-    let header = renamed
-        .package
-        .to_bytes()
-        .map_err(|e| anyhow!("{}: cannot write the renamed header: {e}", f.rel))?;
+    let Some(done) = rename_package(&data, uexp.as_deref(), layout, &NoSchemas, r)
+        .map_err(|e| anyhow!("{}: {e}; nothing was written", f.rel))?
+    else {
+        return Ok(None);
+    };
     let mut plan = Planned {
         file: f.rel.clone(),
-        package: pkg.summary.package_name.clone(),
+        package: done.package.0.clone(),
         moved_to: None,
         files_moved: Vec::new(),
-        changes: renamed.changes.clone(),
-        header,
+        changes: done.changes.clone(),
+        header: done.main.clone(),
+        rewritten: Vec::new(),
     };
-    if renamed.moves() {
-        let to = target_rel(
-            stem,
-            &pkg.summary.package_name,
-            &renamed.package.summary.package_name,
-        )?;
-        plan.moved_to = Some(format!("{to}.{ext}"));
+    // Companion files the edit changed are written, not moved.
+    let mut rewritten: Vec<(String, Vec<u8>)> = Vec::new();
+    if let Some(u) = &done.uexp {
+        rewritten.push(("uexp".into(), u.clone()));
+    }
+    rewritten.extend(done.bulk.iter().cloned());
+    let mut to_stem = stem.to_string();
+    if done.moves() {
+        to_stem = target_rel(stem, &done.package.0, &done.package.1)?;
+        plan.moved_to = Some(format!("{to_stem}.{ext}"));
         for c in COMPANIONS {
+            if rewritten.iter().any(|(e, _)| e == c) {
+                continue;
+            }
             if root.join(format!("{stem}.{c}")).is_file() {
                 plan.files_moved
-                    .push([format!("{stem}.{c}"), format!("{to}.{c}")]);
+                    .push([format!("{stem}.{c}"), format!("{to_stem}.{c}")]);
             }
         }
     }
+    plan.rewritten = rewritten
+        .into_iter()
+        .map(|(e, b)| (format!("{stem}.{e}"), format!("{to_stem}.{e}"), b))
+        .collect();
     Ok(Some(plan))
 }
 
@@ -187,7 +186,9 @@ fn check_targets(root: &Path, plans: &[Planned]) -> Result<()> {
     let mut seen = BTreeSet::new();
     for p in plans {
         let Some(to) = &p.moved_to else { continue };
-        let targets = std::iter::once(to).chain(p.files_moved.iter().map(|m| &m[1]));
+        let targets = std::iter::once(to)
+            .chain(p.files_moved.iter().map(|m| &m[1]))
+            .chain(p.rewritten.iter().map(|m| &m.1));
         for t in targets {
             if !seen.insert(t.to_ascii_lowercase()) {
                 bail!("{t}: two renamed packages would be written there");
@@ -210,14 +211,24 @@ fn write_plans(root: &Path, plans: &[Planned]) -> Result<()> {
     for p in plans {
         match &p.moved_to {
             None => {
+                for (_, to, b) in &p.rewritten {
+                    replace.write(to, b)?;
+                }
                 replace.write(&p.file, &p.header)?;
             }
             Some(to) => {
+                for (_, to, b) in &p.rewritten {
+                    fresh.write(to, b)?;
+                }
                 fresh.write(to, &p.header)?;
                 for [from, dest] in &p.files_moved {
                     let d = fresh.resolve(dest)?;
                     std::fs::rename(root.join(from), &d)
                         .with_context(|| format!("moving {from} to {dest}"))?;
+                }
+                for (from, _, _) in &p.rewritten {
+                    std::fs::remove_file(root.join(from))
+                        .with_context(|| format!("removing {from}"))?;
                 }
                 let old = root.join(&p.file);
                 std::fs::remove_file(&old).with_context(|| format!("removing {}", p.file))?;
