@@ -5,7 +5,7 @@ checking what pakrat reads and writes. Written from the format notes
 FObjectImport / FObjectExport / FPropertyTag layouts as UAssetAPI and
 CUE4Parse document them), not from pakrat's code.
 
-Usage: python3 ue_props_ref.py FILE.uasset|.umap...
+Usage: python3 ue_props_ref.py [--ue4 N --ue5 N] FILE.uasset|.umap...
   -> one JSON object per file and line:
   {"file", "package", "exports": [{"name", "path", "class",
     "properties": [{"name", "index"?, "type", "value"} |
@@ -24,8 +24,9 @@ Guid, IntPoint, IntVector, Box, Box2D, Plane, DateTime, Timespan, FrameNumber,
 MovieSceneFrameRange, SoftObjectPath, SoftClassPath), arrays, sets, maps. Anything else (text,
 delegates, field paths, unknown native structs, struct map keys in the
 pre-5.4 form) is reported as "skipped" with its reason: its bytes are jumped
-over with the tag's size. Only versioned packages (the tagged fixtures store
-their versions) are read.
+over with the tag's size. An unversioned package (all versions 0) needs its
+object versions given: --ue4 522 --ue5 0 for UE 4.27, --ue5 1012 for UE 5.4
+(EUnrealEngineObjectUE4Version / EUnrealEngineObjectUE5Version values).
 """
 import json
 import struct
@@ -122,7 +123,8 @@ def big(v):
 
 
 class Package:
-    def __init__(self, head, uexp):
+    def __init__(self, head, uexp, versions=None):
+        self.given = versions
         self.head = head
         self.data = head + (uexp or b"")
         r = R(head)
@@ -144,7 +146,9 @@ class Package:
         self.ue5 = r.i32() if lfv <= -8 else 0
         r.i32()  # licensee
         if self.ue4 == 0 and self.ue5 == 0:
-            raise ValueError("unversioned package: this reader needs stored versions")
+            if not self.given:
+                raise ValueError("unversioned package: give its versions (--ue4 N --ue5 N)")
+            self.ue4, self.ue5 = self.given
         if self.ue5 >= UE5_SAVED_HASH:
             r.take(20)
             self.total_header = r.i32()
@@ -636,7 +640,7 @@ class Reader:
         return [{"key": self.value(r, kt), "value": self.value(r, vt)} for _ in range(n)]
 
 
-def read_file(path):
+def read_file(path, versions=None):
     head = open(path, "rb").read()
     uexp = None
     stem = path.rsplit(".", 1)[0]
@@ -644,7 +648,7 @@ def read_file(path):
         uexp = open(stem + ".uexp", "rb").read()
     except FileNotFoundError:
         pass
-    pkg = Package(head, uexp)
+    pkg = Package(head, uexp, versions)
     rd = Reader(pkg)
     out = {"file": path, "package": pkg.package_name, "exports": []}
     for i, e in enumerate(pkg.exports):
@@ -663,9 +667,13 @@ def main(argv):
     if not argv:
         print(__doc__, file=sys.stderr)
         return 2
+    versions = None
+    if argv[:1] == ["--ue4"] and len(argv) >= 4 and argv[2] == "--ue5":
+        versions = (int(argv[1]), int(argv[3]))
+        argv = argv[4:]
     for f in argv:
         try:
-            o = read_file(f)
+            o = read_file(f, versions)
         except (ValueError, struct.error, IndexError, OSError, UnicodeDecodeError) as err:
             o = {"file": f, "error": str(err)}
         print(json.dumps(o, ensure_ascii=False))
