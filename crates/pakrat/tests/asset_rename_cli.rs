@@ -1,9 +1,10 @@
 //! `pakrat asset rename` on the CUE4Parse fixtures converted to legacy
 //! packages: one package renamed (its importers follow), then the whole
 //! texture folder: no package names the old path any more, every package
-//! decodes as before, the files moved, and the folder packed again with
-//! `zen from-legacy --into` verifies. A dry run writes nothing; a new path
-//! outside the folder's layout is refused before anything is written.
+//! decodes as before, the files moved, and the folder converted with `zen
+//! from-legacy` and packed with `iostore create` verifies. A dry run writes
+//! nothing; a new path outside the folder's layout is refused before
+//! anything is written.
 
 mod common;
 
@@ -187,8 +188,9 @@ fn texture_folder_renamed_across_the_fixture() {
         assert!(content.join("ModTextures").join(f).is_file(), "{f}");
     }
 
-    // Packed again as a container, it verifies.
-    let utoc = t.path().join("mod/Mod_P.utoc");
+    // Converted to zen packages and packed again with `iostore create`,
+    // the container verifies.
+    let zen = t.path().join("zen");
     json_ok(&[
         "zen",
         "from-legacy",
@@ -196,7 +198,19 @@ fn texture_folder_renamed_across_the_fixture() {
         "--ue-version",
         "5.8",
         s(&dir),
-        "--into",
+        "-o",
+        s(&zen),
+        "--json",
+    ]);
+    let utoc = t.path().join("mod/Mod_P.utoc");
+    json_ok(&[
+        "iostore",
+        "create",
+        "-q",
+        "--ue-version",
+        "5.8",
+        s(&zen),
+        "-o",
         s(&utoc),
         "--json",
     ]);
