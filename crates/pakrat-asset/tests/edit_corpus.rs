@@ -18,6 +18,7 @@ use pakrat_asset::props::open::{self, Opened};
 use pakrat_asset::props::*;
 use pakrat_asset::usmap::Usmap;
 use pakrat_asset::zen::{self, load_script_objects, ContainerPackages, ScriptObjects, ZenLayout};
+use pakrat_codec::names::package_id;
 use pakrat_codec::KeyRing;
 use pakrat_iostore::Container;
 use pakrat_pak::Pak;
@@ -83,6 +84,9 @@ struct Counts {
     exact: usize,
     exports: usize,
     undecodable_exports: usize,
+    /// Decodable exports whose property stream the encoder writes back
+    /// exactly (what an edit of them starts from).
+    encoded_exact: usize,
 }
 
 fn round_trip(
@@ -96,6 +100,22 @@ fn round_trip(
     n.packages += 1;
     n.exports += edits.len();
     n.undecodable_exports += undecodable;
+    let a = o.asset();
+    for e in &edits {
+        if e.props.error.is_some() {
+            continue;
+        }
+        let (_, hints) = decode_export_for_write(&a, e.export, schemas);
+        let data = a.exports[e.export].data;
+        match encode_properties(&a, e.export, schemas, &e.props, &hints) {
+            Ok(b) if b == data[..e.props.native_start as usize] => n.encoded_exact += 1,
+            Ok(_) => bad.push(format!(
+                "{label} {} export {}: encodes differently",
+                o.origin, e.export
+            )),
+            Err(err) => bad.push(format!("{label} {} export {}: {err}", o.origin, e.export)),
+        }
+    }
     let (main, uexp) = o.raw();
     match write_edited(o, schemas, &edits) {
         Ok(out) if out.main == main && out.uexp.as_deref() == uexp && out.resized.is_empty() => {
@@ -356,11 +376,22 @@ fn legacy_new_names_and_imports() {
         assert_eq!(im.class, "/Script/CoreUObject.Object", "{label}");
         let pkg = LegacyPackage::read(&out.main, engine(v)).unwrap();
         pkg.check_references().unwrap();
+        // The new object is a create-before-serialize dependency of the
+        // export that refers to it.
+        let k = a.imports.iter().position(|x| x.path == target).unwrap() as i32;
+        let cbs = pkg.exports[i].dependency_ranges().unwrap()[1].clone();
+        assert!(pkg.preload_dependencies[cbs].contains(&(-k - 1)), "{label}");
         let old = LegacyPackage::read(o.raw().0, engine(v)).unwrap();
         // The two new names, then the import's package path and object
         // name (and its class, where the name map lacked it).
         assert!(pkg.names.len() >= old.names.len() + 4, "{label}");
         assert_eq!(pkg.names[old.names.len()].text, "Brand_New_Name", "{label}");
+        // Every import's `package_name` (UE 5.8+) is its object name, the
+        // new ones' too.
+        assert!(pkg
+            .imports
+            .iter()
+            .all(|i| i.package_name.is_none_or(|n| n == i.object_name)));
         eprintln!(
             "{label}: header {} -> {} bytes",
             o.raw().0.len(),
@@ -459,6 +490,9 @@ fn zen_edits_read_back_and_convert() {
             m.push((Value::Name("ZenAddedKey".into()), Value::Int(7)));
         }
         *prop(&mut p, "Name") = Value::Name("Zen_New_Name".into());
+        // A package DA_AllProperties does not import yet.
+        let target = "/Game/Fixtures/Textures/T_BC1.T_BC1";
+        *prop(&mut p, "HardObjectReference") = Value::Object(Some(target.into()));
         let out = write_edited(
             &o,
             &m,
@@ -475,7 +509,27 @@ fn zen_edits_read_back_and_convert() {
         let entry = cp.find(path).unwrap();
         let z = zen::parse(&out.main, cp.layout, None).unwrap();
         let src = ContainerSource::new(&cp, Some(&script));
-        let imported = src.imported(entry.id);
+        assert!(!src
+            .imported(entry.id)
+            .contains(&package_id("/Game/Fixtures/Textures/T_BC1")));
+        let ids = out
+            .imported_packages
+            .clone()
+            .expect("a new imported package");
+        assert!(
+            ids.contains(&package_id("/Game/Fixtures/Textures/T_BC1")),
+            "{label}"
+        );
+        assert_eq!(
+            out.new_imports,
+            ["/Game/Fixtures/Textures/T_BC1", target],
+            "{label}"
+        );
+        let imported = &ids[..];
+        let h = &z.dependency_bundle_headers[i];
+        let at = h.first_entry as usize + (h.entry_count[0][0] + h.entry_count[0][1]) as usize;
+        let cbs = &z.dependency_bundle_entries[at..at + h.entry_count[1][0] as usize];
+        assert!(cbs.contains(&-(z.imports.len() as i32)), "{label}: {cbs:?}");
         let a = Asset::from_zen(&z, &out.main, imported, &src, engine(v)).unwrap();
         let b = o.asset();
         for k in 0..a.exports.len() {
@@ -514,24 +568,11 @@ fn zen_edits_read_back_and_convert() {
         let mut bytes = back.chunk.clone();
         bytes[20..24].copy_from_slice(&out.main[20..24]);
         assert!(bytes == out.main, "{label}: zen -> legacy -> zen differs");
-        // A new object reference needs an imported package: refused.
-        let mut q = base.clone();
-        *prop(&mut q, "HardObjectReference") =
-            Value::Object(Some("/Game/Fixtures/Textures/T_Added.T_Added".into()));
-        let err = write_edited(
-            &o,
-            &m,
-            &[ExportEdit {
-                export: i,
-                props: q,
-            }],
-        )
-        .unwrap_err();
-        assert!(
-            err.reason.contains("new object references in zen packages"),
-            "{label}: {err}"
+        eprintln!(
+            "{label}: resized {:?}, imported packages {}",
+            out.resized,
+            ids.len()
         );
-        eprintln!("{label}: resized {:?}; refused: {err}", out.resized);
     }
 }
 
@@ -602,7 +643,47 @@ fn refusals_name_the_export_and_the_reason() {
         }]
     )
     .is_ok());
-    eprintln!("refusals checked");
+    // An export that does not decode fully (its class is not in the
+    // mappings) is kept as it is, and refused when edited.
+    let (c, script) = container(&dir, "UE5_8", "Unversioned");
+    let cp = ContainerPackages::read(&c).unwrap();
+    let mut seen = None;
+    'find: for p in &cp.packages {
+        let o = open::open_container_entry(&c, &cp, Some(&script), p, engine("UE5_8")).unwrap();
+        let a = o.asset();
+        for k in 0..a.exports.len() {
+            let (mut props, _) = decode_export_for_write(&a, k, &m);
+            if props.error.is_some() {
+                assert_eq!(
+                    write_edited(
+                        &o,
+                        &m,
+                        &[ExportEdit {
+                            export: k,
+                            props: props.clone()
+                        }]
+                    )
+                    .unwrap()
+                    .main,
+                    o.raw().0
+                );
+                props.properties.push(Property {
+                    name: "Added".into(),
+                    index: 0,
+                    ty: PropType::Int,
+                    value: Value::Int(1),
+                });
+                let e = write_edited(&o, &m, &[ExportEdit { export: k, props }])
+                    .unwrap_err()
+                    .to_string();
+                seen = Some(e);
+                break 'find;
+            }
+        }
+    }
+    let e = seen.expect("an undecodable export");
+    assert!(e.contains("it does not decode fully"), "{e}");
+    eprintln!("refusals checked; e.g. {e}");
 }
 
 /// The zenpair packages (retoc's test files: the same package as legacy

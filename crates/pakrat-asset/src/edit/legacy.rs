@@ -6,6 +6,7 @@
 use super::layout::{inline_offset, relay};
 use super::{EditError, EditedPackage, NewData};
 use crate::bulk::flags as bf;
+use crate::legacy::summary::ue5;
 use crate::legacy::{FName, Import, LegacyPackage, NameEntry};
 use crate::props::open::Opened;
 use crate::props::{Additions, Asset};
@@ -17,6 +18,7 @@ pub(super) fn write(
     asset: &Asset<'_>,
     new: &[Option<NewData>],
     adds: &Additions,
+    deps: &[(usize, Vec<i32>)],
 ) -> Result<EditedPackage, EditError> {
     let (main, uexp) = opened.raw();
     if new.iter().all(Option::is_none) && adds.names.is_empty() && adds.imports.is_empty() {
@@ -47,6 +49,7 @@ pub(super) fn write(
         })
         .collect();
     let laid = relay(body, &spans, new).map_err(EditError::package)?;
+    classic_bulk_guard(pkg, asset, &spans, &laid.resized)?;
     let map = |abs: i64| -> i64 {
         match u64::try_from(abs).ok().and_then(|a| a.checked_sub(ths)) {
             Some(rel) => (laid.map(rel) + ths) as i64,
@@ -85,6 +88,7 @@ pub(super) fn write(
     }
     add_names(&mut p, adds);
     add_imports(&mut p, asset, adds)?;
+    add_dependencies(&mut p, deps);
     let header = header_bytes(pkg, &p, main, ths)?;
     let body = laid.body;
     let (main, uexp) = match uexp {
@@ -102,6 +106,7 @@ pub(super) fn write(
         new_names: adds.names.clone(),
         new_imports: adds.imports.clone(),
         resized: laid.resized,
+        imported_packages: None,
     })
 }
 
@@ -214,17 +219,16 @@ fn add_imports(
             None => path.as_str(),
         };
         let (class_package, class_name) = import_class(path, outer_path.is_none());
-        let package_name = p
-            .imports
-            .first()
-            .and_then(|i| i.package_name)
-            .map(|_| FName::default());
+        let object_name = fname(p, name);
+        // The UE 5.8+ field read as `package_name` holds the import's own
+        // object name in every import of the fixtures: mirrored.
+        let package_name = p.imports.first().and_then(|i| i.package_name);
         let im = Import {
             class_package: fname(p, class_package),
             class_name: fname(p, class_name),
             outer,
-            object_name: fname(p, name),
-            package_name: package_name.map(|_| fname(p, "None")),
+            object_name,
+            package_name: package_name.map(|_| object_name),
             optional: p.imports.first().and_then(|i| i.optional).map(|_| false),
         };
         p.imports.push(im);
@@ -243,4 +247,77 @@ fn import_class(path: &str, package: bool) -> (&'static str, &'static str) {
     } else {
         ("/Script/CoreUObject", "Object")
     }
+}
+
+/// Add each edited export's new imports to its create-before-serialize
+/// preload dependencies (the preload list holds, per export,
+/// serialize-before-serialize, create-before-serialize,
+/// serialize-before-create and create-before-create entries, in that
+/// order), moving the ranges of the exports after it.
+fn add_dependencies(p: &mut LegacyPackage, deps: &[(usize, Vec<i32>)]) {
+    for (e, list) in deps {
+        let Some(mut d) = p.exports.get(*e).and_then(|x| x.dependencies) else {
+            continue;
+        };
+        if d[0] < 0 {
+            d = [p.preload_dependencies.len() as i32, 0, 0, 0, 0];
+        }
+        let start = d[0] as usize;
+        let end = start + d[1..].iter().map(|&n| n.max(0) as usize).sum::<usize>();
+        let have = p
+            .preload_dependencies
+            .get(start..end)
+            .unwrap_or(&[])
+            .to_vec();
+        let new: Vec<i32> = list.iter().copied().filter(|x| !have.contains(x)).collect();
+        let at =
+            (start + d[1].max(0) as usize + d[2].max(0) as usize).min(p.preload_dependencies.len());
+        for (k, &x) in new.iter().enumerate() {
+            p.preload_dependencies.insert(at + k, x);
+        }
+        d[2] += new.len() as i32;
+        for (k, x) in p.exports.iter_mut().enumerate() {
+            if let Some(o) = &mut x.dependencies {
+                if k != *e && o[0] >= 0 && o[0] as usize >= at && !new.is_empty() {
+                    o[0] += new.len() as i32;
+                }
+            }
+        }
+        p.exports[*e].dependencies = Some(d);
+    }
+}
+
+/// Before UE 5.2 (no data resource map) a bulk data header inside export
+/// data stores its payload's offset in the file (inline payloads, and
+/// end-of-file ones with `NoOffsetFixUp`): a size change would leave the
+/// headers of the resized export and of every export after it pointing at
+/// the old places. pakrat does not rewrite those headers (they sit in
+/// native tails it does not re-encode), so the change is refused when one
+/// of those exports is of a class that holds bulk data (textures, sounds).
+fn classic_bulk_guard(
+    pkg: &LegacyPackage,
+    asset: &Asset<'_>,
+    spans: &[(u64, u64)],
+    resized: &[(usize, i64)],
+) -> Result<(), EditError> {
+    if pkg.layout.ue5 >= ue5::DATA_RESOURCES || resized.is_empty() {
+        return Ok(());
+    }
+    let from = resized.iter().map(|&(i, _)| spans[i].0).min().unwrap_or(0);
+    for (k, e) in asset.exports.iter().enumerate() {
+        let class = e.class_name();
+        if spans[k].0 >= from
+            && (crate::texture::is_texture_class(class) || crate::sound::is_sound_class(class))
+        {
+            return Err(EditError::export(
+                asset,
+                k,
+                format!(
+                    "a {class} of a package before UE 5.2 keeps file offsets in its bulk data headers, \
+                     which a change in size at or before it would leave stale; pakrat does not rewrite them"
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
