@@ -14,7 +14,8 @@
 //! * [`usmap`]: `.usmap` mappings, the schemas unversioned properties need;
 //! * [`bulk`]: bulk data headers and where their payloads lie;
 //! * [`texture`]: textures' cooked platform data (formats, mips);
-//! * [`sound`]: the audio of SoundWaves (WAVE, ADPCM).
+//! * [`sound`]: the audio of SoundWaves (WAVE, ADPCM);
+//! * [`rename`]: package paths renamed across legacy packages.
 //!
 //! The containers themselves are `pakrat-pak` and
 //! `pakrat-iostore`; UE1/UE2 packages are `pakrat-classic`.
@@ -26,6 +27,7 @@ pub mod convert;
 pub mod edit;
 pub mod legacy;
 pub mod props;
+pub mod rename;
 pub mod sound;
 pub mod texture;
 pub mod usmap;

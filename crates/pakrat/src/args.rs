@@ -76,6 +76,10 @@ pub enum Command {
     /// or flags, strip script source (tables rewritten, object data kept).
     #[command(subcommand)]
     Package(PackageCommand),
+    /// UE4/UE5 edits across a folder of legacy packages: rename a package
+    /// path or folder everywhere it is named.
+    #[command(subcommand)]
+    Asset(AssetCommand),
     /// Look at a game folder, package, UMOD, .pak or IoStore container in
     /// the browser (a local server on 127.0.0.1).
     View(ViewArgs),
@@ -287,6 +291,7 @@ pub struct PropsArgs {
     pub out: JsonArg,
 }
 
+pub use crate::args_asset::{AssetCommand, AssetRenameArgs};
 pub use crate::args_export::ExportArgs;
 
 /// `pakrat packages`.

@@ -1,6 +1,7 @@
 //! The `pakrat` command-line tool: a thin layer over the pakrat library crates.
 
 mod args;
+mod args_asset;
 mod args_export;
 mod args_headers;
 mod cmd;
@@ -151,7 +152,7 @@ fn command_kind(command: &Command) -> Option<&'static str> {
         Command::Export(_) => return None,
         Command::Deps(_) | Command::Flags(_) | Command::Package(_) => "package",
         Command::Packages(_) | Command::Zen(Z::ToLegacy(_)) => "iostore",
-        Command::Zen(Z::FromLegacy(_)) => "legacy",
+        Command::Zen(Z::FromLegacy(_)) | Command::Asset(_) => "legacy",
         Command::Iostore(I::Repack(_) | I::Create(_) | I::Patch(_)) => "iostore",
         Command::Compress(_) | Command::Decompress(_) => "uz",
         Command::Umod(_) => "umod",
@@ -254,6 +255,9 @@ fn run(command: Command) -> Result<ExitCode> {
         }
         Command::Man(a) => man(&a),
         Command::Package(c) => package(c),
+        Command::Asset(c) => match c {
+            args::AssetCommand::Rename(a) => cmd::asset::rename(&a),
+        },
         Command::View(a) => cmd::view::view(&a),
         Command::Cache(c) => match c {
             args::CacheCommand::List(a) => cmd::system::cache_list(&a),

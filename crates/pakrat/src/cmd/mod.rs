@@ -1,6 +1,7 @@
 //! One module of handlers per format; the helpers they share live in
 //! [`common`].
 
+pub mod asset;
 pub mod common;
 pub mod headers;
 pub mod iostore;
