@@ -118,6 +118,7 @@ fn package_case(data: &[u8]) -> Result<(), String> {
     let opts = ExportOptions {
         kinds: Vec::new(),
         all_mips: true,
+        ..Default::default()
     };
     let mut first_err = None;
     let js = pakrat_classic::json::PropsJson::new(&pkg, "Case");
