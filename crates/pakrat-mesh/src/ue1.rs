@@ -494,6 +494,9 @@ impl VertMesh {
                 self.frame_verts, self.anim_frames
             ));
         }
+        if self.stored_per_frame() == 0 && self.anim_frames > 1 {
+            return bad(format!("{} frames of no vertices", self.anim_frames));
+        }
         let need = self.stored_per_frame() as u128 * self.frame_count() as u128;
         if need > self.verts.len() as u128 {
             return bad(format!(
@@ -575,6 +578,25 @@ impl VertMesh {
                     ));
                 }
             }
+        }
+        // Sizes of what the glTF holds, bounded by what the file holds:
+        // real meshes have at most 2 wedges per vertex and about as many
+        // sequence frames as frames.
+        if let Some(l) = &self.lod {
+            if l.wedges.len() > 8 * nv + 256 {
+                return bad(format!("{} wedges for {nv} vertices", l.wedges.len()));
+            }
+        }
+        if self.tris.len() > 8 * nv + 256 {
+            return bad(format!("{} triangles for {nv} vertices", self.tris.len()));
+        }
+        let keys: u128 = self.seqs.iter().map(|s| s.frames.max(0) as u128).sum();
+        if keys * self.frame_count() as u128 > 8 * self.verts.len() as u128 + (1 << 20) {
+            return bad(format!(
+                "sequences of {keys} frames in all over {} frames: more animation data than the mesh's {} stored vertices allow",
+                self.anim_frames,
+                self.verts.len()
+            ));
         }
         for s in &self.seqs {
             if s.start < 0

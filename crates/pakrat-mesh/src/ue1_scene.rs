@@ -107,6 +107,14 @@ pub fn to_scene(pkg: &Package<'_>, i: usize, m: &VertMesh) -> Result<Scene> {
     let name = pkg.export_path(i)?;
     let short = pkg.name(pkg.export(i)?.object_name).to_string();
     let c = corners(m);
+    // Real meshes have at most 2 drawn corners per vertex (UV seams).
+    if c.verts.len() > 4 * m.vertex_count() + 64 {
+        return Err(pakrat_io::Error::Other(format!(
+            "{} distinct triangle corners for {} vertices",
+            c.verts.len(),
+            m.vertex_count()
+        )));
+    }
     let frames = m.frame_count().max(1).min(m.frame_count());
     let pos_of = |f: usize| -> Vec<[f32; 3]> {
         c.verts
@@ -133,7 +141,7 @@ pub fn to_scene(pkg: &Package<'_>, i: usize, m: &VertMesh) -> Result<Scene> {
         ..Default::default()
     };
     let mut image_of: HashMap<usize, Option<usize>> = HashMap::new();
-    for (s, &(flags, tex)) in c.slots.iter().enumerate() {
+    for &(flags, tex) in &c.slots {
         let image = *image_of.entry(tex).or_insert_with(|| {
             let (tname, png) = skin(pkg, m, tex);
             png.map(|png| {
@@ -155,7 +163,7 @@ pub fn to_scene(pkg: &Package<'_>, i: usize, m: &VertMesh) -> Result<Scene> {
             .and_then(|&r| pkg.object_path(r).ok())
             .unwrap_or_else(|| format!("Skin{tex}"));
         scene.materials.push(Material {
-            name: format!("{s}: {tname}"),
+            name: format!("skin {tex}: {tname}"),
             base_color: image,
             double_sided: flags & PF_TWO_SIDED != 0,
             alpha_mask: (flags & PF_MASKED != 0).then_some(0.5),
