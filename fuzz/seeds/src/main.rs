@@ -106,6 +106,7 @@ fn package_seeds(out: &mut Out, name: &str, data: &[u8], max: usize, pixels: &mu
                 Kind::Sound => "export_sound",
                 Kind::Music => "export_music",
                 Kind::TextBuffer => "export_textbuffer",
+                Kind::Mesh => "mesh_ue1",
             };
             out.put(t, name, data);
         }
