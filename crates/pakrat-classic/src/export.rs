@@ -39,7 +39,7 @@ impl Kind {
             "sound" | "sounds" => Some(Kind::Sound),
             "music" => Some(Kind::Music),
             "textbuffer" | "script" | "scripttext" => Some(Kind::TextBuffer),
-            "mesh" | "meshes" | "lodmesh" => Some(Kind::Mesh),
+            "mesh" | "meshes" | "lodmesh" | "staticmesh" => Some(Kind::Mesh),
             _ => None,
         }
     }
@@ -58,7 +58,7 @@ const TEXTURE_CLASSES: &[&str] = &[
 ];
 
 /// Mesh classes exported through [`MeshHook`].
-const MESH_CLASSES: &[&str] = &["Mesh", "LodMesh"];
+const MESH_CLASSES: &[&str] = &["Mesh", "LodMesh", "StaticMesh"];
 
 /// A mesh exporter: builds the files of mesh `exports[i]` (paths and
 /// descriptions only when `dry`), or says why there is nothing to export.

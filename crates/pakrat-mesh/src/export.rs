@@ -7,7 +7,7 @@ use pakrat_classic::Package;
 use pakrat_io::{Error, Result};
 
 use crate::gltf::{self, Format};
-use crate::{ue1, ue1_scene};
+use crate::{ue1, ue1_scene, ue2_static};
 
 /// `Group/Sub/Name` for an export path `Group.Sub.Name`.
 fn rel_path(pkg: &Package<'_>, i: usize) -> Result<String> {
@@ -24,10 +24,11 @@ fn rel_path(pkg: &Package<'_>, i: usize) -> Result<String> {
 /// skins' PNG files of `.gltf` output are known once the mesh is read.
 pub fn hook(pkg: &Package<'_>, i: usize, opts: &ExportOptions, dry: bool) -> Result<Produced> {
     let class = pkg.export_class_name(i)?;
-    if ue1::mesh_class(class).is_none() {
+    let is_static = class.eq_ignore_ascii_case("StaticMesh");
+    if ue1::mesh_class(class).is_none() && !is_static {
         return Ok(Err(format!("no mesh exporter for class {class}")));
     }
-    if pkg.summary.version >= 100 {
+    if !is_static && pkg.summary.version >= 100 {
         return Ok(Err(format!(
             "UE2 {class} (package v{}): not exported yet",
             pkg.summary.version
@@ -49,9 +50,26 @@ pub fn hook(pkg: &Package<'_>, i: usize, opts: &ExportOptions, dry: bool) -> Res
             .map(|n| (n, Vec::new(), String::new()))
             .collect()));
     }
+    if is_static {
+        let m = ue2_static::read_static_mesh(pkg, i)?;
+        let scene = ue2_static::to_scene(pkg, i, &m)?;
+        let detail = format!(
+            "glTF {} vertices, {} triangles, {} sections, {} UV sets{}, {} textures",
+            m.positions.len(),
+            m.triangle_count(),
+            m.sections.len(),
+            scene.meshes[0].uvs.len(),
+            if scene.meshes[0].colors.is_empty() {
+                ""
+            } else {
+                ", vertex colours"
+            },
+            scene.images.len()
+        );
+        return files_of(&scene, format, &base, detail);
+    }
     let m = ue1::read_mesh(pkg, i)?;
     let scene = ue1_scene::to_scene(pkg, i, &m)?;
-    let files = gltf::write(&scene, format, &base).map_err(Error::Other)?;
     let mesh = &scene.meshes[0];
     let detail = format!(
         "glTF {} vertices ({} wedges), {} triangles, {} frames, {} sequences, {} skins",
@@ -62,6 +80,17 @@ pub fn hook(pkg: &Package<'_>, i: usize, opts: &ExportOptions, dry: bool) -> Res
         m.seqs.len(),
         scene.images.len()
     );
+    files_of(&scene, format, &base, detail)
+}
+
+/// Write the scene; the first file carries `detail`.
+fn files_of(
+    scene: &crate::model::Scene,
+    format: Format,
+    base: &str,
+    detail: String,
+) -> Result<Produced> {
+    let files = gltf::write(scene, format, base).map_err(Error::Other)?;
     let out: Vec<OutFile> = files
         .into_iter()
         .enumerate()

@@ -24,3 +24,4 @@ pub mod gltf;
 pub mod model;
 pub mod ue1;
 pub mod ue1_scene;
+pub mod ue2_static;

@@ -219,3 +219,39 @@ pub fn to_scene(pkg: &Package<'_>, i: usize, m: &VertMesh) -> Result<Scene> {
     scene.meshes.push(mesh);
     Ok(scene)
 }
+
+/// The image of material reference `r` when it is a texture of this
+/// package that exports as PNG: pushed to `images` (once per name, its
+/// `.gltf` file in `<mesh>_skins/`), its index returned.
+pub fn skin_image(
+    pkg: &Package<'_>,
+    r: pakrat_classic::ObjRef,
+    mesh: &str,
+    images: &mut Vec<Image>,
+) -> Option<usize> {
+    let Ok(Target::Export(i)) = pkg.check_ref(r) else {
+        return None;
+    };
+    let name = pkg.object_path(r).ok()?;
+    if let Some(k) = images.iter().position(|im| im.name == name) {
+        return Some(k);
+    }
+    let opts = ExportOptions {
+        kinds: vec![Kind::Texture],
+        ..Default::default()
+    };
+    let Ok(Made::Files(_, files)) = export_files(pkg, i, &opts) else {
+        return None;
+    };
+    let png = files.into_iter().next()?.1;
+    let file = pakrat_classic::export::safe_component(&name);
+    images.push(Image {
+        name,
+        png,
+        uri: format!(
+            "{}_skins/{file}.png",
+            pakrat_classic::export::safe_component(mesh)
+        ),
+    });
+    Some(images.len() - 1)
+}

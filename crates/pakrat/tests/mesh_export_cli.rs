@@ -294,3 +294,150 @@ fn unknown_mesh_format_and_class_filter() {
         .count();
     assert_eq!(meshes, 6);
 }
+
+/// The packages holding UE2 static meshes, with how many each holds (the
+/// export table, `pakrat list`), and the one whose object layout pakrat
+/// does not know (skipped with that reason).
+const STATIC: &[(&str, usize)] = &[
+    ("ue2/DanielsMeshes.usx", 1),
+    ("ue2/HourAdara.usx", 37),
+    ("ue2/UTRPGStatics.usx", 3),
+    ("ue2/forest.usx", 1),
+    ("ue2/rs_HolyHandGrenade.usx", 2),
+    ("ue2/streamlineforest.usx", 4),
+    ("ue2/InvasionProv1_7.u", 2),
+    ("ue2/tk_ZenCoders.u", 3),
+    ("ue2/utcompv17a.u", 1),
+    ("ue2/UWRM-Torpedo.ut2", 2),
+    ("licensee/kf_GreenShopArrow.usx", 1),
+    ("licensee/shrek2_5_FGM_Donkey_SM.usx", 1),
+    ("licensee/unrealwarfare_WarEffectsMeshes.usx", 6),
+];
+
+/// (POSITION, NORMAL, indices) of every primitive of a `.glb`.
+fn glb_triangles(path: &Path) -> Vec<(Vec<f32>, Vec<f32>, Vec<u32>)> {
+    let b = std::fs::read(path).unwrap();
+    let n = u32::from_le_bytes(b[12..16].try_into().unwrap()) as usize;
+    let doc: Value = serde_json::from_slice(&b[20..20 + n]).unwrap();
+    let bin = &b[20 + n + 8..];
+    let acc = |i: &Value| -> (Vec<u8>, u64, u64) {
+        let a = &doc["accessors"][i.as_u64().unwrap() as usize];
+        let v = &doc["bufferViews"][a["bufferView"].as_u64().unwrap() as usize];
+        let off = v["byteOffset"].as_u64().unwrap_or(0) as usize;
+        let len = v["byteLength"].as_u64().unwrap() as usize;
+        (
+            bin[off..off + len].to_vec(),
+            a["componentType"].as_u64().unwrap(),
+            a["count"].as_u64().unwrap(),
+        )
+    };
+    let floats = |d: Vec<u8>| {
+        d.chunks_exact(4)
+            .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+            .collect::<Vec<_>>()
+    };
+    let mut out = Vec::new();
+    for p in doc["meshes"][0]["primitives"].as_array().unwrap() {
+        let (pos, _, _) = acc(&p["attributes"]["POSITION"]);
+        let (nor, _, _) = acc(&p["attributes"]["NORMAL"]);
+        let (idx, ty, count) = acc(&p["indices"]);
+        let idx: Vec<u32> = match ty {
+            5123 => idx
+                .chunks_exact(2)
+                .map(|c| u16::from_le_bytes([c[0], c[1]]) as u32)
+                .collect(),
+            _ => idx
+                .chunks_exact(4)
+                .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+                .collect(),
+        };
+        assert_eq!(idx.len() as u64, count);
+        out.push((floats(pos), floats(nor), idx));
+    }
+    out
+}
+
+#[test]
+fn every_ue2_static_mesh_exports_as_valid_gltf_facing_its_stored_normals() {
+    let Some(corpus) = pakrat_testkit::corpus_dir() else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let mut glbs = Vec::new();
+    for (k, (file, count)) in STATIC.iter().enumerate() {
+        let out = tmp.path().join(k.to_string());
+        let m = export(&corpus.join(file), &out, &["--class", "Mesh"]);
+        let objs: Vec<&Value> = m["objects"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|o| o["class"] == "StaticMesh")
+            .collect();
+        assert_eq!(objs.len(), *count, "{file}");
+        for o in objs {
+            assert_eq!(o["status"], "exported", "{file}: {o}");
+            glbs.push(out.join(o["files"][0]["path"].as_str().unwrap()));
+        }
+    }
+    // The stored normals are data the conversion does not derive: after
+    // the axis change, each triangle's counter-clockwise face normal must
+    // point their way (a wrong winding or handedness turns nearly all).
+    let (mut agree, mut total) = (0usize, 0usize);
+    for g in &glbs {
+        for (p, n, idx) in glb_triangles(g) {
+            for t in idx.chunks_exact(3) {
+                let v = |i: u32, d: &[f32]| [0, 1, 2].map(|k| d[3 * i as usize + k]);
+                let (a, b, c) = (v(t[0], &p), v(t[1], &p), v(t[2], &p));
+                let u = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
+                let w = [c[0] - a[0], c[1] - a[1], c[2] - a[2]];
+                let f = [
+                    u[1] * w[2] - u[2] * w[1],
+                    u[2] * w[0] - u[0] * w[2],
+                    u[0] * w[1] - u[1] * w[0],
+                ];
+                let s: f32 = t
+                    .iter()
+                    .map(|&i| (0..3).map(|k| f[k] * n[3 * i as usize + k]).sum::<f32>())
+                    .sum();
+                total += 1;
+                agree += usize::from(s >= 0.0);
+            }
+        }
+    }
+    eprintln!(
+        "UE2 static meshes: {} files, {agree} of {total} triangles face their stored normals",
+        glbs.len()
+    );
+    assert!(
+        agree * 100 >= total * 99,
+        "{agree} of {total} triangles face their stored normals"
+    );
+    for r in validate(&glbs) {
+        assert_eq!(r["errors"], 0, "{r}");
+        assert_eq!(r["warnings"], 0, "{r}");
+    }
+}
+
+#[test]
+fn a_package_of_unknown_object_layout_skips_its_static_meshes_with_the_reason() {
+    let Some(corpus) = pakrat_testkit::corpus_dir() else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let m = export(
+        &corpus.join("licensee/unrealwarfare_SC_MeshParticles.usx"),
+        tmp.path(),
+        &["--class", "Mesh"],
+    );
+    let objs: Vec<&Value> = m["objects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|o| o["class"] == "StaticMesh")
+        .collect();
+    assert_eq!(objs.len(), 8);
+    for o in objs {
+        assert_eq!(o["status"], "skipped", "{o}");
+        assert!(o["reason"].as_str().unwrap().contains("not known"), "{o}");
+    }
+}
