@@ -1,6 +1,6 @@
 //! The mesh exporter behind `pakrat export`: the
 //! [`MeshHook`](pakrat_classic::export::MeshHook) that the classic
-//! exporter calls for `Mesh`/`LodMesh` objects.
+//! exporter calls for `Mesh`/`LodMesh` (UE1) and `StaticMesh` (UE2) objects.
 
 use pakrat_classic::export::{safe_component, ExportOptions, OutFile, Produced};
 use pakrat_classic::Package;

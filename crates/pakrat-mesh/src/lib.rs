@@ -1,6 +1,7 @@
 //! Meshes and animations of Unreal packages: a generation-neutral model
 //! ([`model::Scene`]), a glTF 2.0 writer ([`gltf`]) and the readers that
-//! fill the model: UE1 vertex meshes ([`ue1`], [`ue1_scene`]).
+//! fill the model: UE1 vertex meshes ([`ue1`], [`ue1_scene`]) and UE2
+//! static meshes ([`ue2_static`]).
 //!
 //! ```no_run
 //! # fn main() -> pakrat_io::Result<()> {

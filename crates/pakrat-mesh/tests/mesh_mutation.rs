@@ -1,5 +1,7 @@
-//! Corpus mutation run for the UE1 mesh reader (docs/hostile.md): every
-//! UE1 mesh of the corpus, its object bytes mutated in place 150 times
+//! Corpus mutation run for the mesh readers (docs/hostile.md): every UE1
+//! mesh of the corpus and the UE2 static meshes of four packages
+//! (UT2004, Killing Floor, Shrek 2, Unreal Warfare builds), their object
+//! bytes mutated in place 150 times
 //! (the fixed-seed shapes of `pakrat_testkit::mutate`: truncations, bit
 //! flips, byte runs, evil u32 values), read, turned into a scene and
 //! written as `.glb`. Each case must end with a result or a clear error:
@@ -19,15 +21,21 @@ const PER_OBJECT_BYTE: usize = 64;
 
 fn case(data: &[u8], index: usize) -> Result<(), String> {
     let pkg = pakrat_classic::Package::parse_lenient(data).map_err(|e| e.to_string())?;
-    let m = pakrat_mesh::ue1::read_mesh(&pkg, index).map_err(|e| e.to_string())?;
-    let s = pakrat_mesh::ue1_scene::to_scene(&pkg, index, &m).map_err(|e| e.to_string())?;
+    let s = if pkg.export_class_name(index).map_err(|e| e.to_string())? == "StaticMesh" {
+        let m =
+            pakrat_mesh::ue2_static::read_static_mesh(&pkg, index).map_err(|e| e.to_string())?;
+        pakrat_mesh::ue2_static::to_scene(&pkg, index, &m).map_err(|e| e.to_string())?
+    } else {
+        let m = pakrat_mesh::ue1::read_mesh(&pkg, index).map_err(|e| e.to_string())?;
+        pakrat_mesh::ue1_scene::to_scene(&pkg, index, &m).map_err(|e| e.to_string())?
+    };
     let files = pakrat_mesh::gltf::write(&s, pakrat_mesh::gltf::Format::Glb, "m")?;
     assert!(files[0].1.starts_with(b"glTF"));
     Ok(())
 }
 
 #[test]
-fn mutated_ue1_meshes_end_cleanly() {
+fn mutated_meshes_end_cleanly() {
     let Some(corpus) = pakrat_testkit::corpus_dir() else {
         return;
     };
@@ -35,11 +43,21 @@ fn mutated_ue1_meshes_end_cleanly() {
     let started = Instant::now();
     let (mut cases, mut ok, mut errors, mut max_peak) = (0, 0, 0, 0);
     let mut failures = Vec::new();
-    for file in ["ue1/relics.u", "ue1/epiccustommodels.u"] {
+    for file in [
+        "ue1/relics.u",
+        "ue1/epiccustommodels.u",
+        "ue2/forest.usx",
+        "licensee/kf_GreenShopArrow.usx",
+        "licensee/shrek2_5_FGM_Donkey_SM.usx",
+        "ue2/UTRPGStatics.usx",
+    ] {
         let data = std::fs::read(corpus.join(file)).unwrap();
         let pkg = pakrat_classic::Package::parse(&data).unwrap();
         let meshes: Vec<(usize, usize, usize)> = (0..pkg.exports.len())
-            .filter(|&i| pakrat_mesh::ue1::mesh_class(pkg.export_class_name(i).unwrap()).is_some())
+            .filter(|&i| {
+                let c = pkg.export_class_name(i).unwrap();
+                pakrat_mesh::ue1::mesh_class(c).is_some() || c == "StaticMesh"
+            })
             .map(|i| {
                 let e = pkg.export(i).unwrap();
                 (i, e.serial_offset as usize, e.serial_size as usize)
