@@ -13,6 +13,7 @@ fuzz_target!(|data: &[u8]| {
     let opts = ExportOptions {
         kinds: vec![Kind::Sound],
         all_mips: false,
+        ..Default::default()
     };
     for i in 0..pkg.exports.len().min(4096) {
         if let Some((fmt, bytes)) = ok(pakrat_classic::export::read_stored_file(&pkg, i, true)) {

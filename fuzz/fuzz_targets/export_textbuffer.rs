@@ -12,6 +12,7 @@ fuzz_target!(|data: &[u8]| {
     let opts = ExportOptions {
         kinds: vec![Kind::TextBuffer],
         all_mips: false,
+        ..Default::default()
     };
     for i in 0..pkg.exports.len().min(4096) {
         let _ = ok(pakrat_classic::export::read_text_buffer(&pkg, i));

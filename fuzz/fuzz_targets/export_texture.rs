@@ -16,6 +16,7 @@ fuzz_target!(|data: &[u8]| {
     let opts = ExportOptions {
         kinds: vec![Kind::Texture],
         all_mips: true,
+        ..Default::default()
     };
     for i in 0..pkg.exports.len().min(1024) {
         let small = match ok(texture::read_texture(&pkg, i)) {

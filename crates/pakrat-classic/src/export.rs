@@ -26,6 +26,9 @@ pub enum Kind {
     Music,
     /// TextBuffer → `.uc`.
     TextBuffer,
+    /// Vertex mesh → glTF, through the [`MeshHook`] of
+    /// [`ExportOptions::mesh`] (the `pakrat-mesh` crate).
+    Mesh,
 }
 
 impl Kind {
@@ -36,6 +39,7 @@ impl Kind {
             "sound" | "sounds" => Some(Kind::Sound),
             "music" => Some(Kind::Music),
             "textbuffer" | "script" | "scripttext" => Some(Kind::TextBuffer),
+            "mesh" | "meshes" | "lodmesh" | "staticmesh" => Some(Kind::Mesh),
             _ => None,
         }
     }
@@ -53,6 +57,14 @@ const TEXTURE_CLASSES: &[&str] = &[
     "ScriptedTexture",
 ];
 
+/// Mesh classes exported through [`MeshHook`].
+const MESH_CLASSES: &[&str] = &["Mesh", "LodMesh", "StaticMesh"];
+
+/// A mesh exporter: builds the files of mesh `exports[i]` (paths and
+/// descriptions only when `dry`), or says why there is nothing to export.
+/// Lives outside this crate (`pakrat-mesh`), which depends on it.
+pub type MeshHook = fn(&Package<'_>, usize, &ExportOptions, bool) -> Result<Produced>;
+
 /// The exporter for a class name, if any.
 pub fn kind_of_class(class: &str) -> Option<Kind> {
     if TEXTURE_CLASSES
@@ -66,6 +78,8 @@ pub fn kind_of_class(class: &str) -> Option<Kind> {
         Some(Kind::Music)
     } else if class.eq_ignore_ascii_case("TextBuffer") {
         Some(Kind::TextBuffer)
+    } else if MESH_CLASSES.iter().any(|c| c.eq_ignore_ascii_case(class)) {
+        Some(Kind::Mesh)
     } else {
         None
     }
@@ -78,6 +92,11 @@ pub struct ExportOptions {
     pub kinds: Vec<Kind>,
     /// Textures: every mip, not only the first.
     pub all_mips: bool,
+    /// Meshes: the exporter (None: meshes have no exporter, as without
+    /// `pakrat-mesh`).
+    pub mesh: Option<MeshHook>,
+    /// Meshes: `.gltf` + `.bin` instead of `.glb`.
+    pub mesh_gltf: bool,
 }
 
 /// One file written.
@@ -219,6 +238,10 @@ fn build(pkg: &Package<'_>, i: usize, opts: &ExportOptions, dry: bool) -> Result
     let Some(kind) = kind_of_class(class) else {
         return Ok(Made::NoExporter);
     };
+    // Meshes have an exporter only when the caller links one in.
+    if kind == Kind::Mesh && opts.mesh.is_none() {
+        return Ok(Made::NoExporter);
+    }
     if !opts.kinds.is_empty() && !opts.kinds.contains(&kind) {
         return Ok(Made::Filtered);
     }
@@ -230,6 +253,10 @@ fn build(pkg: &Package<'_>, i: usize, opts: &ExportOptions, dry: bool) -> Result
         Kind::Sound => sound_file(pkg, i, dry)?,
         Kind::Music => music_file(pkg, i, dry)?,
         Kind::TextBuffer => text_file(pkg, i, dry)?,
+        Kind::Mesh => match opts.mesh {
+            Some(hook) => hook(pkg, i, opts, dry)?,
+            None => return Ok(Made::NoExporter),
+        },
     };
     Ok(match made {
         Ok(files) => Made::Files(kind, files),
@@ -238,7 +265,7 @@ fn build(pkg: &Package<'_>, i: usize, opts: &ExportOptions, dry: bool) -> Result
 }
 
 /// An exporter's result: the files, or why there is nothing to export.
-type Produced = std::result::Result<Vec<OutFile>, String>;
+pub type Produced = std::result::Result<Vec<OutFile>, String>;
 
 fn texture_files(pkg: &Package<'_>, i: usize, all_mips: bool, dry: bool) -> Result<Produced> {
     let t = texture::read_texture(pkg, i)?;

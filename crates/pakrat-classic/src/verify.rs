@@ -81,6 +81,8 @@ pub fn check_export(pkg: &Package<'_>, i: usize) -> Result<(usize, u64), Problem
             Some(Kind::TextBuffer) => {
                 read_text_buffer(pkg, i).map_err(wrap)?;
             }
+            // Mesh data is read by pakrat-mesh (`pakrat export`).
+            Some(Kind::Mesh) => {}
             None if class.eq_ignore_ascii_case("Palette") => {
                 read_palette(pkg, i).map_err(wrap)?;
             }

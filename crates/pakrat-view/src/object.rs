@@ -102,6 +102,7 @@ pub(crate) fn object_files(app: &App, file: &Path, export: usize) -> Result<Obje
     let opts = ExportOptions {
         kinds: Vec::new(),
         all_mips: true,
+        ..Default::default()
     };
     let (files, note) = match &refused {
         Some(r) => (Vec::new(), Some(r.1.clone())),

@@ -43,7 +43,7 @@ pub enum Command {
     Extract(ExtractArgs),
     /// Decoded properties of a package's objects (UE1/UE2; UE4/UE5 loose or in a container).
     Props(PropsArgs),
-    /// Export package objects (textures to PNG, sounds, music, script text).
+    /// Export package objects (textures to PNG, sounds, music, script text, meshes to glTF).
     Export(ExportArgs),
     /// Zen packages in an IoStore container: names, imports, exports.
     Packages(PackagesArgs),

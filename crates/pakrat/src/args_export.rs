@@ -27,6 +27,15 @@ pub enum FaceLayout {
     Cross,
 }
 
+/// Container of exported meshes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum MeshFormat {
+    /// Binary glTF: one file, skins embedded.
+    Glb,
+    /// JSON glTF with a `.bin` buffer and the skins as PNG files beside it.
+    Gltf,
+}
+
 /// `pakrat export`.
 #[derive(Args, Debug)]
 pub struct ExportArgs {
@@ -42,7 +51,7 @@ pub struct ExportArgs {
     #[arg(short = 'o', long = "output", value_name = "DIR")]
     pub output: PathBuf,
     /// Only objects of these classes (comma-separated). UE1/UE2:
-    /// Texture,Sound,Music,TextBuffer. UE4/UE5: Texture2D, TextureCube,
+    /// Texture,Sound,Music,TextBuffer,Mesh (Mesh, LodMesh, StaticMesh). UE4/UE5: Texture2D, TextureCube,
     /// Texture2DArray, TextureCubeArray, VolumeTexture, TextureLightProfile
     /// … (Texture for all).
     #[arg(long, value_delimiter = ',')]
@@ -50,6 +59,9 @@ pub struct ExportArgs {
     /// UE1/UE2 textures: export every mip level, not only the first.
     #[arg(long)]
     pub mips: bool,
+    /// UE1/UE2 meshes: glTF container (default glb).
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub mesh_format: Option<MeshFormat>,
     /// UE4/UE5 textures: the file format (default: PNG, EXR for HDR pixel
     /// formats).
     #[arg(long, value_enum)]

@@ -118,6 +118,8 @@ fn package_case(data: &[u8]) -> Result<(), String> {
     let opts = ExportOptions {
         kinds: Vec::new(),
         all_mips: true,
+        mesh: Some(pakrat_mesh::export::hook),
+        mesh_gltf: false,
     };
     let mut first_err = None;
     let js = pakrat_classic::json::PropsJson::new(&pkg, "Case");

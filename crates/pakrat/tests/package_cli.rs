@@ -519,7 +519,7 @@ fn export_music_texture_script_and_no_overwrite() {
     );
 
     let bad = pakrat()
-        .args(["export", "--class", "Mesh"])
+        .args(["export", "--class", "Model"])
         .arg(&u.path)
         .arg("-o")
         .arg(dir.path())

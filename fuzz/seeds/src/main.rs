@@ -101,13 +101,16 @@ fn package_seeds(out: &mut Out, name: &str, data: &[u8], max: usize, pixels: &mu
             }
         }
         for k in kinds {
-            let t = match k {
-                Kind::Texture => "export_texture",
-                Kind::Sound => "export_sound",
-                Kind::Music => "export_music",
-                Kind::TextBuffer => "export_textbuffer",
+            let targets: &[&str] = match k {
+                Kind::Texture => &["export_texture"],
+                Kind::Sound => &["export_sound"],
+                Kind::Music => &["export_music"],
+                Kind::TextBuffer => &["export_textbuffer"],
+                Kind::Mesh => &["mesh_ue1", "mesh_ue2_static"],
             };
-            out.put(t, name, data);
+            for &t in targets {
+                out.put(t, name, data);
+            }
         }
     }
     // Pixel seeds: a few mips of each format, at most 64 KiB each.

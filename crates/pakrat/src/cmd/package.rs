@@ -510,12 +510,16 @@ fn export_options(a: &ExportArgs) -> Result<ExportOptions> {
     for c in &a.class {
         match Kind::parse(c) {
             Some(k) => kinds.push(k),
-            None => bail!("unknown --class {c:?}: expected Texture, Sound, Music or TextBuffer"),
+            None => {
+                bail!("unknown --class {c:?}: expected Texture, Sound, Music, TextBuffer or Mesh")
+            }
         }
     }
     Ok(ExportOptions {
         kinds,
         all_mips: a.mips,
+        mesh: Some(pakrat_mesh::export::hook),
+        mesh_gltf: a.mesh_format == Some(crate::args_export::MeshFormat::Gltf),
     })
 }
 

@@ -1,0 +1,130 @@
+//! Corpus mutation run for the mesh readers (docs/hostile.md): every UE1
+//! mesh of the corpus and the UE2 static meshes of four packages
+//! (UT2004, Killing Floor, Shrek 2, Unreal Warfare builds), their object
+//! bytes mutated in place 150 times
+//! (the fixed-seed shapes of `pakrat_testkit::mutate`: truncations, bit
+//! flips, byte runs, evil u32 values), read, turned into a scene and
+//! written as `.glb`. Each case must end with a result or a clear error:
+//! no panic, no hang, and a heap peak within 64 MiB + 64 × the object's
+//! size. The unmutated meshes must export.
+
+use std::time::{Duration, Instant};
+
+use pakrat_testkit::mutate::{mutations, run_case, set_label, CountingAlloc, Failure};
+
+#[global_allocator]
+static ALLOC: CountingAlloc = CountingAlloc::new();
+
+const PER_MESH: usize = 150;
+const BASE_BUDGET: usize = 64 << 20;
+const PER_OBJECT_BYTE: usize = 64;
+
+fn case(data: &[u8], index: usize) -> Result<(), String> {
+    let pkg = pakrat_classic::Package::parse_lenient(data).map_err(|e| e.to_string())?;
+    let s = if pkg.export_class_name(index).map_err(|e| e.to_string())? == "StaticMesh" {
+        let m =
+            pakrat_mesh::ue2_static::read_static_mesh(&pkg, index).map_err(|e| e.to_string())?;
+        pakrat_mesh::ue2_static::to_scene(&pkg, index, &m).map_err(|e| e.to_string())?
+    } else {
+        let m = pakrat_mesh::ue1::read_mesh(&pkg, index).map_err(|e| e.to_string())?;
+        pakrat_mesh::ue1_scene::to_scene(&pkg, index, &m).map_err(|e| e.to_string())?
+    };
+    let files = pakrat_mesh::gltf::write(&s, pakrat_mesh::gltf::Format::Glb, "m")?;
+    assert!(files[0].1.starts_with(b"glTF"));
+    Ok(())
+}
+
+#[test]
+fn mutated_meshes_end_cleanly() {
+    let Some(corpus) = pakrat_testkit::corpus_dir() else {
+        return;
+    };
+    ALLOC.set_limit(1 << 30);
+    let started = Instant::now();
+    let (mut cases, mut ok, mut errors, mut max_peak) = (0, 0, 0, 0);
+    let mut failures = Vec::new();
+    for file in [
+        "ue1/relics.u",
+        "ue1/epiccustommodels.u",
+        "ue2/forest.usx",
+        "licensee/kf_GreenShopArrow.usx",
+        "licensee/shrek2_5_FGM_Donkey_SM.usx",
+        "ue2/UTRPGStatics.usx",
+    ] {
+        let data = std::fs::read(corpus.join(file)).unwrap();
+        let pkg = pakrat_classic::Package::parse(&data).unwrap();
+        let meshes: Vec<(usize, usize, usize)> = (0..pkg.exports.len())
+            .filter(|&i| {
+                let c = pkg.export_class_name(i).unwrap();
+                pakrat_mesh::ue1::mesh_class(c).is_some() || c == "StaticMesh"
+            })
+            .map(|i| {
+                let e = pkg.export(i).unwrap();
+                (i, e.serial_offset as usize, e.serial_size as usize)
+            })
+            .collect();
+        drop(pkg);
+        for (mi, &(index, off, size)) in meshes.iter().enumerate() {
+            let object = &data[off..off + size];
+            let mut muts = mutations(object, 0x6d65_7368 ^ mi as u64, PER_MESH);
+            muts.insert(
+                0,
+                pakrat_testkit::mutate::Mutation {
+                    name: "original".into(),
+                    data: object.to_vec(),
+                },
+            );
+            for m in muts {
+                // The mutated object spliced back in place (a truncated one
+                // leaves the rest of the file where it was: zero padding).
+                let mut input = data.clone();
+                let end = (off + m.data.len()).min(off + size);
+                input[off..end].copy_from_slice(&m.data[..end - off]);
+                input[end..off + size].fill(0);
+                let label = format!("{file} export {index} [{}]", m.name);
+                set_label(&label);
+                let budget = BASE_BUDGET + PER_OBJECT_BYTE * size;
+                let before = ALLOC.live();
+                ALLOC.reset_peak();
+                let outcome = run_case(input, Duration::from_secs(20), move |d| case(d, index));
+                let peak = ALLOC.peak().saturating_sub(before);
+                max_peak = max_peak.max(peak);
+                cases += 1;
+                match outcome {
+                    Ok(Ok(())) => ok += 1,
+                    Ok(Err(e)) if m.name == "original" => {
+                        failures.push(format!("{label}: the unmutated mesh fails: {e}"))
+                    }
+                    Ok(Err(_)) => errors += 1,
+                    Err(f) => failures.push(format!(
+                        "{label}: {}",
+                        match f {
+                            Failure::Panic(p) => format!("panic: {p}"),
+                            Failure::Hang(d) => format!("no result within {d:?}"),
+                            Failure::Memory { peak, budget } =>
+                                format!("peak {peak} over {budget}"),
+                            Failure::UnclearError(s) => format!("unclear error {s:?}"),
+                        }
+                    )),
+                }
+                if peak > budget {
+                    failures.push(format!(
+                        "{label}: peak heap {peak} bytes over budget {budget}"
+                    ));
+                }
+            }
+        }
+    }
+    set_label("");
+    println!(
+        "mesh mutations: {cases} cases, {ok} ok, {errors} clear errors, max peak {:.1} MiB, {:.1} s",
+        max_peak as f64 / (1 << 20) as f64,
+        started.elapsed().as_secs_f64()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
