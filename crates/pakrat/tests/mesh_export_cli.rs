@@ -13,9 +13,15 @@
 //!   file's triangles (`totalTriangleCount`) and the `POSITION` accessor's
 //!   count (glTF vertices = distinct vertex + UV corners), checked against the
 //!   table below. UE1 meshes carry no count in their properties and the
-//!   corpus MANIFEST has none, so the table was read from pakrat's first
-//!   export and is *not* independently confirmed (UEViewer's counts are
-//!   the check issue 28 asks for; umodel was not built here).
+//!   corpus MANIFEST has none; the table was read from pakrat's first
+//!   export and then checked against UEViewer (umodel built here from its
+//!   public source, commit a0bfb468, `-export`, which writes UE1 meshes as
+//!   `_d.3d`/`_a.3d`): the triangle count equals its `NumPolygons` for all
+//!   nine meshes, the frame count (one morph target per frame) its
+//!   `NumFrames`, and the vertex count of the three `LodMesh`es its
+//!   `NumVertices`. For the six plain `Mesh`es UEViewer writes one vertex
+//!   per triangle corner (3 × triangles), so their glTF vertex counts
+//!   (distinct corners) have no UEViewer counterpart.
 
 mod common;
 
