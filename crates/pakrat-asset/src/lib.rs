@@ -7,6 +7,7 @@
 //!   ExportBundleData chunk each), with the script objects and container
 //!   headers that resolve their imports;
 //! * [`convert`]: zen ↔ legacy, byte-exact where the engine's cook is;
+//! * [`edit`]: edited property trees back into whole packages;
 //! * [`build`]: lay out a folder of cooked packages as an IoStore container
 //!   (chunk ids, the container header and the companion `.pak`'s files);
 //! * [`props`]: what an export says: tagged and unversioned properties;
@@ -22,6 +23,7 @@
 pub mod build;
 pub mod bulk;
 pub mod convert;
+pub mod edit;
 pub mod legacy;
 pub mod props;
 pub mod sound;

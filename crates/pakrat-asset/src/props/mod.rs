@@ -30,7 +30,7 @@ pub mod write;
 
 pub use asset::{Asset, ExportInfo, ObjectInfo, Versions};
 pub use from_zen::ContainerSource;
-pub use open::{BulkFrom, Opened};
+pub use open::{BulkFrom, Opened, PackageForm};
 pub use own::{schemas_with_package, PackageSchemas, WithPackage};
 pub(crate) use read::read_native_as;
 pub use schema::{EnumSchema, NoSchemas, SchemaProperty, Schemas, StructSchema};
@@ -38,7 +38,10 @@ pub use ty::PropType;
 pub use value::{
     DateKind, ExportProps, FormatArg, NumberKind, NumberOptions, Property, Text, TextHistory, Value,
 };
-pub use write::{decode_export_for_write, encode_properties, EncodeError, WriteHints};
+pub use write::{
+    decode_export_for_write, encode_properties, encode_properties_into, Additions, EncodeError,
+    WriteHints,
+};
 
 /// Decode export `index` (0-based) of `asset`: its properties (tagged, or
 /// unversioned through `schemas`) and the native data after them.

@@ -20,7 +20,7 @@ use super::{Asset, ContainerSource};
 use crate::bulk::{self, BulkFile, BulkLocation, BulkRef};
 use crate::convert::files::engine_of_container;
 use crate::legacy::{Layout, LegacyPackage};
-use crate::zen::{ContainerPackages, PackageEntry, ScriptObjects};
+use crate::zen::{ContainerPackages, PackageEntry, ScriptObjects, ZenPackage};
 
 /// A package opened for decoding: its bytes and the view over them
 /// ([`Opened::asset`]).
@@ -37,6 +37,17 @@ pub struct Opened {
     place: Place,
     /// Companion files read so far (cooked index 0).
     companions: [std::sync::OnceLock<Option<Source>>; 3],
+    /// The parsed package header (for writing it back).
+    form: Option<PackageForm>,
+}
+
+/// The header an opened package was parsed from.
+#[derive(Clone, Debug)]
+pub enum PackageForm {
+    /// A legacy `.uasset`/`.umap` header.
+    Legacy(Box<LegacyPackage>),
+    /// A zen package header.
+    Zen(Box<ZenPackage>),
 }
 
 /// Where an opened package lives, for its companion files.
@@ -48,6 +59,8 @@ enum Place {
     Pak(usize, String),
     /// A zen package of a container: its package id.
     Zen(u64),
+    /// Bytes in memory.
+    Memory,
 }
 
 /// What holds an opened package's companion files (`.ubulk`, `.uptnl`,
@@ -81,7 +94,19 @@ impl Opened {
             spans,
             place: Place::Zen(0),
             companions: Default::default(),
+            form: None,
         })
+    }
+
+    /// The parsed header: legacy or zen.
+    pub fn form(&self) -> Option<&PackageForm> {
+        self.form.as_ref()
+    }
+
+    /// The bytes read: the `.uasset`/`.umap` (or zen package chunk), and
+    /// the `.uexp` of a split legacy package.
+    pub fn raw(&self) -> (&[u8], Option<&[u8]>) {
+        (&self.main, self.uexp.as_deref())
     }
 
     /// The package view, its exports' data borrowed from the bytes read.
@@ -252,6 +277,22 @@ pub fn open_loose(path: &Path, engine: Option<Layout>) -> Result<Opened> {
     Ok(o)
 }
 
+/// Open a legacy package from bytes in memory: its `.uasset`/`.umap` and
+/// the `.uexp` of a split package (`origin` names it in messages). Its
+/// companion files cannot be reached.
+pub fn open_legacy_bytes(
+    origin: &str,
+    main: Vec<u8>,
+    uexp: Option<Vec<u8>>,
+    engine: Option<Layout>,
+) -> Result<Opened> {
+    let main = Source::from_vec(origin, main);
+    let uexp = uexp.map(|u| Source::from_vec(format!("{origin}.uexp"), u));
+    let mut o = legacy(origin.to_string(), main, uexp, engine)?;
+    o.place = Place::Memory;
+    Ok(o)
+}
+
 fn legacy(
     origin: String,
     main: Source,
@@ -259,7 +300,9 @@ fn legacy(
     engine: Option<Layout>,
 ) -> Result<Opened> {
     let pkg = LegacyPackage::read(&main, engine)?;
-    Opened::new(origin, main, uexp, |m, u| Asset::from_legacy(&pkg, m, u))
+    let mut o = Opened::new(origin, main, uexp, |m, u| Asset::from_legacy(&pkg, m, u))?;
+    o.form = Some(PackageForm::Legacy(Box::new(pkg)));
+    Ok(o)
 }
 
 /// The asset without its data, and where each export's data lies.
@@ -487,5 +530,6 @@ pub fn open_container_entry(
     })
     .map_err(|err| Error::Other(format!("{origin}: {err}")))?;
     o.place = Place::Zen(entry.id);
+    o.form = Some(PackageForm::Zen(Box::new(zen.clone())));
     Ok(o)
 }

@@ -30,8 +30,23 @@ pub(crate) use native::encodes_native;
 use super::read::{Ctx, MAX_DEPTH};
 use super::{Asset, ExportProps, PropType, Schemas, Value};
 use pakrat_io::Writer;
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::fmt;
+
+/// Names and imports an encoding added to the package: what
+/// [`encode_properties_into`] may grow, shared by every export of one
+/// package. Name `k` of `names` is name-map entry `asset.names.len() + k`;
+/// import `k` of `imports` is `FPackageIndex` `-(asset.imports.len() + k +
+/// 1)`, its outers added before it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Additions {
+    /// Names appended to the name map, in order.
+    pub names: Vec<String>,
+    /// Full paths of imports appended to the import map, in order (a
+    /// package before the objects inside it).
+    pub imports: Vec<String>,
+}
 
 /// Why a property tree could not be encoded: the value's path
 /// (`/Name[0]#2`) and the reason.
@@ -76,6 +91,8 @@ pub(crate) struct Enc<'a, 'b> {
     string_counts: HashMap<String, u32>,
     path: String,
     depth: u32,
+    /// Where names and imports the package lacks go (`None`: refused).
+    adds: Option<RefCell<Additions>>,
 }
 
 impl<'a, 'b> Enc<'a, 'b> {
@@ -106,6 +123,7 @@ impl<'a, 'b> Enc<'a, 'b> {
             string_counts: HashMap::new(),
             path: String::new(),
             depth: 0,
+            adds: None,
         }
     }
 
@@ -158,8 +176,61 @@ impl<'a, 'b> Enc<'a, 'b> {
                 w.u32(i).u32(0);
                 Ok(())
             }
-            None => self.err(format!("name {name:?} is not in the package's name map")),
+            None => match &self.adds {
+                Some(adds) => {
+                    let (i, n) = self.add_name(&mut adds.borrow_mut(), name);
+                    w.u32(i).u32(n);
+                    Ok(())
+                }
+                None => self.err(format!("name {name:?} is not in the package's name map")),
+            },
         }
+    }
+
+    /// Append a name (its base, when it ends in a `_N` number, as the
+    /// engine splits it) to the additions: its index and number.
+    fn add_name(&self, adds: &mut Additions, name: &str) -> (u32, u32) {
+        let (base, number) = match name.rsplit_once('_') {
+            Some((b, n))
+                if !b.is_empty()
+                    && !n.is_empty()
+                    && n.bytes().all(|c| c.is_ascii_digit())
+                    && (n == "0" || !n.starts_with('0')) =>
+            {
+                match n.parse::<u32>().ok().and_then(|x| x.checked_add(1)) {
+                    Some(x) => (b, x),
+                    None => (name, 0),
+                }
+            }
+            _ => (name, 0),
+        };
+        if let Some(&i) = self.names.get(base) {
+            return (i, number);
+        }
+        let k = match adds.names.iter().position(|n| n == base) {
+            Some(k) => k,
+            None => {
+                adds.names.push(base.to_string());
+                adds.names.len() - 1
+            }
+        };
+        ((self.asset.names.len() + k) as u32, number)
+    }
+
+    /// Append an import for `path` (and, first, the outers it needs) to
+    /// the additions: its `FPackageIndex`.
+    fn add_import(&self, adds: &mut Additions, path: &str) -> i32 {
+        if let Some(&i) = self.objects.get(path) {
+            return i;
+        }
+        if let Some(k) = adds.imports.iter().position(|p| p == path) {
+            return -((self.asset.imports.len() + k) as i32) - 1;
+        }
+        if let Some(at) = path.rfind([':', '.']) {
+            self.add_import(adds, &path[..at]);
+        }
+        adds.imports.push(path.to_string());
+        -((self.asset.imports.len() + adds.imports.len()) as i32)
     }
 
     /// An `FPackageIndex` for an object path (`None`: null).
@@ -168,6 +239,10 @@ impl<'a, 'b> Enc<'a, 'b> {
             None => 0,
             Some(p) => match self.objects.get(p) {
                 Some(&i) => i,
+                None if self.adds.is_some() && p.starts_with('/') => {
+                    let adds = self.adds.as_ref().expect("checked");
+                    self.add_import(&mut adds.borrow_mut(), p)
+                }
                 None => {
                     return self.err(format!(
                         "object {p} is neither an import nor an export of the package"
@@ -247,6 +322,35 @@ pub fn encode_properties(
     props: &ExportProps,
     hints: &WriteHints,
 ) -> Result<Vec<u8>> {
+    encode(asset, index, schemas, props, hints, None)
+}
+
+/// [`encode_properties`], with names the name map lacks and objects that
+/// are neither imports nor exports added to `adds` (and written with the
+/// indices they will have) instead of refused.
+pub fn encode_properties_into(
+    asset: &Asset<'_>,
+    index: usize,
+    schemas: &dyn Schemas,
+    props: &ExportProps,
+    hints: &WriteHints,
+    adds: &mut Additions,
+) -> Result<Vec<u8>> {
+    // Nothing is added when the encoding fails.
+    let mut work = adds.clone();
+    let out = encode(asset, index, schemas, props, hints, Some(&mut work))?;
+    *adds = work;
+    Ok(out)
+}
+
+fn encode(
+    asset: &Asset<'_>,
+    index: usize,
+    schemas: &dyn Schemas,
+    props: &ExportProps,
+    hints: &WriteHints,
+    adds: Option<&mut Additions>,
+) -> Result<Vec<u8>> {
     let Some(export) = asset.exports.get(index) else {
         return Err(EncodeError {
             path: "/".into(),
@@ -262,7 +366,13 @@ pub fn encode_properties(
         return Ok(w.into_inner());
     }
     let mut enc = Enc::new(asset, schemas, hints);
+    if let Some(a) = &adds {
+        enc.adds = Some(RefCell::new((*a).clone()));
+    }
     enc.properties(&mut w, &class, &props.properties, true)?;
+    if let (Some(a), Some(cell)) = (adds, enc.adds.take()) {
+        *a = cell.into_inner();
+    }
     match &hints.trailer {
         Some(t) => {
             w.bytes(t);
