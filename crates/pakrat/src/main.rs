@@ -2,6 +2,7 @@
 
 mod args;
 mod args_export;
+mod args_props;
 mod cmd;
 mod detect;
 mod output;

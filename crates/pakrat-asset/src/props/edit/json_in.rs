@@ -200,7 +200,7 @@ fn elements_from_json(
         match xs.get(i) {
             Some(old) => out.push(value_from_json(ed, &here, inner, old, v)?),
             None => {
-                let z = ed.zero(inner);
+                let z = ed.zero_like(inner, xs.last());
                 ed.mute += 1;
                 let x = value_from_json(ed, &here, inner, &z, v);
                 ed.mute -= 1;
@@ -248,7 +248,7 @@ fn map_from_json(
                 out.push((k, v));
             }
             None => {
-                let (zk, zv) = (ed.zero(kt), ed.zero(vt));
+                let (zk, zv) = (ed.zero(kt), ed.zero_like(vt, es.last().map(|e| &e.1)));
                 ed.mute += 1;
                 let k = value_from_json(ed, &here, kt, &zk, jk);
                 let v = value_from_json(ed, &here, vt, &zv, jv);

@@ -139,6 +139,26 @@ impl<'a, 'b> Editor<'a, 'b> {
         self.ctx.zero_of(ty)
     }
 
+    /// The zero value of `ty`, shaped like `sample` (an element of the
+    /// same container) when the type alone gives no fields: a tagged
+    /// package's struct without a schema takes its sibling's fields, each
+    /// at zero.
+    fn zero_like(&mut self, ty: &PropType, sample: Option<&Value>) -> Value {
+        match (self.zero(ty), sample) {
+            (Value::Struct(f), Some(Value::Struct(sf))) if f.is_empty() && !sf.is_empty() => {
+                Value::Struct(
+                    sf.iter()
+                        .map(|p| Property {
+                            value: self.zero_like(&p.ty, Some(&p.value)),
+                            ..p.clone()
+                        })
+                        .collect(),
+                )
+            }
+            (z, _) => z,
+        }
+    }
+
     /// The short name of the export's class.
     fn class(&self) -> String {
         let c = &self.asset.exports[self.export].class;

@@ -242,8 +242,14 @@ fn walk(
                             format!("index {i} is far past the end ({} elements)", xs.len()),
                         );
                     }
-                    grow(ed, xs, inner, i + 1, path);
-                    walk(ed, &mut xs[i], inner, rest, &format!("{path}[{i}]"), t)
+                    grow(ed, xs, inner, i, path);
+                    let here = format!("{path}[{i}]");
+                    if i < xs.len() {
+                        return walk(ed, &mut xs[i], inner, rest, &here, t);
+                    }
+                    let z = ed.zero_like(inner, xs.last());
+                    xs.push(z);
+                    added(ed, &mut xs[i], inner, rest, &here, t)
                 }
                 _ => fail(path, format!("is a {ty}: give an index [i] or .len")),
             }
@@ -256,25 +262,19 @@ fn walk(
                 Seg::Field(k) | Seg::Key(k) => k.clone(),
                 Seg::Index(i) => i.to_string(),
             };
-            let slot = match es.iter().position(|(k, _)| key_is(k, &key)) {
-                Some(s) => s,
-                None => {
-                    let zk = ed.zero(kt);
-                    ed.mute += 1;
-                    let k = value_from_json(ed, path, kt, &zk, &J::String(key.clone()));
-                    ed.mute -= 1;
-                    let zv = ed.zero(vt);
-                    ed.record(
-                        &format!("{path}[{}]", key_label(&J::String(key.clone()))),
-                        J::Null,
-                        J::Null,
-                    );
-                    es.push((k?, zv));
-                    es.len() - 1
-                }
-            };
+            if let Some(slot) = es.iter().position(|(k, _)| key_is(k, &key)) {
+                let here = format!("{path}[{}]", key_label(&value_json(&es[slot].0)));
+                return walk(ed, &mut es[slot].1, vt, rest, &here, t);
+            }
+            let zk = ed.zero(kt);
+            ed.mute += 1;
+            let k = value_from_json(ed, path, kt, &zk, &J::String(key.clone()));
+            ed.mute -= 1;
+            let zv = ed.zero_like(vt, es.last().map(|e| &e.1));
+            es.push((k?, zv));
+            let slot = es.len() - 1;
             let here = format!("{path}[{}]", key_label(&value_json(&es[slot].0)));
-            walk(ed, &mut es[slot].1, vt, rest, &here, t)
+            added(ed, &mut es[slot].1, vt, rest, &here, t)
         }
         (v, _) => {
             let what = match seg {
@@ -286,6 +286,24 @@ fn walk(
             fail(path, format!("is a {ty}: it has no {what}"))
         }
     }
+}
+
+/// Set a value inside an element or entry just added: one change, from
+/// nothing to the element as it ends up.
+fn added(
+    ed: &mut Editor<'_, '_>,
+    v: &mut Value,
+    ty: &PropType,
+    rest: &[Seg],
+    here: &str,
+    t: &Target<'_>,
+) -> Result<()> {
+    ed.mute += 1;
+    let r = walk(ed, v, ty, rest, here, t);
+    ed.mute -= 1;
+    r?;
+    ed.record(here, J::Null, value_json(v));
+    Ok(())
 }
 
 /// Whether map key `k` is the one a path names: a string key by its text
@@ -303,7 +321,7 @@ fn key_is(k: &Value, key: &str) -> bool {
 /// Grow `xs` to `n` zero-valued elements (recording each as added).
 fn grow(ed: &mut Editor<'_, '_>, xs: &mut Vec<Value>, inner: &PropType, n: usize, path: &str) {
     while xs.len() < n {
-        let z = ed.zero(inner);
+        let z = ed.zero_like(inner, xs.last());
         let at = format!("{path}[{}]", xs.len());
         ed.record(&at, J::Null, value_json(&z));
         xs.push(z);
@@ -374,12 +392,14 @@ fn assign(
         Value::Struct(_) | Value::Array(_) | Value::Set(_) | Value::Map(_) => {
             match serde_json::from_str::<J>(raw) {
                 Ok(j) => j,
-                Err(e) => return fail(
-                    path,
-                    format!(
+                Err(e) => {
+                    return fail(
+                        path,
+                        format!(
                         "is a {ty}: give its value as JSON, in the shape props --json prints ({e})"
                     ),
-                ),
+                    )
+                }
             }
         }
         Value::Optional(_) if matches!(raw, "null" | "none" | "None" | "") => J::Null,

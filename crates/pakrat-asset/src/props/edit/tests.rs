@@ -241,7 +241,7 @@ fn structs_arrays_maps_fixed() {
                 .to_vec()
         )
     );
-    assert_eq!(c.len(), 3, "{c:?}");
+    assert_eq!(c.len(), 2, "{c:?}");
     let p = set1("Tags.len", "1").unwrap().0;
     assert_eq!(
         get(&p, "Tags"),
