@@ -294,7 +294,7 @@ pub(super) fn scalar_from_json(
         Value::Float(_) => {
             let v = number()?;
             if v.is_finite() && (v as f32).is_infinite() {
-                return fail(path, format!("{v} is out of range for a {ty}"));
+                return fail(path, format!("{v} is out of range for {ty}"));
             }
             Value::Float(v as f32)
         }
@@ -383,10 +383,7 @@ fn uint_in_range(path: &str, ty: &PropType, j: &J) -> Result<u64> {
 fn in_range(path: &str, ty: &PropType, j: &J, lo: i128, hi: i128) -> Result<i128> {
     match int_of(j) {
         Some(v) if (lo..=hi).contains(&v) => Ok(v),
-        Some(v) => fail(
-            path,
-            format!("{v} is out of range for a {ty} ({lo} to {hi})"),
-        ),
+        Some(v) => fail(path, format!("{v} is out of range for {ty} ({lo} to {hi})")),
         None => fail(path, format!("is a {ty}: give an integer, not {j}")),
     }
 }
