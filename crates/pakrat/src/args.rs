@@ -294,13 +294,6 @@ pub struct PropsArgs {
 
 pub use crate::args_export::ExportArgs;
 
-impl PropsArgs {
-    /// The input (required unless a subcommand is given).
-    pub fn file(&self) -> &std::path::Path {
-        self.package.as_deref().unwrap_or(std::path::Path::new(""))
-    }
-}
-
 /// `pakrat packages`.
 #[derive(Args, Debug)]
 pub struct PackagesArgs {

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 
-use crate::args::{JsonArg, KeyArgs};
+use crate::args::{JsonArg, KeyArgs, PropsArgs};
 
 /// `pakrat props`'s subcommands (without one, `props` prints).
 #[derive(Subcommand, Debug)]
@@ -84,4 +84,11 @@ pub struct PropsWriteArgs {
     #[command(flatten)]
     #[allow(missing_docs)]
     pub out: JsonArg,
+}
+
+impl PropsArgs {
+    /// The input (required unless a subcommand is given).
+    pub fn file(&self) -> &std::path::Path {
+        self.package.as_deref().unwrap_or(std::path::Path::new(""))
+    }
 }
