@@ -85,3 +85,39 @@ pub(super) fn relay(
         resized,
     })
 }
+
+/// The new offset of an inline bulk payload that a bulk data map (legacy
+/// data resources, zen bulk data map) places at `off` inside the export
+/// that holds it: export-relative (seen on the UE 5.8 fixtures: the
+/// Landscape's payloads count from their own export's start). Its owner is
+/// the export whose data has the map index `index` (the 4-byte bulk header)
+/// right before the payload; when that export was edited and the payload
+/// follows its property stream, the payload moved by the change in size.
+pub(super) fn inline_offset(
+    index: usize,
+    off: i64,
+    size: i64,
+    exports: &[&[u8]],
+    new: &[Option<NewData>],
+) -> i64 {
+    let tag = (index as i32).to_le_bytes();
+    let holds = |data: &[u8], at: i64| -> bool {
+        at >= 4
+            && size >= 0
+            && (at + size) as u64 <= data.len() as u64
+            && data[(at - 4) as usize..at as usize] == tag
+    };
+    for (k, data) in exports.iter().enumerate() {
+        let Some(n) = new.get(k).and_then(Option::as_ref) else {
+            continue;
+        };
+        if !holds(data, off) || (off as u64) < n.props_end {
+            continue;
+        }
+        let moved = off + (n.data.len() as i64 - data.len() as i64);
+        if holds(&n.data, moved) {
+            return moved;
+        }
+    }
+    off
+}

@@ -3,7 +3,7 @@
 //! exports' serial sizes and offsets, `BulkDataStartOffset`, the data
 //! resources inside the package's own files and the new names and imports.
 
-use super::layout::relay;
+use super::layout::{inline_offset, relay};
 use super::{EditError, EditedPackage, NewData};
 use crate::bulk::flags as bf;
 use crate::legacy::{FName, Import, LegacyPackage, NameEntry};
@@ -17,6 +17,7 @@ pub(super) fn write(
     asset: &Asset<'_>,
     new: &[Option<NewData>],
     adds: &Additions,
+    deps: &[(usize, Vec<i32>)],
 ) -> Result<EditedPackage, EditError> {
     let (main, uexp) = opened.raw();
     if new.iter().all(Option::is_none) && adds.names.is_empty() && adds.imports.is_empty() {
@@ -74,13 +75,18 @@ pub(super) fn write(
         }
     }
     p.summary.bulk_data_start_offset = map(pkg.summary.bulk_data_start_offset);
-    for r in &mut p.data_resources {
-        if in_package_file(r.legacy_bulk_data_flags) {
+    let datas: Vec<&[u8]> = asset.exports.iter().map(|e| e.data).collect();
+    for (k, r) in p.data_resources.iter_mut().enumerate() {
+        let f = r.legacy_bulk_data_flags;
+        if f & bf::PAYLOAD_AT_END_OF_FILE != 0 && in_package_file(f) {
             r.serial_offset = map(r.serial_offset);
+        } else if in_package_file(f) {
+            r.serial_offset = inline_offset(k, r.serial_offset, r.serial_size, &datas, new);
         }
     }
     add_names(&mut p, adds);
     add_imports(&mut p, asset, adds)?;
+    add_dependencies(&mut p, deps);
     let header = header_bytes(pkg, &p, main, ths)?;
     let body = laid.body;
     let (main, uexp) = match uexp {
@@ -98,12 +104,14 @@ pub(super) fn write(
         new_names: adds.names.clone(),
         new_imports: adds.imports.clone(),
         resized: laid.resized,
+        imported_packages: None,
     })
 }
 
 /// Whether a data resource's payload lies in the package's own files
-/// (inline in an export, or at the end of the `.uexp`): its offset then
-/// counts in the package and moves with the exports.
+/// (inline in an export: its offset counts from the export's start; or at
+/// the end of the `.uexp`: taken as counting in the package): its offset
+/// then moves with the data.
 fn in_package_file(flags: u32) -> bool {
     flags & (bf::PAYLOAD_IN_SEPARATE_FILE | bf::OPTIONAL_PAYLOAD) == 0
 }
@@ -129,7 +137,11 @@ fn header_bytes(
     }
     let mut q = p.clone();
     for r in &mut q.data_resources {
-        if in_package_file(r.legacy_bulk_data_flags) && r.serial_offset >= ths as i64 {
+        let f = r.legacy_bulk_data_flags;
+        if f & bf::PAYLOAD_AT_END_OF_FILE != 0
+            && in_package_file(f)
+            && r.serial_offset >= ths as i64
+        {
             r.serial_offset += d;
         }
     }
@@ -205,17 +217,16 @@ fn add_imports(
             None => path.as_str(),
         };
         let (class_package, class_name) = import_class(path, outer_path.is_none());
-        let package_name = p
-            .imports
-            .first()
-            .and_then(|i| i.package_name)
-            .map(|_| FName::default());
+        let object_name = fname(p, name);
+        // The UE 5.8+ field read as `package_name` holds the import's own
+        // object name in every import of the fixtures: mirrored.
+        let package_name = p.imports.first().and_then(|i| i.package_name);
         let im = Import {
             class_package: fname(p, class_package),
             class_name: fname(p, class_name),
             outer,
-            object_name: fname(p, name),
-            package_name: package_name.map(|_| fname(p, "None")),
+            object_name,
+            package_name: package_name.map(|_| object_name),
             optional: p.imports.first().and_then(|i| i.optional).map(|_| false),
         };
         p.imports.push(im);
@@ -233,5 +244,43 @@ fn import_class(path: &str, package: bool) -> (&'static str, &'static str) {
         ("/Script/CoreUObject", "Class")
     } else {
         ("/Script/CoreUObject", "Object")
+    }
+}
+
+/// Add each edited export's new imports to its create-before-serialize
+/// preload dependencies (the preload list holds, per export,
+/// serialize-before-serialize, create-before-serialize,
+/// serialize-before-create and create-before-create entries, in that
+/// order), moving the ranges of the exports after it.
+fn add_dependencies(p: &mut LegacyPackage, deps: &[(usize, Vec<i32>)]) {
+    for (e, list) in deps {
+        let Some(mut d) = p.exports.get(*e).and_then(|x| x.dependencies) else {
+            continue;
+        };
+        if d[0] < 0 {
+            d = [p.preload_dependencies.len() as i32, 0, 0, 0, 0];
+        }
+        let start = d[0] as usize;
+        let end = start + d[1..].iter().map(|&n| n.max(0) as usize).sum::<usize>();
+        let have = p
+            .preload_dependencies
+            .get(start..end)
+            .unwrap_or(&[])
+            .to_vec();
+        let new: Vec<i32> = list.iter().copied().filter(|x| !have.contains(x)).collect();
+        let at =
+            (start + d[1].max(0) as usize + d[2].max(0) as usize).min(p.preload_dependencies.len());
+        for (k, &x) in new.iter().enumerate() {
+            p.preload_dependencies.insert(at + k, x);
+        }
+        d[2] += new.len() as i32;
+        for (k, x) in p.exports.iter_mut().enumerate() {
+            if let Some(o) = &mut x.dependencies {
+                if k != *e && o[0] >= 0 && o[0] as usize >= at && !new.is_empty() {
+                    o[0] += new.len() as i32;
+                }
+            }
+        }
+        p.exports[*e].dependencies = Some(d);
     }
 }

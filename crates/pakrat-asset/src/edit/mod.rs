@@ -60,6 +60,10 @@ pub struct EditedPackage {
     pub new_imports: Vec<String>,
     /// Exports whose size changed: (export index, change in bytes).
     pub resized: Vec<(usize, i64)>,
+    /// Zen: the package's imported package ids after a new reference added
+    /// a package, sorted, for the container header's store entry (which
+    /// must list them; `None`: unchanged).
+    pub imported_packages: Option<Vec<u64>>,
 }
 
 /// Why a package could not be written.
@@ -112,7 +116,7 @@ impl std::error::Error for EditError {}
 /// decoding error, a skipped value) unless its tree is unchanged; a changed
 /// native part (`props.native`); a value that does not encode; a layout
 /// pakrat does not write (zen packages before UE 5.3, uncooked legacy
-/// packages) when an export changed size or names were added.
+/// packages) when something changed.
 pub fn write_edited(
     opened: &Opened,
     schemas: &dyn Schemas,
@@ -121,9 +125,12 @@ pub fn write_edited(
     let asset = opened.asset();
     let mut adds = Additions::default();
     let new_data = encode_edits(&asset, schemas, edits, &mut adds)?;
+    let deps = import_users(&asset, edits, &adds);
     match opened.form() {
-        Some(PackageForm::Legacy(pkg)) => legacy::write(opened, pkg, &asset, &new_data, &adds),
-        Some(PackageForm::Zen(z)) => zen::write(opened, z, &asset, &new_data, &adds),
+        Some(PackageForm::Legacy(pkg)) => {
+            legacy::write(opened, pkg, &asset, &new_data, &adds, &deps)
+        }
+        Some(PackageForm::Zen(z)) => zen::write(opened, z, &asset, &new_data, &adds, &deps),
         None => Err(EditError::package(format!(
             "{}: the package's header was not kept when it was opened",
             opened.origin
@@ -207,6 +214,57 @@ fn encode_edits(
         }
     }
     Ok(out)
+}
+
+/// Per edited export, the new imports (objects, not packages) its tree
+/// refers to, as `FPackageIndex` values: each becomes a create-before-
+/// serialize dependency of the export (the loader must have created a
+/// referenced object before the export's properties are read), as the
+/// cooker records for the references it saw.
+fn import_users(
+    asset: &Asset<'_>,
+    edits: &[ExportEdit],
+    adds: &Additions,
+) -> Vec<(usize, Vec<i32>)> {
+    fn walk(v: &Value, f: &mut dyn FnMut(&str)) {
+        match v {
+            Value::Object(Some(p)) => f(p),
+            Value::Delegate {
+                object: Some(p), ..
+            } => f(p),
+            Value::Struct(ps) => ps.iter().for_each(|p| walk(&p.value, f)),
+            Value::Array(vs) | Value::Set(vs) | Value::Multicast(vs) => {
+                vs.iter().for_each(|x| walk(x, f))
+            }
+            Value::Map(es) => es.iter().for_each(|(k, x)| {
+                walk(k, f);
+                walk(x, f)
+            }),
+            Value::Optional(Some(x)) => walk(x, f),
+            _ => {}
+        }
+    }
+    if adds.imports.is_empty() {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for e in edits {
+        let mut used = Vec::new();
+        for p in &e.props.properties {
+            walk(&p.value, &mut |path| {
+                if let Some(k) = adds.imports.iter().position(|x| x == path) {
+                    let idx = -((asset.imports.len() + k) as i32) - 1;
+                    if path.contains('.') && !used.contains(&idx) {
+                        used.push(idx);
+                    }
+                }
+            });
+        }
+        if !used.is_empty() {
+            out.push((e.export, used));
+        }
+    }
+    out
 }
 
 /// The path of the first skipped value of a tree, if any.

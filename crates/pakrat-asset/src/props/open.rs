@@ -293,6 +293,30 @@ pub fn open_legacy_bytes(
     Ok(o)
 }
 
+/// Open a zen package from its chunk's bytes in memory, its imports
+/// resolved through `src` (other packages, script objects; what it cannot
+/// resolve gets a placeholder path). `layout` is the container's package
+/// layout, `imported` the package's store entry's imported package ids.
+pub fn open_zen_bytes(
+    origin: &str,
+    chunk: Vec<u8>,
+    layout: crate::zen::ZenLayout,
+    imported: &[u64],
+    src: &dyn crate::convert::PackageSource,
+    engine: Option<Layout>,
+) -> Result<Opened> {
+    let zen = crate::zen::parse(&chunk, layout, None)
+        .map_err(|e| Error::Other(format!("{origin}: {e}")))?;
+    let chunk = Source::from_vec(origin, chunk);
+    let mut o = Opened::new(origin.to_string(), chunk, None, |m, _| {
+        Asset::from_zen(&zen, m, imported, src, engine)
+    })
+    .map_err(|e| Error::Other(format!("{origin}: {e}")))?;
+    o.place = Place::Memory;
+    o.form = Some(PackageForm::Zen(Box::new(zen)));
+    Ok(o)
+}
+
 fn legacy(
     origin: String,
     main: Source,
