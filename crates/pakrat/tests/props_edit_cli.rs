@@ -374,19 +374,38 @@ fn dry_run_writes_nothing_and_in_place_keeps_a_backup() {
     assert!(out.contains("Integer: 305419896 -> 1"), "{out}");
     assert!(out.contains("dry run"), "{out}");
     assert_eq!(common::files(&dir), before);
-    // A glob, several files, dry run.
-    let glob = format!("{}/Properties/*.uasset", dir.display());
-    let (code, out, err) = run(&[
-        "props",
-        "set",
-        &glob,
-        "Integer=1",
-        "--dry-run",
-        "--object",
-        "DA_AllProperties",
-    ]);
-    assert!(code == 0 || code == 2, "{err}");
-    let _ = out;
+    // A glob naming two copies: dry run, then into a folder.
+    let two = tmp.path().join("two");
+    for n in ["A", "B"] {
+        for ext in ["uasset", "uexp"] {
+            common::copy(
+                &da.with_extension(ext),
+                &two.join(format!("{n}/DA_AllProperties.{ext}")),
+            );
+        }
+    }
+    let glob = format!("{}/*/*.uasset", two.display());
+    let (code, out, err) = run(&["props", "set", &glob, "Integer=1", "--dry-run"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.matches("Integer: 305419896 -> 1").count(), 2, "{out}");
+    let copies = common::files(&two);
+    let outdir = tmp.path().join("outdir");
+    let a = two.join("A/DA_AllProperties.uasset");
+    let b = two.join("B/DA_AllProperties.uasset");
+    // Two inputs of one file name into one folder: refused.
+    let (code, _, err) = run(&["props", "set", s(&a), s(&b), "Integer=1", "-o", s(&outdir)]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("same file name"), "{err}");
+    let one = outdir.join("DA_AllProperties.uasset");
+    let (code, _, err) = run(&["props", "set", s(&a), "Integer=1", "-o", s(&one)]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(values(&one)["Integer"], 1);
+    // --in-place over both.
+    let (code, _, err) = run(&["props", "set", &glob, "Integer=4", "--in-place"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(values(&a)["Integer"], 4);
+    assert_eq!(values(&b)["Integer"], 4);
+    assert_ne!(common::files(&two), copies);
     assert_eq!(common::files(&dir), before);
     // In place, with a backup.
     let (code, _, err) = run(&[

@@ -371,6 +371,24 @@ fn check_outputs(inputs: &[Input], w: &PropsWriteArgs) -> Result<()> {
             o.display(),
             inputs.len()
         ),
+        (Some(o), _) if inputs.len() > 1 => {
+            let mut seen = std::collections::HashSet::new();
+            for i in inputs {
+                let name = i
+                    .file()
+                    .file_name()
+                    .unwrap_or_default()
+                    .to_ascii_lowercase();
+                if !seen.insert(name) {
+                    bail!(
+                        "-o {}: two inputs have the same file name ({}); write them with --in-place or one at a time",
+                        o.display(),
+                        i.file().display()
+                    );
+                }
+            }
+            Ok(())
+        }
         _ => Ok(()),
     }
 }
