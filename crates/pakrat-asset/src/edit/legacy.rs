@@ -6,6 +6,7 @@
 use super::layout::{inline_offset, relay};
 use super::{EditError, EditedPackage, NewData};
 use crate::bulk::flags as bf;
+use crate::legacy::summary::ue5;
 use crate::legacy::{FName, Import, LegacyPackage, NameEntry};
 use crate::props::open::Opened;
 use crate::props::{Additions, Asset};
@@ -48,6 +49,7 @@ pub(super) fn write(
         })
         .collect();
     let laid = relay(body, &spans, new).map_err(EditError::package)?;
+    classic_bulk_guard(pkg, asset, &spans, &laid.resized)?;
     let map = |abs: i64| -> i64 {
         match u64::try_from(abs).ok().and_then(|a| a.checked_sub(ths)) {
             Some(rel) => (laid.map(rel) + ths) as i64,
@@ -283,4 +285,39 @@ fn add_dependencies(p: &mut LegacyPackage, deps: &[(usize, Vec<i32>)]) {
         }
         p.exports[*e].dependencies = Some(d);
     }
+}
+
+/// Before UE 5.2 (no data resource map) a bulk data header inside export
+/// data stores its payload's offset in the file (inline payloads, and
+/// end-of-file ones with `NoOffsetFixUp`): a size change would leave the
+/// headers of the resized export and of every export after it pointing at
+/// the old places. pakrat does not rewrite those headers (they sit in
+/// native tails it does not re-encode), so the change is refused when one
+/// of those exports is of a class that holds bulk data (textures, sounds).
+fn classic_bulk_guard(
+    pkg: &LegacyPackage,
+    asset: &Asset<'_>,
+    spans: &[(u64, u64)],
+    resized: &[(usize, i64)],
+) -> Result<(), EditError> {
+    if pkg.layout.ue5 >= ue5::DATA_RESOURCES || resized.is_empty() {
+        return Ok(());
+    }
+    let from = resized.iter().map(|&(i, _)| spans[i].0).min().unwrap_or(0);
+    for (k, e) in asset.exports.iter().enumerate() {
+        let class = e.class_name();
+        if spans[k].0 >= from
+            && (crate::texture::is_texture_class(class) || crate::sound::is_sound_class(class))
+        {
+            return Err(EditError::export(
+                asset,
+                k,
+                format!(
+                    "a {class} of a package before UE 5.2 keeps file offsets in its bulk data headers, \
+                     which a change in size at or before it would leave stale; pakrat does not rewrite them"
+                ),
+            ));
+        }
+    }
+    Ok(())
 }

@@ -39,7 +39,7 @@ pub struct ExportEdit {
     pub export: usize,
     /// Its whole new property tree. The native tail (the bytes after the
     /// property stream) is kept as stored: `props.native` must be the
-    /// decoded one.
+    /// decoded one, or empty.
     pub props: ExportProps,
 }
 
@@ -111,10 +111,13 @@ impl std::error::Error for EditError {}
 /// property trees (unversioned streams through `schemas`). Nothing is
 /// written to disk: the caller gets the bytes.
 ///
+/// An edit whose properties are the decoded ones changes nothing: the
+/// export keeps its stored bytes.
+///
 /// Refused, with the export and the reason: an export index out of range
 /// or edited twice; an edited export that does not decode fully (a
-/// decoding error, a skipped value) unless its tree is unchanged; a changed
-/// native part (`props.native`); a value that does not encode; a layout
+/// decoding error, a skipped value); a changed native part (`props.native`
+/// other than the decoded one or empty); a value that does not encode; a layout
 /// pakrat does not write (zen packages before UE 5.3, uncooked legacy
 /// packages) when something changed.
 pub fn write_edited(
@@ -169,8 +172,7 @@ fn encode_edits(
             return Err(EditError::export(asset, i, "edited twice"));
         }
         let (orig, hints) = decode_export_for_write(asset, i, schemas);
-        let unchanged = orig.properties == e.props.properties;
-        if orig.native != e.props.native {
+        if !e.props.native.is_empty() && orig.native != e.props.native {
             return Err(EditError::export(
                 asset,
                 i,
@@ -178,10 +180,12 @@ fn encode_edits(
                  only properties are written, the native tail is kept as stored",
             ));
         }
+        // Nothing to write: the stored bytes stay, whatever the encoder
+        // would make of them.
+        if orig.properties == e.props.properties {
+            continue;
+        }
         if let Some(err) = &orig.error {
-            if unchanged {
-                continue;
-            }
             return Err(EditError::export(
                 asset,
                 i,
@@ -189,9 +193,6 @@ fn encode_edits(
             ));
         }
         if let Some(p) = skipped(&e.props.properties) {
-            if unchanged {
-                continue;
-            }
             return Err(EditError::export(
                 asset,
                 i,

@@ -5,7 +5,7 @@
 //! hints say it was written.
 
 use super::{Enc, Result};
-use crate::props::Property;
+use crate::props::{Property, Value};
 use pakrat_io::Writer;
 
 /// Most properties one fragment can skip or hold (7 bits each).
@@ -161,7 +161,7 @@ impl Enc<'_, '_> {
             let written = self.at(format_args!("/{}[{}]", p.name, p.index), |e| {
                 Ok(e.hints.written_zero.contains(&e.path))
             })?;
-            zero.push(!written && *self.zero(&p.ty) == p.value);
+            zero.push(!written && same_bits(self.zero(&p.ty), &p.value));
         }
         let indices: Vec<usize> = placed.iter().map(|(i, _)| *i).collect();
         let (frags, mask) = header(&indices, &zero, flat.len());
@@ -198,4 +198,33 @@ fn write_mask(w: &mut Writer, bits: &[bool]) {
         bytes[i / 8] |= 1 << (i % 8);
     }
     w.bytes(&bytes);
+}
+
+/// Equal, floats by their bits: a `-0.0` is not masked as zero (it would
+/// read back as `0.0`).
+fn same_bits(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Float(x), Value::Float(y)) => x.to_bits() == y.to_bits(),
+        (Value::Double(x), Value::Double(y)) => x.to_bits() == y.to_bits(),
+        (Value::Struct(x), Value::Struct(y)) => {
+            x.len() == y.len()
+                && x.iter().zip(y).all(|(p, q)| {
+                    p.name == q.name
+                        && p.index == q.index
+                        && p.ty == q.ty
+                        && same_bits(&p.value, &q.value)
+                })
+        }
+        (Value::Array(x), Value::Array(y)) | (Value::Set(x), Value::Set(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same_bits(p, q))
+        }
+        (Value::Map(x), Value::Map(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .zip(y)
+                    .all(|((k, v), (l, w))| same_bits(k, l) && same_bits(v, w))
+        }
+        (Value::Optional(Some(x)), Value::Optional(Some(y))) => same_bits(x, y),
+        _ => a == b,
+    }
 }

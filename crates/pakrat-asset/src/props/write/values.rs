@@ -139,7 +139,13 @@ impl Enc<'_, '_> {
 
     /// `Utf8StrProperty` / `AnsiStrProperty`: byte count, then the bytes.
     fn narrow(&mut self, w: &mut Writer, s: &str) -> Result<()> {
-        w.i32(self.count(s.len())?).bytes(s.as_bytes());
+        // The reader drops one trailing NUL: a string that ends in one
+        // gets another, so that it reads back whole.
+        if s.ends_with('\0') {
+            w.i32(self.count(s.len() + 1)?).bytes(s.as_bytes()).u8(0);
+        } else {
+            w.i32(self.count(s.len())?).bytes(s.as_bytes());
+        }
         Ok(())
     }
 
