@@ -265,9 +265,14 @@ pub struct ExtractArgs {
 
 /// `pakrat props`.
 #[derive(Args, Debug)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct PropsArgs {
+    /// Edit instead of printing: `props apply`, `props set`.
+    #[command(subcommand)]
+    pub edit: Option<crate::args_props::PropsEdit>,
     /// The package (UE1/UE2, or a UE4/UE5 .uasset/.umap), or a container of packages (.utoc, .pak, folder of paks).
-    pub package: PathBuf,
+    #[arg(required = true)]
+    pub package: Option<PathBuf>,
     /// A package: the object (name or full path; every export when left out). A container: the package path (/Game/...).
     #[arg(value_name = "OBJECT|PACKAGE")]
     pub object: Option<String>,

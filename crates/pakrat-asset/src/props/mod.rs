@@ -16,6 +16,7 @@
 //!   [`decode_export_for_write`]).
 
 pub mod asset;
+pub mod edit;
 mod from_legacy;
 mod from_zen;
 pub mod json;

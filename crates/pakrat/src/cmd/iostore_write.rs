@@ -595,6 +595,39 @@ pub fn create_from(
 
 /// `iostore patch`.
 pub fn patch(a: &IostorePatchArgs) -> Result<ExitCode> {
+    let start = std::time::Instant::now();
+    let d = write_patch(a, false)?;
+    let secs = start.elapsed().as_secs_f64();
+    if !a.out.json {
+        println!(
+            "{} changed or new chunk(s) ({} package(s)), {} unchanged left out; {} loose file(s) in the companion pak",
+            d.chunks, d.packages, d.unchanged, d.pak_files
+        );
+    }
+    report(a.out.json, "patch", &a.output, &d.written, &d.paths, secs)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What [`write_patch`] wrote.
+pub struct PatchDone {
+    /// The container written.
+    pub written: Written,
+    /// Its files.
+    pub paths: Vec<PathBuf>,
+    /// Chunks in it (the container header too).
+    pub chunks: usize,
+    /// Packages in it.
+    pub packages: usize,
+    /// Chunks of the folder equal to the base's, left out.
+    pub unchanged: usize,
+    /// Loose files in the companion pak.
+    pub pak_files: usize,
+}
+
+/// Write the patch container `a` asks for. `keep_unchanged`: keep the
+/// folder's chunks that equal the base's too (`props apply` writes the
+/// package it was given, changed or not).
+pub fn write_patch(a: &IostorePatchArgs, keep_unchanged: bool) -> Result<PatchDone> {
     use pakrat_asset::build;
     if !a.remove.is_empty() {
         bail!(
@@ -640,6 +673,9 @@ pub fn patch(a: &IostorePatchArgs) -> Result<ExitCode> {
     let mut unchanged = 0usize;
     let mut err = None;
     plan.retain(|c| {
+        if keep_unchanged {
+            return true;
+        }
         let Some(j) = base.find_chunk(&c.id) else {
             return true;
         };
@@ -712,7 +748,6 @@ pub fn patch(a: &IostorePatchArgs) -> Result<ExitCode> {
         o.key,
         o.key_guid,
     )?;
-    let start = std::time::Instant::now();
     let (w, paths) = write_out(
         &a.output,
         a.enc.force,
@@ -722,14 +757,12 @@ pub fn patch(a: &IostorePatchArgs) -> Result<ExitCode> {
         a.out.json,
         vec![pak],
     )?;
-    let secs = start.elapsed().as_secs_f64();
-    if !a.out.json {
-        println!(
-            "{} changed or new chunk(s) ({} package(s)), {unchanged} unchanged left out; {pak_count} loose file(s) in the companion pak",
-            plan.chunks.len(),
-            plan.packages
-        );
-    }
-    report(a.out.json, "patch", &a.output, &w, &paths, secs)?;
-    Ok(ExitCode::SUCCESS)
+    Ok(PatchDone {
+        written: w,
+        paths,
+        chunks: plan.chunks.len(),
+        packages: plan.packages,
+        unchanged,
+        pak_files: pak_count,
+    })
 }

@@ -10,6 +10,8 @@ pub mod legacy;
 pub mod package;
 pub mod pak;
 pub mod props;
+pub mod props_edit;
+pub mod props_out;
 pub mod rewrite;
 pub mod system;
 pub mod ue_export;

@@ -396,18 +396,18 @@ fn package_name(path: &Path) -> String {
 /// that has properties (or does not decode). Streams one export at a time;
 /// exit code 1 when an export does not decode (its entry says why).
 pub fn props(a: &PropsArgs) -> Result<ExitCode> {
-    let src = open(&a.package)?;
-    let p = parse_package(&a.package, &src)?;
+    let src = open(a.file())?;
+    let p = parse_package(a.file(), &src)?;
     // Tables only: every export would fail the same way; say it once.
     if let Err(why) = p.summary.object_layout() {
         let e = pakrat_io::Error::unsupported(4, why);
-        return Err(in_file(e, &a.package));
+        return Err(in_file(e, a.file()));
     }
     let (found, all) = match &a.object {
-        Some(q) => (find(&p, &a.package, q)?, false),
+        Some(q) => (find(&p, a.file(), q)?, false),
         None => ((0..p.exports.len()).collect(), true),
     };
-    let js = PropsJson::new(&p, &package_name(&a.package));
+    let js = PropsJson::new(&p, &package_name(a.file()));
     crate::output::with_stdout(|w| {
         let mut ok = true;
         let mut shown = 0usize;

@@ -22,22 +22,22 @@ use crate::output::{print_json, with_stdout};
 
 /// `pakrat props`: route by the input's format.
 pub fn run(a: &PropsArgs) -> Result<ExitCode> {
-    crate::output::set_input(&a.package);
-    if a.package.is_dir() {
+    if let Some(e) = &a.edit {
+        return super::props_edit::run(e);
+    }
+    crate::output::set_input(a.file());
+    if a.file().is_dir() {
         let (package, object) = container_args(a)?;
-        let opened = open_paks_in(&a.package, a, package)?;
+        let opened = open_paks_in(a.file(), a, package)?;
         return show(a, &opened, object);
     }
-    let mut file = a.package.clone();
+    let mut file = a.file().to_path_buf();
     let format = crate::sniff(&file)?;
     crate::output::set_kind(format.kind());
     match format {
         Format::Package => {
             if a.object_in_container.is_some() {
-                bail!(
-                    "{}: a UE1/UE2 package takes one OBJECT",
-                    a.package.display()
-                );
+                bail!("{}: a UE1/UE2 package takes one OBJECT", a.file().display());
             }
             super::package::props(a)
         }
@@ -45,7 +45,7 @@ pub fn run(a: &PropsArgs) -> Result<ExitCode> {
             if a.object_in_container.is_some() {
                 bail!(
                     "{}: a package file takes one OBJECT (PACKAGE is for containers)",
-                    a.package.display()
+                    a.file().display()
                 );
             }
             let opened = open::open_loose(&file, engine(a.ue_version.as_deref())?)?;
@@ -69,7 +69,7 @@ pub fn run(a: &PropsArgs) -> Result<ExitCode> {
         }
         _ => bail!(
             "{}: is {}, not a package nor a container of packages; {}",
-            a.package.display(),
+            a.file().display(),
             format.kind(),
             crate::detect::commands_for(Some(format))
         ),
@@ -81,8 +81,8 @@ fn container_args(a: &PropsArgs) -> Result<(&str, Option<&str>)> {
     let package = a.object.as_deref().ok_or_else(|| {
         anyhow!(
             "{}: a container: name the package (pakrat props {} /Game/Path/To/Package [OBJECT])",
-            a.package.display(),
-            a.package.display()
+            a.file().display(),
+            a.file().display()
         )
     })?;
     Ok((package, a.object_in_container.as_deref()))
@@ -176,7 +176,7 @@ fn loose_in(dir: &Path, package: &str) -> Option<PathBuf> {
 }
 
 /// The schemas of `--usmap`, or none.
-fn schemas(path: Option<&Path>) -> Result<Box<dyn Schemas>> {
+pub(super) fn schemas(path: Option<&Path>) -> Result<Box<dyn Schemas>> {
     match path {
         None => Ok(Box::new(NoSchemas)),
         Some(p) => load_usmap(p),
