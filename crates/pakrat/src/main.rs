@@ -3,11 +3,8 @@
 mod args;
 mod args_asset;
 mod args_export;
-<<<<<<< HEAD
 mod args_headers;
-=======
 mod args_props;
->>>>>>> h/propedit
 mod cmd;
 mod detect;
 mod output;
