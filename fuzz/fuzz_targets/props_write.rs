@@ -13,83 +13,10 @@
 use libfuzzer_sys::fuzz_target;
 use pakrat_asset::edit::{write_edited, ExportEdit};
 use pakrat_asset::props::{
-    decode_export, decode_export_for_write, encode_properties, open, Asset, EnumSchema,
-    ExportInfo, ObjectInfo, PropType, SchemaProperty, Schemas, StructSchema, Versions,
-    WriteHints,
+    decode_export, decode_export_for_write, encode_properties, open, Asset, WriteHints,
 };
 
-struct Fixed(Vec<StructSchema>, EnumSchema);
-
-impl Schemas for Fixed {
-    fn find_struct(&self, name: &str) -> Option<&StructSchema> {
-        self.0.iter().find(|s| s.name == name)
-    }
-    fn find_enum(&self, name: &str) -> Option<&EnumSchema> {
-        (self.1.name == name).then_some(&self.1)
-    }
-}
-
-fn schemas() -> Fixed {
-    let b = |t: PropType| Box::new(t);
-    let types = vec![
-        PropType::Bool,
-        PropType::Int,
-        PropType::Double,
-        PropType::Enum { name: "EFuzz".into(), underlying: Some(b(PropType::Byte(None))) },
-        PropType::Name,
-        PropType::Str,
-        PropType::Text,
-        PropType::Object,
-        PropType::SoftObject,
-        PropType::Struct("Vector".into()),
-        PropType::Array(b(PropType::Struct("Fuzz".into()))),
-        PropType::Map(b(PropType::Name), b(PropType::Set(b(PropType::Int)))),
-        PropType::Optional(b(PropType::Str)),
-    ];
-    let properties = types
-        .into_iter()
-        .enumerate()
-        .map(|(i, ty)| SchemaProperty { index: i as u16, array_dim: 1, name: format!("P{i}"), ty })
-        .collect::<Vec<_>>();
-    let fuzz = StructSchema {
-        name: "Fuzz".into(),
-        super_name: None,
-        property_count: properties.len() as u16,
-        properties,
-    };
-    let e = EnumSchema { name: "EFuzz".into(), entries: vec![(0, "A".into()), (7, "EFuzz::B".into())] };
-    Fixed(vec![fuzz], e)
-}
-
-fn asset(data: &[u8], ue4: i32, ue5: i32, unversioned: bool) -> Asset<'_> {
-    let names = [
-        "None", "P0", "P1", "IntProperty", "StructProperty", "Fuzz", "ArrayProperty", "Vector",
-        "MapProperty", "EnumProperty", "ByteProperty", "BoolProperty", "StrProperty",
-    ];
-    Asset {
-        package: "/Game/Fuzz".into(),
-        names: names.iter().map(|s| s.to_string()).collect(),
-        imports: vec![ObjectInfo {
-            path: "/Script/Fuzz.Fuzz".into(),
-            class: "/Script/CoreUObject.ScriptStruct".into(),
-        }],
-        exports: vec![ExportInfo {
-            name: "Fuzz".into(),
-            path: "/Game/Fuzz.Fuzz".into(),
-            class: "/Script/Fuzz.Fuzz".into(),
-            outer: None,
-            super_struct: None,
-            template: None,
-            object_flags: 0,
-            offset: 0,
-            data,
-        }],
-        soft_object_paths: Vec::new(),
-        versions: Versions { ue4, ue5, licensee: 0, custom: Vec::new(), custom_from_package: false },
-        unversioned,
-        bulk: Default::default(),
-    }
-}
+use pakrat_fuzz::props::{asset, schemas, Fixed};
 
 /// Encode `p` with `hints`; when it encodes, the bytes (with the old
 /// native tail) must decode to the same tree.
@@ -120,12 +47,20 @@ fuzz_target!(|data: &[u8]| {
         symmetric(&a, &s, &p, &hints);
         symmetric(&a, &s, &p, &hints.spellings_only());
     }
-    if let Some(o) = pakrat_fuzz::ok(open::open_legacy_bytes("fuzz.uasset", data.to_vec(), None, None)) {
+    if let Some(o) = pakrat_fuzz::ok(open::open_legacy_bytes(
+        "fuzz.uasset",
+        data.to_vec(),
+        None,
+        None,
+    )) {
         let out = write_edited(&o, &s, &[]).expect("no edits always writes");
         assert_eq!(out.main, data, "a package without edits changed");
         let a = o.asset();
         let edits: Vec<ExportEdit> = (0..a.exports.len().min(8))
-            .map(|i| ExportEdit { export: i, props: decode_export_for_write(&a, i, &s).0 })
+            .map(|i| ExportEdit {
+                export: i,
+                props: decode_export_for_write(&a, i, &s).0,
+            })
             .collect();
         pakrat_fuzz::ok(write_edited(&o, &s, &edits));
     }
