@@ -217,3 +217,111 @@ fn the_reference_reader_reads_what_asset_rename_wrote() {
     assert_eq!(n.packages, 90);
     assert!(n.compared >= 1000, "{n:?}");
 }
+
+/// The reference reader's values of export `name` of `file`, by property
+/// name (`Name[i]` for a static array element past the first).
+fn reference_values(file: &Path, name: &str) -> serde_json::Map<String, Value> {
+    let out = std::process::Command::new("python3")
+        .arg(script())
+        .arg(file)
+        .output()
+        .expect("python3 runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let j: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let e = j["exports"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| {
+            e["path"]
+                .as_str()
+                .is_some_and(|p| p.ends_with(&format!(".{name}")))
+        })
+        .unwrap_or_else(|| panic!("{}: no export {name}: {j}", file.display()));
+    e["properties"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p.get("skipped").is_none())
+        .map(|p| {
+            let n = p["name"].as_str().unwrap();
+            let key = match p.get("index").and_then(Value::as_u64) {
+                Some(i) if i > 0 => format!("{n}[{i}]"),
+                _ => n.to_string(),
+            };
+            (key, p["value"].clone())
+        })
+        .collect()
+}
+
+/// Issue 26's edits, made with `props set` on the tagged UE 5.8
+/// `DA_AllProperties` (a scalar, a longer string, a grown array, a new map
+/// entry, a new name, a new object reference), read back by the
+/// reference reader: each has its new value, every other value it reads is
+/// unchanged, and the whole package still agrees with `pakrat props`.
+#[test]
+fn the_reference_reader_reads_what_props_set_wrote() {
+    let Some(c) = pakrat_testkit::corpus_dir() else {
+        return;
+    };
+    let t = tempfile::tempdir().unwrap();
+    let pak = c.join(
+        "pak/cue4parse/UE5_8/LegacyPak/Tagged/Uncompressed/CUE4ParseFixtures-Legacy-Tagged-Uncompressed.pak",
+    );
+    let src = t.path().join("src");
+    ok(&["extract", "-q", s(&pak), "-o", s(&src)]);
+    let da = src.join("Properties/DA_AllProperties.uasset");
+    let out = t.path().join("out");
+    let edited = out.join("DA_AllProperties.uasset");
+    let before = reference_values(&da, "DA_AllProperties");
+    ok(&[
+        "props",
+        "set",
+        s(&da),
+        "Integer=7",
+        "String=A string made much longer than it was",
+        "IntegerArray[4]=55",
+        "IntegerMap[\"Added\"]=9",
+        "Name=A_Brand_New_Name",
+        "HardTextureReference=/Game/Fixtures/Textures/T_BC6H.T_BC6H",
+        "-o",
+        s(&edited),
+    ]);
+    let after = reference_values(&edited, "DA_AllProperties");
+    let mut want = before.clone();
+    want["Integer"] = 7.into();
+    want["String"] = "A string made much longer than it was".into();
+    let arr = want["IntegerArray"].as_array_mut().unwrap();
+    assert_eq!(arr.len(), 4, "the fixture's array");
+    arr.push(55.into());
+    want["Name"] = "A_Brand_New_Name".into();
+    want["HardTextureReference"] = "/Game/Fixtures/Textures/T_BC6H.T_BC6H".into();
+    // The map entry: the reference reader's own form of the map, with the
+    // new pair last.
+    let map = after["IntegerMap"]
+        .as_array()
+        .expect("a map the reader reads");
+    let old = before["IntegerMap"].as_array().unwrap();
+    assert_eq!(map.len(), old.len() + 1, "{map:?}");
+    assert_eq!(&map[..old.len()], &old[..]);
+    let last = serde_json::to_string(&map[old.len()]).unwrap();
+    assert!(last.contains("\"Added\"") && last.contains('9'), "{last}");
+    want["IntegerMap"] = after["IntegerMap"].clone();
+    assert_eq!(after.len(), want.len(), "the same properties");
+    for (k, v) in &want {
+        assert!(
+            after.get(k).is_some_and(|a| same(a, v)),
+            "{k}: reference reads {:?}, expected {v}",
+            after.get(k)
+        );
+    }
+    // And the whole edited package agrees with pakrat's reading of it.
+    let mut n = Counts::default();
+    compare(&out, &mut n);
+    assert!(n.mismatches.is_empty(), "{:#?}", n.mismatches);
+    assert_eq!(n.packages, 1);
+}
