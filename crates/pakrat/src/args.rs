@@ -150,6 +150,26 @@ pub struct JsonArg {
     pub json: bool,
 }
 
+/// How a UE4/UE5 package is read: mappings, engine release, global
+/// container and keys (`props`, `props apply|set`, `export`).
+#[derive(Args, Debug, Clone, Default)]
+pub struct UeReadArgs {
+    /// UE4/UE5 unversioned properties: the game's .usmap mappings.
+    #[arg(long, value_name = "FILE")]
+    pub usmap: Option<PathBuf>,
+    /// UE4/UE5 unversioned packages: the engine release they were cooked
+    /// with (e.g. 4.27, 5.4).
+    #[arg(long, value_name = "X.Y")]
+    pub ue_version: Option<String>,
+    /// IoStore: the global.utoc resolving script imports (default: one
+    /// beside the container or in a parent folder).
+    #[arg(long, value_name = "FILE")]
+    pub global: Option<PathBuf>,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub keys: KeyArgs,
+}
+
 /// AES keys for encrypted IoStore containers and paks.
 #[derive(Args, Debug, Clone, Default)]
 pub struct KeyArgs {
@@ -279,18 +299,9 @@ pub struct PropsArgs {
     /// A container: the object in the package (name or full path; all when left out).
     #[arg(value_name = "OBJECT")]
     pub object_in_container: Option<String>,
-    /// UE4/UE5 unversioned properties: the game's .usmap mappings.
-    #[arg(long, value_name = "FILE")]
-    pub usmap: Option<PathBuf>,
-    /// UE4/UE5 unversioned packages: the engine release they were cooked with (e.g. 4.27, 5.4).
-    #[arg(long, value_name = "X.Y")]
-    pub ue_version: Option<String>,
-    /// IoStore: the global.utoc resolving script imports (default: one beside the container or in a parent folder).
-    #[arg(long, value_name = "FILE")]
-    pub global: Option<PathBuf>,
     #[command(flatten)]
     #[allow(missing_docs)]
-    pub keys: KeyArgs,
+    pub ue: UeReadArgs,
     #[command(flatten)]
     #[allow(missing_docs)]
     pub out: JsonArg,

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
-use crate::args::{JsonArg, KeyArgs};
+use crate::args::{JsonArg, UeReadArgs};
 
 /// Image file format of exported textures.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -73,23 +73,12 @@ pub struct ExportArgs {
     /// instead of one file each.
     #[arg(long, value_enum)]
     pub layout: Option<FaceLayout>,
-    /// UE4/UE5 unversioned properties: the game's .usmap mappings.
-    #[arg(long, value_name = "FILE")]
-    pub usmap: Option<PathBuf>,
-    /// UE4/UE5 unversioned packages: the engine release they were cooked
-    /// with (e.g. 4.27, 5.4).
-    #[arg(long, value_name = "X.Y")]
-    pub ue_version: Option<String>,
-    /// IoStore: the global.utoc resolving script imports (default: one
-    /// beside the container or in a parent folder).
-    #[arg(long, value_name = "FILE")]
-    pub global: Option<PathBuf>,
     /// Replace files that already exist.
     #[arg(long)]
     pub force: bool,
     #[command(flatten)]
     #[allow(missing_docs)]
-    pub keys: KeyArgs,
+    pub ue: UeReadArgs,
     #[command(flatten)]
     #[allow(missing_docs)]
     pub out: JsonArg,

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 
-use crate::args::{JsonArg, KeyArgs, PropsArgs};
+use crate::args::{JsonArg, PropsArgs, UeReadArgs};
 
 /// `pakrat props`'s subcommands (without one, `props` prints).
 #[derive(Subcommand, Debug)]
@@ -69,18 +69,9 @@ pub struct PropsWriteArgs {
     /// Print the changes; write nothing.
     #[arg(long)]
     pub dry_run: bool,
-    /// Unversioned properties: the game's .usmap mappings.
-    #[arg(long, value_name = "FILE")]
-    pub usmap: Option<PathBuf>,
-    /// Unversioned packages: the engine release they were cooked with (e.g. 5.4).
-    #[arg(long, value_name = "X.Y")]
-    pub ue_version: Option<String>,
-    /// IoStore: the global.utoc resolving script imports (default: one beside the container or above).
-    #[arg(long, value_name = "FILE")]
-    pub global: Option<PathBuf>,
     #[command(flatten)]
     #[allow(missing_docs)]
-    pub keys: KeyArgs,
+    pub ue: UeReadArgs,
     #[command(flatten)]
     #[allow(missing_docs)]
     pub out: JsonArg,

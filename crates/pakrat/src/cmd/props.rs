@@ -48,7 +48,7 @@ pub fn run(a: &PropsArgs) -> Result<ExitCode> {
                     a.file().display()
                 );
             }
-            let opened = open::open_loose(&file, engine(a.ue_version.as_deref())?)?;
+            let opened = open::open_loose(&file, engine(a.ue.ue_version.as_deref())?)?;
             show(a, &opened, a.object.as_deref())
         }
         Format::IoStoreToc | Format::IoStoreCas => {
@@ -63,8 +63,8 @@ pub fn run(a: &PropsArgs) -> Result<ExitCode> {
         }
         Format::Pak => {
             let (package, object) = container_args(a)?;
-            let pak = super::common::open_pak(&file, &a.keys)?;
-            let opened = open::open_in_paks(&[pak], package, engine(a.ue_version.as_deref())?)?;
+            let pak = super::common::open_pak(&file, &a.ue.keys)?;
+            let opened = open::open_in_paks(&[pak], package, engine(a.ue.ue_version.as_deref())?)?;
             show(a, &opened, object)
         }
         _ => bail!(
@@ -91,8 +91,8 @@ fn container_args(a: &PropsArgs) -> Result<(&str, Option<&str>)> {
 /// A zen package of an IoStore container, script imports resolved through
 /// the global container (`--global`, else found beside or above).
 fn open_in_iostore(utoc: &Path, a: &PropsArgs, package: &str) -> Result<Opened> {
-    let keys = keyring(&a.keys)?;
-    let global = match &a.global {
+    let keys = keyring(&a.ue.keys)?;
+    let global = match &a.ue.global {
         Some(g) => g.clone(),
         None => open::find_global(utoc).ok_or_else(|| {
             anyhow!(
@@ -108,7 +108,7 @@ fn open_in_iostore(utoc: &Path, a: &PropsArgs, package: &str) -> Result<Opened> 
         &c,
         Some(&script),
         package,
-        engine(a.ue_version.as_deref())?,
+        engine(a.ue.ue_version.as_deref())?,
     )?)
 }
 
@@ -128,11 +128,14 @@ fn open_paks_in(dir: &Path, a: &PropsArgs, package: &str) -> Result<Opened> {
                 dir.display()
             )
         })?;
-        return Ok(open::open_loose(&file, engine(a.ue_version.as_deref())?)?);
+        return Ok(open::open_loose(
+            &file,
+            engine(a.ue.ue_version.as_deref())?,
+        )?);
     }
     crate::output::set_kind(Format::Pak.kind());
     pakrat_pak::mount_order(&mut paths);
-    let keys = keyring(&a.keys)?;
+    let keys = keyring(&a.ue.keys)?;
     let paks = paths
         .iter()
         .map(|p| pakrat_pak::Pak::open(p, &keys))
@@ -140,7 +143,7 @@ fn open_paks_in(dir: &Path, a: &PropsArgs, package: &str) -> Result<Opened> {
     Ok(open::open_in_paks(
         &paks,
         package,
-        engine(a.ue_version.as_deref())?,
+        engine(a.ue.ue_version.as_deref())?,
     )?)
 }
 
@@ -250,7 +253,7 @@ fn print_export_errors(errors: &[(String, String)]) {
 fn show(a: &PropsArgs, opened: &Opened, object: Option<&str>) -> Result<ExitCode> {
     let asset = opened.asset();
     let selected = select(&asset, &opened.origin, object)?;
-    let mappings = schemas(a.usmap.as_deref())?;
+    let mappings = schemas(a.ue.usmap.as_deref())?;
     // The package's own classes, structs and enums (Blueprints, user
     // structs) first, then the mappings.
     let with = pakrat_asset::props::schemas_with_package(&asset, mappings.as_ref());

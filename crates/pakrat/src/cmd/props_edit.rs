@@ -106,16 +106,16 @@ fn input_of(file: &Path, package: Option<&str>) -> Result<Input> {
 
 /// Open the package of `input`.
 pub fn open_input(input: &Input, w: &PropsWriteArgs) -> Result<Opened> {
-    let eng = engine(w.ue_version.as_deref())?;
+    let eng = engine(w.ue.ue_version.as_deref())?;
     Ok(match input {
         Input::Loose(f) => open::open_loose(f, eng)?,
         Input::Pak(f, q) => {
-            let pak = super::common::open_pak(f, &w.keys)?;
+            let pak = super::common::open_pak(f, &w.ue.keys)?;
             open::open_in_paks(&[pak], q, eng)?
         }
         Input::Utoc(f, q) => {
-            let keys = keyring(&w.keys)?;
-            let global = match &w.global {
+            let keys = keyring(&w.ue.keys)?;
+            let global = match &w.ue.global {
                 Some(g) => g.clone(),
                 None => open::find_global(f).ok_or_else(|| {
                     anyhow!(
@@ -152,7 +152,7 @@ fn edit_one(
     edit: impl FnOnce(&Asset<'_>, &dyn Schemas) -> Result<(Vec<ExportEdit>, Vec<Change>)>,
 ) -> Result<Edited> {
     let opened = open_input(&input, w)?;
-    let mappings = super::props::schemas(w.usmap.as_deref())?;
+    let mappings = super::props::schemas(w.ue.usmap.as_deref())?;
     let (package, changes) = {
         let asset = opened.asset();
         let with = pakrat_asset::props::schemas_with_package(&asset, mappings.as_ref());

@@ -171,7 +171,7 @@ fn write_pak(d: &Edited, base: &Path, w: &PropsWriteArgs) -> Result<Written> {
     use pakrat_pak::write;
     let output = output_of(w)?;
     let rel = inner_path(d)?;
-    let pak = super::common::open_pak(base, &w.keys)?;
+    let pak = super::common::open_pak(base, &w.ue.keys)?;
     let tmp = temp_beside(output)?;
     let files = lay_out(d, tmp.path(), &rel)?;
     let inputs: Vec<write::Input> = files
@@ -221,7 +221,7 @@ fn write_patch(d: &Edited, base: &Path, w: &PropsWriteArgs) -> Result<Written> {
             key_guid: None,
             force: w.force,
         },
-        keys: w.keys.clone(),
+        keys: w.ue.keys.clone(),
         out: JsonArg { json: true },
     };
     let done = super::iostore_write::write_patch(&a, true)?;

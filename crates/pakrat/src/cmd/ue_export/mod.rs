@@ -91,7 +91,7 @@ struct Row {
 }
 
 fn open_inputs(a: &ExportArgs) -> Result<Inputs> {
-    let keys = keyring(&a.keys)?;
+    let keys = keyring(&a.ue.keys)?;
     let files = if a.package.is_dir() {
         pakrat_system::scan::list_files(&a.package).map_err(|e| in_file(e, &a.package))?
     } else {
@@ -120,7 +120,7 @@ fn open_inputs(a: &ExportArgs) -> Result<Inputs> {
                 let c = Container::open(&toc, &keys).map_err(|e| in_file(e, &toc))?;
                 let cp = ContainerPackages::read(&c).map_err(|e| in_file(e, &toc))?;
                 let (script, _notes) =
-                    crate::cmd::common::global_script(&toc, a.global.as_deref(), &a.keys)?;
+                    crate::cmd::common::global_script(&toc, a.ue.global.as_deref(), &a.ue.keys)?;
                 inputs.containers.push((c, cp, script));
             }
             Format::Pak => pak_paths.push(f),
@@ -330,7 +330,7 @@ pub fn run(a: &ExportArgs) -> Result<ExitCode> {
             &a.package, "package", &a.objects,
         ));
     }
-    let usmap = match &a.usmap {
+    let usmap = match &a.ue.usmap {
         Some(p) => Some(pakrat_asset::usmap::Usmap::open(p).map_err(|e| in_file(e, p))?),
         None => None,
     };
@@ -341,7 +341,7 @@ pub fn run(a: &ExportArgs) -> Result<ExitCode> {
     let out = OutputDir::create(&a.output, a.force).map_err(|e| in_file(e, &a.output))?;
     let ctx = Ctx {
         inputs: &inputs,
-        engine: engine(a.ue_version.as_deref())?,
+        engine: engine(a.ue.ue_version.as_deref())?,
         mappings,
         out: &out,
         opts: Options {
