@@ -5,6 +5,7 @@ mod args_asset;
 mod args_export;
 mod args_headers;
 mod args_props;
+mod args_ue;
 mod cmd;
 mod detect;
 mod output;
