@@ -13,7 +13,23 @@ use std::process::Command;
 
 use pakrat_umod::create::{self, CreateOptions};
 use pakrat_umod::install::{install, InstallOptions};
-use pakrat_umod::journal::{recover, RecoveryOutcome, JOURNAL};
+use pakrat_umod::journal::{RecoveryOutcome, JOURNAL};
+
+/// `journal::recover`, tried again while the folder's lock is held for a
+/// moment by someone else: the folder lock is an `flock` on the folder's
+/// descriptor, and a child that another test of this binary forks at that
+/// moment holds a copy of it until its `exec` closes it (seen under load).
+fn recover(g: &Path) -> pakrat_io::Result<Option<pakrat_umod::journal::Recovery>> {
+    for _ in 0..100 {
+        match pakrat_umod::journal::recover(g) {
+            Err(e) if e.to_string().contains("holds the folder's lock") => {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            r => return r,
+        }
+    }
+    pakrat_umod::journal::recover(g)
+}
 use pakrat_umod::Umod;
 
 fn write(p: &Path, b: &[u8]) {
