@@ -170,8 +170,28 @@ impl<'a> Package<'a> {
     /// Parse header and tables, checking only what is needed to read them
     /// (every name index must be in range; object references are kept as
     /// they are and may be checked later with [`Package::problems`]).
+    ///
+    /// Versions 55–59 are read with the standard tables first, as UEViewer
+    /// reads every UE1 version (`FObjectImport`/`FObjectExport` in its
+    /// `UnPackage.cpp` have no case below 60) and as a real v55 texture
+    /// package needs; the beta layout of UMR's `unrealfmt.c` is the fallback
+    /// when the standard tables do not read or their references do not hold.
     pub fn parse_lenient(data: &'a [u8]) -> Result<Package<'a>> {
         let summary = Summary::parse(data)?;
+        if summary.layout == crate::summary::TableLayout::Beta {
+            let mut standard = summary.clone();
+            standard.layout = crate::summary::TableLayout::Standard;
+            if let Ok(p) = Self::read_tables(data, standard) {
+                if p.problems().is_empty() {
+                    return Ok(p);
+                }
+            }
+        }
+        Self::read_tables(data, summary)
+    }
+
+    /// The tables of `data` in the layout `summary` names.
+    fn read_tables(data: &'a [u8], summary: Summary) -> Result<Package<'a>> {
         let r = Reader::new(data);
         let (names, name_offsets, names_end) = read_names(&r, &summary)?;
         let name_count = names.len() as u32;

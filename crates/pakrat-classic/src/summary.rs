@@ -27,9 +27,12 @@ pub const UE3_VERSION: u16 = 180;
 pub enum TableLayout {
     /// The layout of Unreal, UT and UT2004, shared by nearly every licensee.
     Standard,
-    /// Unreal betas (v55–59): an import holds an unknown compact index where
-    /// later versions have its package index, and an export has no package
-    /// index (UMR `unrealfmt.c`). No sample was available: unverified.
+    /// Unreal betas (v55–59) as UMR's `unrealfmt.c` describes them: an
+    /// import holds an unknown compact index where later versions have its
+    /// package index, and an export has no package index. Unverified (no
+    /// sample has it): [`crate::Package::parse_lenient`] reads v55–59 with
+    /// the standard tables first, as UEViewer does and a real v55 texture
+    /// package needs, and keeps this layout only when those do not read.
     Beta,
     /// Deus Ex: Invisible War and Thief: Deadly Shadows (v95, licensee 69 or
     /// 133): an i32 after the import table position, before the GUID (UELib

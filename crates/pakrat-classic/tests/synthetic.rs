@@ -271,7 +271,25 @@ fn tiny(
     after_imports: &[u8],
     after_gens: &[u8],
 ) -> Vec<u8> {
-    let beta = version < 60;
+    tiny_tables(
+        version,
+        licensee,
+        flags,
+        after_imports,
+        after_gens,
+        version < 60,
+    )
+}
+
+/// [`tiny`] with the beta (UMR) table form or the standard one.
+fn tiny_tables(
+    version: u16,
+    licensee: u16,
+    flags: u32,
+    after_imports: &[u8],
+    after_gens: &[u8],
+    beta: bool,
+) -> Vec<u8> {
     let mut names = Vec::new();
     for n in ["None", "Core", "Package", "Thing"] {
         if version < 64 {
@@ -344,6 +362,28 @@ fn tiny(
         h.extend_from_slice(&[9u8; 16]);
     }
     h
+}
+
+/// A v55 package whose tables have the standard shape (as the real v55
+/// texture package UEViewer reads): read as standard, written back exactly;
+/// the same header with UMR's beta tables still reads as beta.
+#[test]
+fn v55_standard_tables_read_first_and_write_back() {
+    use pakrat_classic::{Package, TableLayout};
+    for v in [55u16, 57, 59] {
+        let data = tiny_tables(v, 0, 0, &[], &[], false);
+        let p = Package::parse(&data).unwrap_or_else(|e| panic!("v{v}: {e}"));
+        assert_eq!(p.summary.layout, TableLayout::Standard, "v{v}");
+        assert_eq!(p.imports[0].outer, pakrat_classic::ObjRef(0));
+        assert_eq!(p.export_path(0).unwrap(), "Thing");
+        assert_eq!(p.imported_packages(), vec!["Core"]);
+        let w = pakrat_classic::write::Rewrite::new(&p).to_bytes().unwrap();
+        assert_eq!(w, data, "v{v}: unchanged write");
+        let beta = tiny_tables(v, 0, 0, &[], &[], true);
+        let p = Package::parse(&beta).unwrap_or_else(|e| panic!("v{v} beta: {e}"));
+        assert_eq!(p.summary.layout, TableLayout::Beta, "v{v} beta");
+        assert_eq!(p.export_path(0).unwrap(), "Thing");
+    }
 }
 
 #[test]
