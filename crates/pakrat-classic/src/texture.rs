@@ -191,11 +191,49 @@ pub fn read_lazy_bytes<'a>(r: &mut Reader<'a>, version: u16, what: &str) -> Resu
     Ok(data)
 }
 
-fn read_mips<'a>(r: &mut Reader<'a>, version: u16, what: &str) -> Result<Vec<Mip<'a>>> {
+/// Whether each mip starts with the Vengeance header: SWAT 4 and Tribes:
+/// Vengeance from licensee 0x1A (UEViewer `FMipmap`, `TRIBES_HDR(Ar, 0x1A)`).
+fn mip_header(version: u16, licensee: u16) -> bool {
+    crate::summary::vengeance_header(version, licensee) && licensee >= 0x1A
+}
+
+/// The Vengeance header of one mip: an i32 3 then version and sub-version
+/// i32s, or 4 then the sub-version; sub-version 1 adds a lazy array that is
+/// skipped (UEViewer `FMipmap` under `TRIBES3`).
+fn skip_mip_header(r: &mut Reader<'_>, version: u16) -> Result<()> {
+    let at = r.offset();
+    let sub = match r.i32("mip header kind")? {
+        3 => {
+            r.i32("mip header version")?;
+            r.i32("mip header sub-version")?
+        }
+        4 => r.i32("mip header sub-version")?,
+        k => {
+            return Err(Error::invalid(
+                at,
+                format!("mip header: expected kind 3 or 4 (Vengeance header), found {k}"),
+            ))
+        }
+    };
+    if sub == 1 {
+        read_lazy_bytes(r, version, "mip header's skipped array")?;
+    }
+    Ok(())
+}
+
+fn read_mips<'a>(
+    r: &mut Reader<'a>,
+    (version, licensee): (u16, u16),
+    what: &str,
+) -> Result<Vec<Mip<'a>>> {
     // A mip is at least skip(4) + count(1) + 4 + 4 + 1 + 1 bytes.
     let n = r.compact_count(&format!("{what} count"), if version > 61 { 15 } else { 11 })?;
+    let header = mip_header(version, licensee);
     let mut out = Vec::with_capacity(n);
     for _ in 0..n {
+        if header {
+            skip_mip_header(r, version)?;
+        }
         let data = read_lazy_bytes(r, version, "mip data")?;
         let at = r.offset();
         let w = r.i32("mip USize")?;
@@ -245,9 +283,10 @@ pub fn read_texture<'a>(pkg: &Package<'a>, i: usize) -> Result<Texture<'a>> {
     let has_comp = version < 84 && bool_prop(&object, pkg, "bHasComp");
     let comp_format = int_prop(&object, pkg, "CompFormat").unwrap_or(0) as u8;
     let mut r = object.native.clone();
-    let mips = read_mips(&mut r, version, "mip")?;
+    let vl = (version, pkg.summary.licensee);
+    let mips = read_mips(&mut r, vl, "mip")?;
     let comp = if has_comp {
-        Some((comp_format, read_mips(&mut r, version, "compressed mip")?))
+        Some((comp_format, read_mips(&mut r, vl, "compressed mip")?))
     } else {
         None
     };
@@ -581,6 +620,46 @@ pub fn palette_export(pkg: &Package<'_>, r: ObjRef) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// SWAT 4 mips (v129/lic27) as UEViewer's `FMipmap` reads them: the
+    /// Vengeance header before each, sub-version 1 adding a skipped lazy
+    /// array. Built from that layout (the corpus has no SWAT 4 texture).
+    #[test]
+    fn swat4_mips_skip_the_vengeance_header() {
+        fn lazy(b: &mut Vec<u8>, data: &[u8]) {
+            let end = b.len() + 4 + 1 + data.len();
+            b.extend_from_slice(&(end as i32).to_le_bytes());
+            b.push(data.len() as u8);
+            b.extend_from_slice(data);
+        }
+        let mut b = vec![2u8];
+        for i in [3i32, 0, 1] {
+            b.extend_from_slice(&i.to_le_bytes());
+        }
+        lazy(&mut b, &[0xEE; 3]); // sub-version 1: skipped
+        lazy(&mut b, &[1, 2, 3, 4]);
+        b.extend_from_slice(&2i32.to_le_bytes());
+        b.extend_from_slice(&2i32.to_le_bytes());
+        b.extend_from_slice(&[1, 1]);
+        for i in [4i32, 2] {
+            b.extend_from_slice(&i.to_le_bytes());
+        }
+        lazy(&mut b, &[5]);
+        b.extend_from_slice(&1i32.to_le_bytes());
+        b.extend_from_slice(&1i32.to_le_bytes());
+        b.extend_from_slice(&[0, 0]);
+        let mips = read_mips(&mut Reader::new(&b), (129, 27), "mip").unwrap();
+        assert_eq!(mips.len(), 2);
+        assert_eq!((mips[0].data, mips[0].width), (&[1u8, 2, 3, 4][..], 2));
+        assert_eq!((mips[1].data, mips[1].height), (&[5u8][..], 1));
+        // Without the header (UT2004, lic 29) the same bytes do not read.
+        let e = read_mips(&mut Reader::new(&b), (128, 29), "mip").unwrap_err();
+        assert!(e.to_string().contains("lazy-array end offset"), "{e}");
+        // A wrong kind is named with its offset.
+        b[1] = 9;
+        let e = read_mips(&mut Reader::new(&b), (129, 27), "mip").unwrap_err();
+        assert!(e.to_string().contains("expected kind 3 or 4"), "{e}");
+    }
 
     #[test]
     fn dxt1_block() {
