@@ -244,7 +244,10 @@ pub fn object_layout(tag: u32, version: u16, licensee: u16) -> std::result::Resu
     // the samples decodes to its end): Unreal 227, Deus Ex OpenDX, DNF 2001,
     // Harry Potter, Mobile Forces, Postal 2, Unreal Warfare, SWAT 4 (its
     // 12-byte object header, [`vengeance_header`]), DNF 2011 (its tags,
-    // `crate::props::is_dnf2011`).
+    // `crate::props::is_dnf2011`), Lineage II's builds (v123 licensee 12 —
+    // the Unreal Warfare copy, whose 8 static meshes equal UEViewer's — 37,
+    // and v133 licensee 40: their objects keep the UE2 layout; UEViewer
+    // special-cases only Lineage II's meshes and materials).
     let known = matches!(
         (v, l),
         (60..=69, 0)
@@ -257,6 +260,8 @@ pub fn object_layout(tag: u32, version: u16, licensee: u16) -> std::result::Resu
             | (129 | 130, 25..=27)
             | (117..=129, 25..=29)
             | (151..=159, 36)
+            | (123, 12 | 37)
+            | (133, 40)
     );
     if known {
         return Ok(());

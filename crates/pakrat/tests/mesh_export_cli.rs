@@ -302,8 +302,7 @@ fn unknown_mesh_format_and_class_filter() {
 }
 
 /// The packages holding UE2 static meshes, with how many each holds (the
-/// export table, `pakrat list`), and the one whose object layout pakrat
-/// does not know (skipped with that reason).
+/// export table, `pakrat list`).
 const STATIC: &[(&str, usize)] = &[
     ("ue2/DanielsMeshes.usx", 1),
     ("ue2/HourAdara.usx", 37),
@@ -318,6 +317,7 @@ const STATIC: &[(&str, usize)] = &[
     ("licensee/kf_GreenShopArrow.usx", 1),
     ("licensee/shrek2_5_FGM_Donkey_SM.usx", 1),
     ("licensee/unrealwarfare_WarEffectsMeshes.usx", 6),
+    ("licensee/unrealwarfare_SC_MeshParticles.usx", 8),
 ];
 
 /// (POSITION, NORMAL, indices) of every primitive of a `.glb`.
@@ -424,8 +424,12 @@ fn every_ue2_static_mesh_exports_as_valid_gltf_facing_its_stored_normals() {
     }
 }
 
+/// The Unreal Warfare static meshes (v123/licensee 12, a Lineage II
+/// encrypted copy) export; vertices and triangles per mesh equal what
+/// UEViewer (umodel built from its public source, `-game=l2 -export -gltf`)
+/// writes for them.
 #[test]
-fn a_package_of_unknown_object_layout_skips_its_static_meshes_with_the_reason() {
+fn unreal_warfare_static_meshes_match_umodel() {
     let Some(corpus) = pakrat_testkit::corpus_dir() else {
         return;
     };
@@ -435,13 +439,57 @@ fn a_package_of_unknown_object_layout_skips_its_static_meshes_with_the_reason() 
         tmp.path(),
         &["--class", "Mesh"],
     );
+    let umodel = [
+        ("Rock2", 54, 44),
+        ("Shell", 42, 36),
+        ("Wood3", 48, 24),
+        ("Wood4", 24, 12),
+        ("Wood5", 18, 8),
+        ("rock1", 48, 44),
+        ("wood1", 92, 56),
+        ("wood2", 44, 24),
+    ];
     let objs: Vec<&Value> = m["objects"]
         .as_array()
         .unwrap()
         .iter()
         .filter(|o| o["class"] == "StaticMesh")
         .collect();
-    assert_eq!(objs.len(), 8);
+    assert_eq!(objs.len(), umodel.len());
+    for (name, verts, tris) in umodel {
+        let o = objs
+            .iter()
+            .find(|o| o["object"].as_str().unwrap().ends_with(&format!(".{name}")))
+            .unwrap_or_else(|| panic!("{name} not in {objs:?}"));
+        assert_eq!(o["status"], "exported", "{o}");
+        let prims = glb_triangles(&tmp.path().join(o["files"][0]["path"].as_str().unwrap()));
+        let v: usize = prims.iter().map(|p| p.0.len() / 3).sum();
+        let t: usize = prims.iter().map(|p| p.2.len() / 3).sum();
+        assert_eq!((v, t), (verts, tris), "{name}: {o}");
+    }
+}
+
+/// A package of an unknown licensee layout (a UE2 static-mesh package with
+/// its licensee field changed to 99) skips its meshes with the reason.
+#[test]
+fn a_package_of_unknown_object_layout_skips_its_static_meshes_with_the_reason() {
+    let Some(corpus) = pakrat_testkit::corpus_dir() else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let mut data = std::fs::read(corpus.join("ue2/forest.usx")).unwrap();
+    data[6..8].copy_from_slice(&99u16.to_le_bytes());
+    let pkg = tmp.path().join("forest.usx");
+    std::fs::write(&pkg, data).unwrap();
+    let out = tmp.path().join("out");
+    let m = export(&pkg, &out, &["--class", "Mesh"]);
+    let objs: Vec<&Value> = m["objects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|o| o["class"] == "StaticMesh")
+        .collect();
+    assert!(!objs.is_empty(), "{m}");
     for o in objs {
         assert_eq!(o["status"], "skipped", "{o}");
         assert!(o["reason"].as_str().unwrap().contains("not known"), "{o}");

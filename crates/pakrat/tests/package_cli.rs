@@ -583,23 +583,29 @@ fn export_all_mips() {
     }
 }
 
-/// A package whose object layout is not known (tables only): `props` says
-/// so once, naming the version and licensee (exit 2), rather than listing
+/// A package whose object layout is not known (tables only; a Lineage II
+/// package with its licensee field changed from 37 to 99): `props` says so
+/// once, naming the version and licensee (exit 2), rather than listing
 /// every export with the same error.
 #[test]
 fn props_of_a_tables_only_package_fails_once() {
-    let Some(e) = entry("licensee/l2_Fire.u") else {
+    let Some(e) = entry("licensee/l2_Core.u") else {
         return;
     };
+    let tmp = tempfile::tempdir().unwrap();
+    let mut data = std::fs::read(&e.path).unwrap();
+    data[6..8].copy_from_slice(&99u16.to_le_bytes());
+    let path = tmp.path().join("l2_Core.u");
+    std::fs::write(&path, data).unwrap();
     let out = pakrat()
         .args(["props", "--json"])
-        .arg(&e.path)
+        .arg(&path)
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(err.matches("tables only").count(), 1, "{err}");
-    assert!(err.contains("version 123 with licensee 37"), "{err}");
+    assert!(err.contains("version 123 with licensee 99"), "{err}");
     let j: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(j["exit_code"], 2, "{j}");
     assert!(j.get("exports").is_none(), "{j}");
