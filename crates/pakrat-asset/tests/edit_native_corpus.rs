@@ -194,3 +194,242 @@ fn zenpair_native_tails_encode_to_their_bytes() {
         bad.join("\n")
     );
 }
+
+/// The manifest's expected row values (`expectedValues.dataTable`).
+fn manifest_rows(dir: &Path, v: &str) -> serde_json::Value {
+    let m: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(dir.join(format!("pak/cue4parse/{v}/manifest.json"))).unwrap(),
+    )
+    .unwrap();
+    m["expectedValues"]["dataTable"].clone()
+}
+
+/// A manifest number: a JSON number, a decimal or a `0x` hex string.
+fn num(j: &serde_json::Value) -> i64 {
+    match j {
+        serde_json::Value::Number(n) => n.as_i64().unwrap(),
+        serde_json::Value::String(s) => match s.strip_prefix("0x") {
+            Some(h) => i64::from_str_radix(h, 16).unwrap(),
+            None => s.parse().unwrap(),
+        },
+        other => panic!("not a number: {other}"),
+    }
+}
+
+fn rows(p: &ExportProps) -> &Vec<(Value, Value)> {
+    match &p.native.iter().find(|f| f.name == "Rows").unwrap().value {
+        Value::Map(m) => m,
+        other => panic!("Rows is {other:?}"),
+    }
+}
+
+fn row<'p>(p: &'p ExportProps, name: &str) -> Option<&'p Vec<Property>> {
+    rows(p).iter().find_map(|(k, v)| match (k, v) {
+        (Value::Name(n), Value::Struct(f)) if n == name => Some(f),
+        _ => None,
+    })
+}
+
+fn field<'p>(r: &'p [Property], name: &str) -> &'p Value {
+    &r.iter()
+        .find(|p| p.name.eq_ignore_ascii_case(name))
+        .unwrap_or_else(|| panic!("no field {name}"))
+        .value
+}
+
+/// A row has the manifest's values.
+fn check_row(label: &str, r: &[Property], want: &serde_json::Value) {
+    assert_eq!(
+        field(r, "Number"),
+        &Value::Int(num(&want["number"])),
+        "{label}"
+    );
+    assert_eq!(
+        field(r, "LargeNumber"),
+        &Value::Int(num(&want["largeNumber"])),
+        "{label}"
+    );
+    assert_eq!(
+        field(r, "Message"),
+        &Value::Str(want["message"].as_str().unwrap().into()),
+        "{label}"
+    );
+    let kind = match field(r, "Kind") {
+        Value::Enum(e) => e.rsplit("::").next().unwrap().to_string(),
+        other => panic!("{label}: Kind is {other:?}"),
+    };
+    assert_eq!(kind, want["enum"].as_str().unwrap(), "{label}");
+    let values: Vec<Value> = want["values"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| Value::Int(num(x)))
+        .collect();
+    assert_eq!(field(r, "Values"), &Value::Array(values), "{label}");
+}
+
+const DT: &str = "/Game/Fixtures/DataTables/DT_AllProperties";
+
+/// Edit `DT_AllProperties` of `o` (a value, a row added as a copy of
+/// `Beta` under a new name, a row added from the struct's zero values, a
+/// row removed), write it, and give the written package reopened.
+fn edit_table(
+    label: &str,
+    o: &Opened,
+    m: &Usmap,
+    reopen: &dyn Fn(&EditedPackageBytes) -> Opened,
+    want: &serde_json::Value,
+) {
+    let a = o.asset();
+    let i = a
+        .exports
+        .iter()
+        .position(|e| e.name == "DT_AllProperties")
+        .unwrap();
+    let before = decode_export(&a, i, m);
+    for name in ["Alpha", "Beta", "Defaults"] {
+        check_row(
+            &format!("{label} {name} as stored"),
+            row(&before, name).unwrap(),
+            &want[name],
+        );
+    }
+    let mut p = before.clone();
+    let mut changes = Vec::new();
+    for (path, value) in [
+        ("Rows.Alpha.Number", "5"),
+        (
+            "Rows.Alpha.Nested.Label",
+            "a longer label than the stored one",
+        ),
+        ("Rows.Zero.Message", "from zero"),
+        ("Rows.remove", "Defaults"),
+    ] {
+        changes.extend(
+            pakrat_asset::props::edit::set(&a, m, i, &mut p, path, value)
+                .unwrap_or_else(|e| panic!("{label} {path}: {e}")),
+        );
+    }
+    // A copy of Beta under a new name (what `props apply` gives for a
+    // row pasted into the JSON).
+    let beta = row(&p, "Beta").unwrap().clone();
+    if let Some(Property {
+        value: Value::Map(m),
+        ..
+    }) = p.native.iter_mut().find(|f| f.name == "Rows")
+    {
+        m.push((Value::Name("Beta_Copy".into()), Value::Struct(beta)));
+    }
+    assert_eq!(changes.len(), 4, "{label}: {changes:?}");
+    let out = write_edited(
+        o,
+        m,
+        &[ExportEdit {
+            export: i,
+            props: p.clone(),
+        }],
+    )
+    .unwrap_or_else(|e| panic!("{label}: {e}"));
+    assert!(
+        out.new_names.contains(&"Beta_Copy".to_string())
+            || a.names.iter().any(|n| n == "Beta_Copy")
+    );
+    let r = reopen(&EditedPackageBytes {
+        main: out.main,
+        uexp: out.uexp,
+    });
+    let ra = r.asset();
+    let got = decode_export(&ra, i, m);
+    assert!(got.error.is_none(), "{label}: {:?}", got.error);
+    assert_eq!(got.native, p.native, "{label}: rows read back");
+    assert_eq!(got.properties, before.properties, "{label}: properties");
+    let names: Vec<String> = rows(&got)
+        .iter()
+        .map(|(k, _)| match k {
+            Value::Name(n) => n.clone(),
+            _ => String::new(),
+        })
+        .collect();
+    assert_eq!(names, ["Alpha", "Beta", "Zero", "Beta_Copy"], "{label}");
+    check_row(
+        &format!("{label} Beta"),
+        row(&got, "Beta").unwrap(),
+        &want["Beta"],
+    );
+    check_row(
+        &format!("{label} Beta_Copy"),
+        row(&got, "Beta_Copy").unwrap(),
+        &want["Beta"],
+    );
+    let alpha = row(&got, "Alpha").unwrap();
+    assert_eq!(field(alpha, "Number"), &Value::Int(5), "{label}");
+    assert_eq!(
+        field(alpha, "Message"),
+        &Value::Str(want["Alpha"]["message"].as_str().unwrap().into())
+    );
+    assert_eq!(
+        field(row(&got, "Zero").unwrap(), "Message"),
+        &Value::Str("from zero".into())
+    );
+    for k in 0..ra.exports.len() {
+        if k != i {
+            assert_eq!(
+                decode_export(&ra, k, m),
+                decode_export(&a, k, m),
+                "{label}: export {k}"
+            );
+        }
+    }
+}
+
+/// The bytes of a written package.
+struct EditedPackageBytes {
+    main: Vec<u8>,
+    uexp: Option<Vec<u8>>,
+}
+
+#[test]
+fn data_table_rows_edit_and_read_back() {
+    let Some(dir) = pakrat_testkit::corpus_dir() else {
+        return;
+    };
+    for (v, mode) in VARIANTS {
+        let m = usmap(&dir, v);
+        let want = manifest_rows(&dir, v);
+        let paks = [legacy_pak(&dir, v, mode)];
+        let o = open::open_in_paks(&paks, DT, engine(v)).unwrap();
+        edit_table(
+            &format!("{v} {mode} legacy"),
+            &o,
+            &m,
+            &|b| {
+                open::open_legacy_bytes("edited", b.main.clone(), b.uexp.clone(), engine(v))
+                    .unwrap()
+            },
+            &want,
+        );
+        let (c, script) = container(&dir, v, mode);
+        let cp = ContainerPackages::read(&c).unwrap();
+        let o = open::open_in_container(&c, Some(&script), DT, engine(v)).unwrap();
+        let entry = cp.find(DT).unwrap();
+        let src = ContainerSource::new(&cp, Some(&script));
+        let imported = src.imported(entry.id);
+        edit_table(
+            &format!("{v} {mode} zen"),
+            &o,
+            &m,
+            &|b| {
+                open::open_zen_bytes(
+                    "edited",
+                    b.main.clone(),
+                    cp.layout,
+                    imported,
+                    &src,
+                    engine(v),
+                )
+                .unwrap()
+            },
+            &want,
+        );
+    }
+}

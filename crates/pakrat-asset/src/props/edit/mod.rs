@@ -15,7 +15,8 @@
 //!   `Rows.Row_1.Value`), `[i]` (array, set and fixed-size array elements;
 //!   an index past the end grows the array with zero-valued elements),
 //!   `["Key"]` or `[Key]` (map entries: a new key adds the entry) and
-//!   `.len` on an array, set or map (`Tags.len=1` shrinks or grows it).
+//!   `.len` on an array, set or map (`Tags.len=1` shrinks or grows it),
+//!   `.remove` on a map (`Rows.remove=Beta` removes that entry).
 //!   The value is read by the type of what the path names: integers
 //!   (range-checked per type), floats (`NaN`, `Infinity` too), `true` /
 //!   `false`, strings and names as written, enums by entry name (with or

@@ -327,6 +327,9 @@ fn walk(
                 Seg::Field(f) if f == "len" && rest.is_empty() => {
                     return map_len(ed, es, path, t);
                 }
+                Seg::Field(f) if f == "remove" && rest.is_empty() => {
+                    return map_remove(ed, es, path, t);
+                }
                 Seg::Field(k) | Seg::Key(k) => k.clone(),
                 Seg::Index(i) => i.to_string(),
             };
@@ -443,6 +446,38 @@ fn map_len(
         );
     }
     es.truncate(n);
+    Ok(())
+}
+
+/// `Map.remove=KEY`: remove the entry with key `KEY` (quotes optional).
+fn map_remove(
+    ed: &mut Editor<'_, '_>,
+    es: &mut Vec<(Value, Value)>,
+    path: &str,
+    t: &Target<'_>,
+) -> Result<()> {
+    let raw = t.raw.trim();
+    let key = raw
+        .strip_prefix('"')
+        .and_then(|k| k.strip_suffix('"'))
+        .unwrap_or(raw);
+    let Some(slot) = es.iter().position(|(k, _)| key_is(k, key)) else {
+        let keys: Vec<String> = es
+            .iter()
+            .take(12)
+            .map(|(k, _)| key_label(&value_json(k)))
+            .collect();
+        return fail(
+            path,
+            format!("no entry {key:?} to remove (keys: {})", keys.join(", ")),
+        );
+    };
+    let (k, v) = es.remove(slot);
+    ed.record(
+        &format!("{path}[{}]", key_label(&value_json(&k))),
+        value_json(&v),
+        J::Null,
+    );
     Ok(())
 }
 
