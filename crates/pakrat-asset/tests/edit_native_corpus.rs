@@ -433,3 +433,109 @@ fn data_table_rows_edit_and_read_back() {
         );
     }
 }
+
+/// A property of `class` (or a super-class) by the schemas, of a type a
+/// plain value sets, that `stored` lacks: (name, type, value to set).
+fn unstored(
+    m: &Usmap,
+    class: &str,
+    stored: &[Property],
+) -> Option<(String, PropType, &'static str)> {
+    let mut at = Some(class.to_string());
+    while let Some(c) = at {
+        let s = m.find_struct(&c)?;
+        for p in &s.properties {
+            let value = match p.ty {
+                PropType::Int => "42",
+                PropType::Float | PropType::Double => "2.5",
+                PropType::Bool => "true",
+                PropType::Str => "added",
+                _ => continue,
+            };
+            if p.array_dim <= 1 && !stored.iter().any(|q| q.name.eq_ignore_ascii_case(&p.name)) {
+                return Some((p.name.clone(), p.ty.clone(), value));
+            }
+        }
+        at = s.super_name.clone();
+    }
+    None
+}
+
+/// A property the export does not store is added (typed by the
+/// mappings), reads back with its value, every other value unchanged;
+/// without a schema it is refused, naming the class.
+#[test]
+fn an_unstored_property_is_added() {
+    let Some(dir) = pakrat_testkit::corpus_dir() else {
+        return;
+    };
+    let mut added = 0;
+    for (v, mode) in VARIANTS {
+        let m = usmap(&dir, v);
+        let paks = [legacy_pak(&dir, v, mode)];
+        for e in &paks[0].index.entries {
+            if !e.path.ends_with(".uasset") {
+                continue;
+            }
+            let o = open::open_pak_entry(
+                &paks,
+                0,
+                paks[0]
+                    .index
+                    .entries
+                    .iter()
+                    .position(|x| x.path == e.path)
+                    .unwrap(),
+                engine(v),
+            )
+            .unwrap();
+            let a = o.asset();
+            for i in 0..a.exports.len() {
+                let before = decode_export(&a, i, &m);
+                if before.error.is_some() || a.exports[i].is_class_default() {
+                    continue;
+                }
+                let Some((name, ty, value)) =
+                    unstored(&m, a.exports[i].class_name(), &before.properties)
+                else {
+                    continue;
+                };
+                let label = format!("{v} {mode} {} {name}", a.exports[i].path);
+                let mut p = before.clone();
+                let ch = pakrat_asset::props::edit::set(&a, &m, i, &mut p, &name, value)
+                    .unwrap_or_else(|e| panic!("{label}: {e}"));
+                assert_eq!(ch.len(), 1, "{label}");
+                assert_eq!(ch[0].old, serde_json::Value::Null, "{label}");
+                let out = write_edited(
+                    &o,
+                    &m,
+                    &[ExportEdit {
+                        export: i,
+                        props: p.clone(),
+                    }],
+                )
+                .unwrap_or_else(|e| panic!("{label}: {e}"));
+                let r = open::open_legacy_bytes("edited", out.main, out.uexp, engine(v)).unwrap();
+                let got = decode_export(&r.asset(), i, &m);
+                assert!(got.error.is_none(), "{label}: {:?}", got.error);
+                assert_eq!(got.properties, p.properties, "{label}");
+                let new = got.properties.iter().find(|q| q.name == name).unwrap();
+                assert_eq!(new.ty.normalized(), ty.normalized(), "{label}");
+                assert_eq!(got.properties.len(), before.properties.len() + 1, "{label}");
+                added += 1;
+                if !a.unversioned {
+                    // Tagged without a schema: refused, naming the class.
+                    let mut q = before.clone();
+                    let err =
+                        pakrat_asset::props::edit::set(&a, &NoSchemas, i, &mut q, &name, value)
+                            .unwrap_err()
+                            .to_string();
+                    assert!(err.contains("no schema for"), "{label}: {err}");
+                }
+                break;
+            }
+        }
+    }
+    eprintln!("{added} properties added");
+    assert!(added >= 4, "{added}");
+}
