@@ -147,7 +147,7 @@ impl<'a, 'b> Editor<'a, 'b> {
     /// The zero value of `ty`, shaped like `sample` (an element of the
     /// same container) when the type alone gives no fields: a tagged
     /// package's struct without a schema takes its sibling's fields, each
-    /// at zero.
+    /// at zero (an enum whose zero entry is not known: the sibling's).
     fn zero_like(&mut self, ty: &PropType, sample: Option<&Value>) -> Value {
         match (self.zero(ty), sample) {
             (Value::Struct(f), Some(Value::Struct(sf))) if f.is_empty() && !sf.is_empty() => {
@@ -160,6 +160,10 @@ impl<'a, 'b> Editor<'a, 'b> {
                         .collect(),
                 )
             }
+            // An enum whose entry for 0 no schema names (a tagged package
+            // without mappings) takes its neighbour's entry rather than a
+            // made-up name.
+            (Value::Enum(z), Some(Value::Enum(x))) if z.ends_with("(0)") => Value::Enum(x.clone()),
             (z, _) => z,
         }
     }
