@@ -132,11 +132,11 @@ fn composite_tables_and_other_native_data_are_refused() {
     let Some(fx) = fixtures() else { return };
     let f = &fx[0];
     let tmp = tempfile::tempdir().unwrap();
-    let out = tmp.path().join("Mod_P.pak");
+    let out = tmp.path().join("Mod_P.utoc");
     let (code, _, err) = run(&[
         "props",
         "set",
-        s(&f.legacy_pak),
+        s(&f.utoc),
         "/Game/Fixtures/DataTables/DT_Composite",
         "Rows.Alpha.Number=5",
         "-o",

@@ -9,7 +9,9 @@
 //!   ([`crate::props::encode_properties`] with the hints of
 //!   [`crate::props::decode_export_for_write`], so unchanged values keep
 //!   their stored form); its native tail (the bytes after the properties)
-//!   is kept as it is.
+//!   is kept as it is, or encoded from `props.native` when that changed
+//!   for a class [`crate::props::writes_native_tail`] names (data, curve
+//!   and string tables, user-defined enums).
 //! * What moves when an export changes size: its serial size, the serial
 //!   offsets of the exports after it, `BulkDataStartOffset`, data resource
 //!   offsets inside the package file, `ScriptSerializationEndOffset`
@@ -39,8 +41,9 @@ pub struct ExportEdit {
     /// The export (0-based).
     pub export: usize,
     /// Its whole new property tree. The native tail (the bytes after the
-    /// property stream) is kept as stored: `props.native` must be the
-    /// decoded one, or empty.
+    /// property stream) is kept as stored when `props.native` is the
+    /// decoded one or empty; otherwise it is written from `props.native`
+    /// (only for the classes [`crate::props::writes_native_tail`] names).
     pub props: ExportProps,
 }
 
@@ -117,8 +120,9 @@ impl std::error::Error for EditError {}
 ///
 /// Refused, with the export and the reason: an export index out of range
 /// or edited twice; an edited export that does not decode fully (a
-/// decoding error, a skipped value); a changed native part (`props.native`
-/// other than the decoded one or empty); a value that does not encode; a layout
+/// decoding error, a skipped value); a changed native part of a class
+/// whose tail pakrat does not write or of a composite table, or a changed
+/// `ObjectGuid`; a value that does not encode; a layout
 /// pakrat does not write (zen packages before UE 5.3, uncooked legacy
 /// packages) when something changed.
 pub fn write_edited(
