@@ -8,7 +8,10 @@
 use libfuzzer_sys::fuzz_target;
 use pakrat_asset::props::edit::{apply_json, parse_path, set};
 use pakrat_asset::props::json::PackageJson;
-use pakrat_asset::props::{decode_export, decode_export_for_write, encode_properties};
+use pakrat_asset::props::{
+    decode_export, decode_export_for_write, encode_native_tail, encode_properties, Asset,
+    Schemas,
+};
 
 use pakrat_fuzz::props::{asset, schemas};
 
@@ -49,5 +52,45 @@ fuzz_target!(|data: &[u8]| {
         if let Ok(j) = serde_json::from_slice::<serde_json::Value>(json) {
             let _ = apply_json(&a, &s, &j);
         }
+        for class in [
+            "/Script/Engine.DataTable",
+            "/Script/Engine.CurveTable",
+            "/Script/Engine.StringTable",
+            "/Script/Engine.UserDefinedEnum",
+        ] {
+            let mut t = a.clone();
+            t.exports[0].class = class.into();
+            tail_symmetry(&t, &s, &path, &value);
+        }
     }
 });
+
+/// Decode → (set) → encode the native tail → decode: the same native
+/// fields.
+fn tail_symmetry(a: &Asset<'_>, s: &dyn Schemas, path: &str, value: &str) {
+    let (decoded, hints) = decode_export_for_write(a, 0, s);
+    if decoded.error.is_some() {
+        return;
+    }
+    let mut edited = decoded.clone();
+    if set(a, s, 0, &mut edited, path, value).is_err() {
+        edited = decoded.clone();
+    }
+    for p in [&decoded, &edited] {
+        let Ok(Some(tail)) = encode_native_tail(a, 0, s, p, &hints) else {
+            continue;
+        };
+        let data = a.exports[0].data;
+        let mut bytes = data[..(p.native_start as usize).min(data.len())].to_vec();
+        bytes.extend_from_slice(&tail);
+        let mut b = a.clone();
+        b.exports[0].data = &bytes;
+        let back = decode_export(&b, 0, s);
+        // (Compared as text: a NaN is not equal to itself.)
+        assert_eq!(
+            format!("{:?}", back.native),
+            format!("{:?}", p.native),
+            "the native tail did not read back"
+        );
+    }
+}

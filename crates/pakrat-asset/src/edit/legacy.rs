@@ -65,7 +65,7 @@ pub(super) fn write(
         // (UE 5.4+ `FObjectExport::ScriptSerializationStart/EndOffset`):
         // the end follows the property stream.
         if let (Some((a, b)), Some(n)) = (e.script_serialization, &new[i]) {
-            let d = n.data.len() as i64 - pkg.exports[i].serial_size;
+            let d = n.props_delta;
             let shift = |v: i64| {
                 if v > 0 && v as u64 >= n.props_end {
                     v + d

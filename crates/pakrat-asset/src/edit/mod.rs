@@ -9,7 +9,9 @@
 //!   ([`crate::props::encode_properties`] with the hints of
 //!   [`crate::props::decode_export_for_write`], so unchanged values keep
 //!   their stored form); its native tail (the bytes after the properties)
-//!   is kept as it is.
+//!   is kept as it is, or encoded from `props.native` when that changed
+//!   for a class [`crate::props::writes_native_tail`] names (data, curve
+//!   and string tables, user-defined enums).
 //! * What moves when an export changes size: its serial size, the serial
 //!   offsets of the exports after it, `BulkDataStartOffset`, data resource
 //!   offsets inside the package file, `ScriptSerializationEndOffset`
@@ -29,7 +31,8 @@ use std::fmt;
 
 use crate::props::open::{Opened, PackageForm};
 use crate::props::{
-    decode_export_for_write, encode_properties_into, Additions, Asset, ExportProps, Schemas, Value,
+    decode_export_for_write, encode_native_tail_into, encode_properties_into, writes_native_tail,
+    Additions, Asset, ExportProps, Property, Schemas, Value,
 };
 
 /// The new property tree of one export.
@@ -38,8 +41,9 @@ pub struct ExportEdit {
     /// The export (0-based).
     pub export: usize,
     /// Its whole new property tree. The native tail (the bytes after the
-    /// property stream) is kept as stored: `props.native` must be the
-    /// decoded one, or empty.
+    /// property stream) is kept as stored when `props.native` is the
+    /// decoded one or empty; otherwise it is written from `props.native`
+    /// (only for the classes [`crate::props::writes_native_tail`] names).
     pub props: ExportProps,
 }
 
@@ -116,8 +120,9 @@ impl std::error::Error for EditError {}
 ///
 /// Refused, with the export and the reason: an export index out of range
 /// or edited twice; an edited export that does not decode fully (a
-/// decoding error, a skipped value); a changed native part (`props.native`
-/// other than the decoded one or empty); a value that does not encode; a layout
+/// decoding error, a skipped value); a changed native part of a class
+/// whose tail pakrat does not write or of a composite table, or a changed
+/// `ObjectGuid`; a value that does not encode; a layout
 /// pakrat does not write (zen packages before UE 5.3, uncooked legacy
 /// packages) when something changed.
 pub fn write_edited(
@@ -149,6 +154,9 @@ pub(crate) struct NewData {
     /// Where its old property stream ended (its native tail started):
     /// offsets at or after it move with the change in size.
     pub props_end: u64,
+    /// The change in size of the property stream alone (the native tail
+    /// may have changed too).
+    pub props_delta: i64,
 }
 
 /// The new bytes of every export that changed (`None`: keep its bytes).
@@ -172,17 +180,15 @@ fn encode_edits(
             return Err(EditError::export(asset, i, "edited twice"));
         }
         let (orig, hints) = decode_export_for_write(asset, i, schemas);
-        if !e.props.native.is_empty() && orig.native != e.props.native {
-            return Err(EditError::export(
-                asset,
-                i,
-                "its native data (the part after the properties) was changed; \
-                 only properties are written, the native tail is kept as stored",
-            ));
+        let class = asset.exports[i].class_name();
+        let native_changed = !e.props.native.is_empty() && orig.native != e.props.native;
+        if native_changed {
+            native_editable(asset, i, class, &orig.native, &e.props.native)?;
         }
         // Nothing to write: the stored bytes stay, whatever the encoder
         // would make of them.
-        if orig.properties == e.props.properties {
+        let props_changed = orig.properties != e.props.properties;
+        if !props_changed && !native_changed {
             continue;
         }
         if let Some(err) = &orig.error {
@@ -192,7 +198,7 @@ fn encode_edits(
                 format!("it does not decode fully, so it cannot be written again: {err}"),
             ));
         }
-        if let Some(p) = skipped(&e.props.properties) {
+        if let Some(p) = skipped(&e.props.properties).or_else(|| skipped(&e.props.native)) {
             return Err(EditError::export(
                 asset,
                 i,
@@ -204,13 +210,26 @@ fn encode_edits(
             .ok()
             .filter(|&s| s <= data.len())
             .ok_or_else(|| EditError::export(asset, i, "its native data starts past its end"))?;
-        let mut bytes = encode_properties_into(asset, i, schemas, &e.props, &hints, adds)
-            .map_err(|err| EditError::export(asset, i, err.to_string()))?;
-        bytes.extend_from_slice(&data[start..]);
+        let mut bytes = if props_changed {
+            encode_properties_into(asset, i, schemas, &e.props, &hints, adds)
+                .map_err(|err| EditError::export(asset, i, err.to_string()))?
+        } else {
+            data[..start].to_vec()
+        };
+        let props_delta = bytes.len() as i64 - start as i64;
+        if native_changed {
+            let tail = encode_native_tail_into(asset, i, schemas, &e.props, &hints, adds)
+                .map_err(|err| EditError::export(asset, i, format!("native data: {err}")))?
+                .ok_or_else(|| EditError::export(asset, i, "its native data is not written"))?;
+            bytes.extend_from_slice(&tail);
+        } else {
+            bytes.extend_from_slice(&data[start..]);
+        }
         if bytes != data {
             out[i] = Some(NewData {
                 data: bytes,
                 props_end: orig.native_start,
+                props_delta,
             });
         }
     }
@@ -266,6 +285,47 @@ fn import_users(
         }
     }
     out
+}
+
+/// Whether the native part of export `i` may be written from `new`:
+/// the classes whose tail pakrat encodes, the object GUID unchanged, and
+/// not a composite table (the engine rebuilds its rows from its parent
+/// tables when it loads).
+fn native_editable(
+    asset: &Asset<'_>,
+    i: usize,
+    class: &str,
+    orig: &[Property],
+    new: &[Property],
+) -> Result<(), EditError> {
+    let guid = |l: &[Property]| l.iter().find(|p| p.name == "ObjectGuid").cloned();
+    if guid(orig) != guid(new) {
+        return Err(EditError::export(
+            asset,
+            i,
+            "its ObjectGuid was changed; the object GUID is not written from the model",
+        ));
+    }
+    if matches!(class, "CompositeDataTable" | "CompositeCurveTable") {
+        return Err(EditError::export(
+            asset,
+            i,
+            format!(
+                "a {class}'s rows are rebuilt from its ParentTables when the engine loads it: edit the parent tables"
+            ),
+        ));
+    }
+    if !writes_native_tail(class) {
+        return Err(EditError::export(
+            asset,
+            i,
+            format!(
+                "its native data (the part after the properties) was changed; pakrat writes the native data of \
+                 DataTable, CurveTable, StringTable and UserDefinedEnum exports only, a {class}'s is kept as stored"
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// The path of the first skipped value of a tree, if any.

@@ -39,8 +39,8 @@ pub use value::{
     DateKind, ExportProps, FormatArg, NumberKind, NumberOptions, Property, Text, TextHistory, Value,
 };
 pub use write::{
-    decode_export_for_write, encode_properties, encode_properties_into, Additions, EncodeError,
-    WriteHints,
+    decode_export_for_write, encode_native_tail, encode_native_tail_into, encode_properties,
+    encode_properties_into, writes_native_tail, Additions, EncodeError, WriteHints,
 };
 
 /// Decode export `index` (0-based) of `asset`: its properties (tagged, or

@@ -65,11 +65,31 @@ fn props_from_json(
                 None => return fail(&here, "\"index\" is not a small unsigned integer"),
             },
         };
-        let Some(slot) = out.iter().position(|q| q.name == name && q.index == index) else {
-            return fail(
-                &format!("{at}: {prefix}{name}"),
-                "no such property in the export (adding properties is not supported)",
-            );
+        let (slot, new) = match out.iter().position(|q| q.name == name && q.index == index) {
+            Some(s) => (s, false),
+            None => {
+                let class = ed.class();
+                let added = if prefix.is_empty() {
+                    ed.add_from_schema(&class, &mut out, name, index)
+                } else {
+                    None
+                };
+                match added {
+                    Some(s) => (s, true),
+                    None if prefix.is_empty() && !ed.has_schema(&class) => {
+                        return fail(
+                            &format!("{at}: {name}"),
+                            format!("the export does not store it, and adding a property needs its type: there is no schema for {class} (give --usmap mappings that have it)"),
+                        )
+                    }
+                    None => {
+                        return fail(
+                            &format!("{at}: {prefix}{name}"),
+                            "no such property in the export or its class",
+                        )
+                    }
+                }
+            }
         };
         let path = format!("{prefix}{}", label(&out[slot]));
         if let Some(t) = p.get("type").and_then(J::as_str) {
@@ -86,9 +106,27 @@ fn props_from_json(
         };
         let ty = out[slot].ty.clone();
         let old = out[slot].value.clone();
-        out[slot].value = value_from_json(ed, &path, &ty, &old, v)?;
+        if new {
+            ed.mute += 1;
+            let x = value_from_json(ed, &path, &ty, &old, v);
+            ed.mute -= 1;
+            out[slot].value = x?;
+            ed.record(&path, J::Null, v.clone());
+        } else {
+            out[slot].value = value_from_json(ed, &path, &ty, &old, v)?;
+        }
     }
     Ok(out)
+}
+
+/// `Name` or `Name[i]`: the name and element index.
+fn split_label(k: &str) -> (&str, u32) {
+    if let Some((n, i)) = k.strip_suffix(']').and_then(|x| x.rsplit_once('[')) {
+        if let Ok(i) = i.parse() {
+            return (n, i);
+        }
+    }
+    (k, 0)
 }
 
 /// A value of type `ty` from its JSON `j`, `old` giving the shape. Equal
@@ -168,16 +206,41 @@ fn struct_from_json(
     };
     let mut out = fields.to_vec();
     for (k, v) in o {
-        let Some(f) = out.iter().position(|p| label(p) == *k) else {
-            let names: Vec<String> = out.iter().map(label).collect();
-            return fail(
-                &format!("{path}.{k}"),
-                format!("no field {k} in this {ty} (fields: {})", names.join(", ")),
-            );
+        let (f, new) = match out.iter().position(|p| label(p) == *k) {
+            Some(f) => (f, false),
+            None => {
+                let (n, i) = split_label(k);
+                let added = match ty {
+                    PropType::Struct(s) => ed.add_from_schema(s, &mut out, n, i),
+                    _ => None,
+                };
+                match added {
+                    Some(f) => (f, true),
+                    None => {
+                        let names: Vec<String> = out.iter().map(label).collect();
+                        return fail(
+                            &format!("{path}.{k}"),
+                            format!(
+                                "no field {k} in this {ty} or its schema (fields: {})",
+                                names.join(", ")
+                            ),
+                        );
+                    }
+                }
+            }
         };
         let fty = out[f].ty.clone();
         let old = out[f].value.clone();
-        out[f].value = value_from_json(ed, &format!("{path}.{k}"), &fty, &old, v)?;
+        let here = format!("{path}.{k}");
+        if new {
+            ed.mute += 1;
+            let x = value_from_json(ed, &here, &fty, &old, v);
+            ed.mute -= 1;
+            out[f].value = x?;
+            ed.record(&here, J::Null, v.clone());
+        } else {
+            out[f].value = value_from_json(ed, &here, &fty, &old, v)?;
+        }
     }
     Ok(out)
 }

@@ -15,7 +15,8 @@
 //!   `Rows.Row_1.Value`), `[i]` (array, set and fixed-size array elements;
 //!   an index past the end grows the array with zero-valued elements),
 //!   `["Key"]` or `[Key]` (map entries: a new key adds the entry) and
-//!   `.len` on an array, set or map (`Tags.len=1` shrinks or grows it).
+//!   `.len` on an array, set or map (`Tags.len=1` shrinks or grows it),
+//!   `.remove` on a map (`Rows.remove=Beta` removes that entry).
 //!   The value is read by the type of what the path names: integers
 //!   (range-checked per type), floats (`NaN`, `Infinity` too), `true` /
 //!   `false`, strings and names as written, enums by entry name (with or
@@ -27,8 +28,12 @@
 //!   as JSON in the shape `props --json` prints.
 //!
 //! Both return the [`Change`]s made (path, old and new value as JSON). A
-//! property the export does not store (its class default applies) is
-//! refused: adding properties is not supported.
+//! property (or struct field) the export does not store, whose class
+//! default applies, is added when the class's (or struct's) schema types
+//! it (mappings, or the package's own classes), in schema order; without a
+//! schema it is refused, naming the class. Native fields (`Rows` of a data
+//! table, …) are named as `native.Rows…` or, when no property has that
+//! name, as `Rows…`.
 
 mod json_in;
 mod path;
@@ -142,7 +147,7 @@ impl<'a, 'b> Editor<'a, 'b> {
     /// The zero value of `ty`, shaped like `sample` (an element of the
     /// same container) when the type alone gives no fields: a tagged
     /// package's struct without a schema takes its sibling's fields, each
-    /// at zero.
+    /// at zero (an enum whose zero entry is not known: the sibling's).
     fn zero_like(&mut self, ty: &PropType, sample: Option<&Value>) -> Value {
         match (self.zero(ty), sample) {
             (Value::Struct(f), Some(Value::Struct(sf))) if f.is_empty() && !sf.is_empty() => {
@@ -155,6 +160,10 @@ impl<'a, 'b> Editor<'a, 'b> {
                         .collect(),
                 )
             }
+            // An enum whose entry for 0 no schema names (a tagged package
+            // without mappings) takes its neighbour's entry rather than a
+            // made-up name.
+            (Value::Enum(z), Some(Value::Enum(x))) if z.ends_with("(0)") => Value::Enum(x.clone()),
             (z, _) => z,
         }
     }
@@ -182,6 +191,52 @@ impl<'a, 'b> Editor<'a, 'b> {
             at = s.super_name.clone();
         }
         false
+    }
+
+    /// Add the property `name` (element `index` of a fixed-size array)
+    /// that struct or class `owner` has by its schema but `list` does not
+    /// store, with its type's zero value, in schema order (the order the
+    /// engine writes properties in): its slot, or `None` when no schema
+    /// types it.
+    fn add_from_schema(
+        &mut self,
+        owner: &str,
+        list: &mut Vec<Property>,
+        name: &str,
+        index: u32,
+    ) -> Option<usize> {
+        let flat = self.ctx.flat_of(owner)?;
+        let pos = flat
+            .iter()
+            .position(|(n, e, _)| n.eq_ignore_ascii_case(name) && *e == index)?;
+        let (n, e, ty) = flat[pos].clone();
+        if matches!(ty, PropType::Unknown(_)) || list.iter().any(|p| p.name == n && p.index == e) {
+            return None;
+        }
+        let rank = |p: &Property| {
+            flat.iter()
+                .position(|(f, fe, _)| f.eq_ignore_ascii_case(&p.name) && *fe == p.index)
+        };
+        let at = list
+            .iter()
+            .rposition(|p| rank(p).is_some_and(|r| r < pos))
+            .map_or(0, |k| k + 1);
+        let value = self.zero(&ty);
+        list.insert(
+            at,
+            Property {
+                name: n,
+                index: e,
+                ty,
+                value,
+            },
+        );
+        Some(at)
+    }
+
+    /// Whether a schema for struct or class `owner` is known.
+    fn has_schema(&self, owner: &str) -> bool {
+        self.schemas.find_struct(owner).is_some()
     }
 
     fn record(&mut self, path: &str, old: J, new: J) {

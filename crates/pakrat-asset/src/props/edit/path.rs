@@ -118,23 +118,37 @@ pub(super) fn set_in(
     let Seg::Field(name) = &segs[0] else {
         return fail(path, "a path starts with a property name");
     };
-    let (list, rest, shown) = if name == "native" && segs.len() > 1 && !has(&props.properties, name)
-    {
-        let Seg::Field(n) = &segs[1] else {
-            return fail(path, "native. is followed by a native field's name");
+    let stored = |l: &[Property]| l.iter().any(|p| p.name.eq_ignore_ascii_case(name));
+    let (list, rest, shown, native) =
+        if name == "native" && segs.len() > 1 && !has(&props.properties, name) {
+            let Seg::Field(n) = &segs[1] else {
+                return fail(path, "native. is followed by a native field's name");
+            };
+            (&mut props.native, &segs[1..], n.clone(), true)
+        } else if !stored(&props.properties) && stored(&props.native) {
+            // `Rows.Alpha.number`: a native field named without `native.`.
+            (&mut props.native, segs, name.clone(), true)
+        } else {
+            (&mut props.properties, segs, name.clone(), false)
         };
-        (&mut props.native, &segs[1..], n.clone())
-    } else {
-        (&mut props.properties, segs, name.clone())
-    };
-    let (slot, rest) = match pick(list, &shown, &rest[1..]) {
-        Some(x) => x,
-        None => return missing(ed, list, &shown, path),
+    let (slot, rest, new) = match pick(list, &shown, &rest[1..]) {
+        Some((s, r)) => (s, r, false),
+        None if native => return missing(ed, list, &shown, path, None),
+        None => {
+            let class = ed.class();
+            match add_missing(ed, &class, list, &shown, &rest[1..]) {
+                Some((s, r)) => (s, r, true),
+                None => return missing(ed, list, &shown, path, Some(&class)),
+            }
+        }
     };
     let p = &mut list[slot];
-    let prefix = if shown != *name { "native." } else { "" };
+    let prefix = if native { "native." } else { "" };
     let here = format!("{prefix}{}", label(p));
     let ty = p.ty.clone();
+    if new {
+        return added(ed, &mut p.value, &ty, rest, &here, &Target { raw });
+    }
     walk(ed, &mut p.value, &ty, rest, &here, &Target { raw })
 }
 
@@ -172,16 +186,49 @@ fn pick<'s>(list: &[Property], name: &str, rest: &'s [Seg]) -> Option<(usize, &'
     }
 }
 
-/// A property the export does not store: refused, saying whether the
-/// class has it.
-fn missing(ed: &Editor<'_, '_>, list: &[Property], name: &str, path: &str) -> Result<()> {
+/// Add property `name` of `owner` that `list` does not store, from the
+/// schema (`[i]` after it picks the element of a fixed-size array): its
+/// slot and the segments left.
+fn add_missing<'s>(
+    ed: &mut Editor<'_, '_>,
+    owner: &str,
+    list: &mut Vec<Property>,
+    name: &str,
+    rest: &'s [Seg],
+) -> Option<(usize, &'s [Seg])> {
+    if let Some(Seg::Index(i)) = rest.first() {
+        let i = u32::try_from(*i).ok()?;
+        if i > 0 {
+            if let Some(s) = ed.add_from_schema(owner, list, name, i) {
+                return Some((s, &rest[1..]));
+            }
+        }
+    }
+    ed.add_from_schema(owner, list, name, 0).map(|s| (s, rest))
+}
+
+/// A property the export does not store, and no schema to add it from:
+/// refused, saying why (`owner`: the class or struct it would belong to;
+/// `None` for native fields).
+fn missing(
+    ed: &Editor<'_, '_>,
+    list: &[Property],
+    name: &str,
+    path: &str,
+    owner: Option<&str>,
+) -> Result<()> {
     let names: Vec<String> = list.iter().take(12).map(label).collect();
-    let class = ed.class();
-    let in_class = ed.class_has(&class, name);
+    let in_class = owner.is_some_and(|c| ed.class_has(c, name));
     let why = if in_class {
         format!(
-            "the export does not store {name} (its class {} default applies); adding a property is not supported",
-            class
+            "the export does not store {name} (its {} default applies) and its schema does not type it",
+            owner.unwrap_or_default()
+        )
+    } else if let Some(c) = owner.filter(|c| !ed.has_schema(c)) {
+        format!(
+            "no property {name} in the export (it stores: {}{}); adding a property needs its type, and there is no schema for {c} (give --usmap mappings that have it)",
+            names.join(", "),
+            if list.len() > 12 { ", ..." } else { "" }
         )
     } else {
         format!(
@@ -221,14 +268,35 @@ fn walk(
                 return fail(path, format!("is a {ty}: name a field with .Field"));
             };
             let names: Vec<String> = fields.iter().map(label).collect();
-            let Some((slot, rest)) = pick(fields, f, rest) else {
+            let found = match pick(fields, f, rest) {
+                Some((s, r)) => Some((s, r, false)),
+                None => match ty {
+                    PropType::Struct(s) => {
+                        add_missing(ed, s, fields, f, rest).map(|(s, r)| (s, r, true))
+                    }
+                    _ => None,
+                },
+            };
+            let Some((slot, rest, new)) = found else {
+                let hint = match ty {
+                    PropType::Struct(s) if !ed.has_schema(s) => format!(
+                        "; adding a field needs its type, and there is no schema for {s} (give --usmap mappings that have it)"
+                    ),
+                    _ => String::new(),
+                };
                 return fail(
                     &format!("{path}.{f}"),
-                    format!("no field {f} in this {ty} (fields: {})", names.join(", ")),
+                    format!(
+                        "no field {f} in this {ty} (fields: {}){hint}",
+                        names.join(", ")
+                    ),
                 );
             };
             let here = format!("{path}.{}", label(&fields[slot]));
             let fty = fields[slot].ty.clone();
+            if new {
+                return added(ed, &mut fields[slot].value, &fty, rest, &here, t);
+            }
             walk(ed, &mut fields[slot].value, &fty, rest, &here, t)
         }
         (Value::Array(xs) | Value::Set(xs), PropType::Array(inner) | PropType::Set(inner)) => {
@@ -258,6 +326,9 @@ fn walk(
             let key = match seg {
                 Seg::Field(f) if f == "len" && rest.is_empty() => {
                     return map_len(ed, es, path, t);
+                }
+                Seg::Field(f) if f == "remove" && rest.is_empty() => {
+                    return map_remove(ed, es, path, t);
                 }
                 Seg::Field(k) | Seg::Key(k) => k.clone(),
                 Seg::Index(i) => i.to_string(),
@@ -375,6 +446,38 @@ fn map_len(
         );
     }
     es.truncate(n);
+    Ok(())
+}
+
+/// `Map.remove=KEY`: remove the entry with key `KEY` (quotes optional).
+fn map_remove(
+    ed: &mut Editor<'_, '_>,
+    es: &mut Vec<(Value, Value)>,
+    path: &str,
+    t: &Target<'_>,
+) -> Result<()> {
+    let raw = t.raw.trim();
+    let key = raw
+        .strip_prefix('"')
+        .and_then(|k| k.strip_suffix('"'))
+        .unwrap_or(raw);
+    let Some(slot) = es.iter().position(|(k, _)| key_is(k, key)) else {
+        let keys: Vec<String> = es
+            .iter()
+            .take(12)
+            .map(|(k, _)| key_label(&value_json(k)))
+            .collect();
+        return fail(
+            path,
+            format!("no entry {key:?} to remove (keys: {})", keys.join(", ")),
+        );
+    };
+    let (k, v) = es.remove(slot);
+    ed.record(
+        &format!("{path}[{}]", key_label(&value_json(&k))),
+        value_json(&v),
+        J::Null,
+    );
     Ok(())
 }
 

@@ -274,8 +274,17 @@ fn structs_arrays_maps_fixed() {
 
 #[test]
 fn refusals_name_the_reason() {
-    let e = set1("Absent", "1").unwrap_err();
-    assert!(e.reason.contains("does not store Absent"), "{e}");
+    // Not stored, but the class's schema types it: added.
+    let (p, c) = set1("Absent", "7").unwrap();
+    assert_eq!(get(&p, "Absent"), &Value::Int(7));
+    assert_eq!(c.len(), 1);
+    assert_eq!(c[0].old, serde_json::Value::Null);
+    assert!(set1("Absent", "x").is_err());
+    // Without a schema: refused, naming the class.
+    let a = asset();
+    let mut p = model();
+    let e = set(&a, &NoSchemas, 0, &mut p, "Absent", "1").unwrap_err();
+    assert!(e.reason.contains("no schema for Thing"), "{e}");
     let e = set1("Nope", "1").unwrap_err();
     assert!(e.reason.contains("no property Nope"), "{e}");
     let e = set1("Blob", "{}").unwrap_err();

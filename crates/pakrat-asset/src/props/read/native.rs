@@ -472,6 +472,16 @@ fn all_read(r: &Reader<'_>, fields: Vec<Property>) -> Result<Vec<Property>> {
     Ok(fields)
 }
 
+/// The hint path segment of a table row (the rows of data and curve
+/// tables are property streams: their write hints are kept per row name,
+/// apart from the export's own properties).
+pub(crate) fn row_seg(name: &str) -> String {
+    format!("~Rows{{{name}")
+}
+
+/// The hint path segment of a string table's strings.
+pub(crate) const STRING_TABLE_SEG: &str = "~StringTable";
+
 /// The short name an object property holds, if it is set.
 fn object_name<'p>(props: &'p [Property], name: &str) -> Option<&'p str> {
     props.iter().find_map(|p| match &p.value {
@@ -490,7 +500,9 @@ impl Ctx<'_, '_> {
         let mut rows = Vec::with_capacity(n);
         for _ in 0..n {
             let name = self.fname(r, "row name")?;
-            let v = self.nested(r.offset(), |c| c.properties(r, &row_struct, false))?;
+            let v = self.with_seg(format_args!("{}", row_seg(&name)), |c| {
+                c.nested(r.offset(), |c| c.properties(r, &row_struct, false))
+            })?;
             rows.push((Value::Name(name), Value::Struct(v)));
         }
         Ok(vec![field(
@@ -506,24 +518,27 @@ impl Ctx<'_, '_> {
     /// `FStringTable`: namespace, entries (key → source string) and their
     /// metadata (key → (name → string)).
     fn string_table(&mut self, r: &mut Reader<'_>) -> Result<Vec<Property>> {
-        use pakrat_codec::fstring::read_fstring;
-        let namespace = read_fstring(r, "string table namespace")?;
+        self.with_seg(format_args!("{STRING_TABLE_SEG}"), |c| c.string_table_in(r))
+    }
+
+    fn string_table_in(&mut self, r: &mut Reader<'_>) -> Result<Vec<Property>> {
+        let namespace = self.fstr(r, "string table namespace")?;
         let n = r.i32_count("string table entries", 8)?;
         let mut entries = Vec::with_capacity(n);
         for _ in 0..n {
-            let k = read_fstring(r, "string table key")?;
-            let v = read_fstring(r, "string table value")?;
+            let k = self.fstr(r, "string table key")?;
+            let v = self.fstr(r, "string table value")?;
             entries.push((Value::Str(k), Value::Str(v)));
         }
         let n = r.i32_count("string table metadata", 8)?;
         let mut meta = Vec::with_capacity(n);
         for _ in 0..n {
-            let k = read_fstring(r, "string table metadata key")?;
+            let k = self.fstr(r, "string table metadata key")?;
             let m = r.i32_count("metadata", 12)?;
             let mut inner = Vec::with_capacity(m);
             for _ in 0..m {
                 let id = self.fname(r, "metadata id")?;
-                let v = read_fstring(r, "metadata value")?;
+                let v = self.fstr(r, "metadata value")?;
                 inner.push((Value::Name(id), Value::Str(v)));
             }
             meta.push((Value::Str(k), Value::Map(inner)));
@@ -559,7 +574,9 @@ impl Ctx<'_, '_> {
         let mut rows = Vec::with_capacity(n);
         for _ in 0..n {
             let name = self.fname(r, "row name")?;
-            let v = self.nested(r.offset(), |c| c.properties(r, curve, false))?;
+            let v = self.with_seg(format_args!("{}", row_seg(&name)), |c| {
+                c.nested(r.offset(), |c| c.properties(r, curve, false))
+            })?;
             rows.push((Value::Name(name), Value::Struct(v)));
         }
         Ok(vec![

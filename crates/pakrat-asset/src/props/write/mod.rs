@@ -6,7 +6,9 @@
 //! * `unversioned`: the fragment header and zero mask, values in schema
 //!   order;
 //! * `values`: values by type, shared by both forms; `text`: `FText`;
-//! * `native`: natively serialized structs inside properties.
+//! * `native`: natively serialized structs inside properties;
+//! * `tail`: the native data after the properties of data tables, curve
+//!   tables, string tables and user-defined enums.
 //!
 //! What the model does not say (tag flags, property GUIDs, the spelling of
 //! type names, zero values written unmasked, bytes pakrat skipped) comes
@@ -17,6 +19,7 @@ mod hints;
 mod movie;
 mod native;
 mod tagged;
+mod tail;
 #[cfg(test)]
 mod tests;
 mod text;
@@ -26,6 +29,7 @@ mod values;
 pub(crate) use hints::TagHint;
 pub use hints::WriteHints;
 pub(crate) use native::encodes_native;
+pub use tail::writes_native_tail;
 
 use super::read::{Ctx, MAX_DEPTH};
 use super::{Asset, ExportProps, PropType, Schemas, Value};
@@ -390,6 +394,78 @@ fn encode(
         }
     }
     Ok(w.into_inner())
+}
+
+/// Encode the native data of export `index` of `asset` after its property
+/// stream (the bytes `[native_start, end)` of its data) from
+/// `props.native`, for the classes [`writes_native_tail`] names (`None`
+/// for any other: their tail is kept as stored). Bytes the decoder left
+/// unread after the tail (`native_unread`) are copied from the export.
+/// With the `hints` of [`decode_export_for_write`], an unedited tail comes
+/// out as its exact bytes.
+pub fn encode_native_tail(
+    asset: &Asset<'_>,
+    index: usize,
+    schemas: &dyn Schemas,
+    props: &ExportProps,
+    hints: &WriteHints,
+) -> Result<Option<Vec<u8>>> {
+    tail_of(asset, index, schemas, props, hints, None)
+}
+
+/// [`encode_native_tail`], with new names and imports added to `adds`
+/// (as [`encode_properties_into`] does).
+pub fn encode_native_tail_into(
+    asset: &Asset<'_>,
+    index: usize,
+    schemas: &dyn Schemas,
+    props: &ExportProps,
+    hints: &WriteHints,
+    adds: &mut Additions,
+) -> Result<Option<Vec<u8>>> {
+    let mut work = adds.clone();
+    let out = tail_of(asset, index, schemas, props, hints, Some(&mut work))?;
+    *adds = work;
+    Ok(out)
+}
+
+fn tail_of(
+    asset: &Asset<'_>,
+    index: usize,
+    schemas: &dyn Schemas,
+    props: &ExportProps,
+    hints: &WriteHints,
+    adds: Option<&mut Additions>,
+) -> Result<Option<Vec<u8>>> {
+    let Some(export) = asset.exports.get(index) else {
+        return Err(EncodeError {
+            path: "/".into(),
+            reason: format!(
+                "export {index} does not exist ({} exports)",
+                asset.exports.len()
+            ),
+        });
+    };
+    let class = export.class_name().to_string();
+    if !writes_native_tail(&class) {
+        return Ok(None);
+    }
+    let mut enc = Enc::new(asset, schemas, hints);
+    if let Some(a) = &adds {
+        enc.adds = Some(RefCell::new((*a).clone()));
+    }
+    let mut w = Writer::new();
+    enc.native_tail(&mut w, &class, &props.native)?;
+    if let (Some(a), Some(cell)) = (adds, enc.adds.take()) {
+        *a = cell.into_inner();
+    }
+    let data = export.data;
+    let unread = usize::try_from(props.native_unread)
+        .ok()
+        .filter(|&n| n <= data.len())
+        .unwrap_or(0);
+    w.bytes(&data[data.len() - unread..]);
+    Ok(Some(w.into_inner()))
 }
 
 /// Decode export `index` of `asset` as [`super::decode_export`] does, with
