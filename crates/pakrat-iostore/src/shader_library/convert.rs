@@ -348,7 +348,13 @@ fn zen_shader_code(
         for &s in zen.group_shaders(g) {
             let s = s as usize;
             let off = zen.shader_entries[s].offset_in_group() as usize;
-            code[s] = plain[off..off + sizes[s] as usize].to_vec();
+            let bytes = plain
+                .get(off..off + sizes[s] as usize)
+                .ok_or_else(|| Error::Invalid {
+                    offset: 0,
+                    what: format!("shader {s} at {off} lies outside group {g}"),
+                })?;
+            code[s] = bytes.to_vec();
         }
     }
     Ok(code)

@@ -14,6 +14,7 @@
 //! byte for byte (a header-only file, without code, too); [`convert`] turns one
 //! into the other.
 
+pub mod container;
 pub mod convert;
 
 use pakrat_io::{Error, Reader, Result, Writer};
