@@ -218,10 +218,9 @@ fn shader_library_chunks(
     }
 }
 
-/// Turn a folder listing into chunks, a container header and pak files.
-pub fn plan(files: &[SourceFile], o: &PlanOptions) -> Result<Plan> {
+/// The reference header: the given one, else a ContainerHeader chunk in the folder.
+fn folder_reference(files: &[SourceFile], o: &PlanOptions) -> Result<Option<ContainerHeader>> {
     let mut reference = o.reference.clone();
-    // A ContainerHeader chunk in the folder is the reference when none is given.
     for f in files {
         if let Some(rest) = f.rel.strip_prefix("_chunks/") {
             if rest.ends_with(".ContainerHeader") && reference.is_none() {
@@ -233,6 +232,12 @@ pub fn plan(files: &[SourceFile], o: &PlanOptions) -> Result<Plan> {
             }
         }
     }
+    Ok(reference)
+}
+
+/// Turn a folder listing into chunks, a container header and pak files.
+pub fn plan(files: &[SourceFile], o: &PlanOptions) -> Result<Plan> {
+    let reference = folder_reference(files, o)?;
     let form = reference.as_ref().map_or_else(
         || o.form.unwrap_or_else(|| default_form(o.toc_version)),
         |r| r.form,

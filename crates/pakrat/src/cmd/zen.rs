@@ -45,6 +45,34 @@ fn packages_of(c: &pakrat_iostore::Container) -> Result<ContainerPackages> {
     })
 }
 
+/// Refuse when packages import script objects and no global container was
+/// given (one message for all of them).
+fn refuse_missing_script(
+    file: &std::path::Path,
+    src: &Packages,
+    selected: &[&PackageEntry],
+) -> Result<()> {
+    if src.script.is_none() {
+        let needs = selected
+            .iter()
+            .filter_map(|e| e.header.as_ref().ok())
+            .filter(|h| {
+                h.imports
+                    .iter()
+                    .any(|i| matches!(i.get(), ObjectRef::Script(_)))
+            })
+            .count();
+        if needs > 0 {
+            bail!(
+                "{}: {needs} of {} packages import script objects, which resolve through the game's global container: give it with --global global.utoc",
+                file.display(),
+                selected.len()
+            );
+        }
+    }
+    Ok(())
+}
+
 /// `zen to-legacy`.
 pub fn to_legacy(a: &ZenToLegacyArgs) -> Result<ExitCode> {
     let c = open_container(&a.file, &a.keys)?;
@@ -85,24 +113,7 @@ pub fn to_legacy(a: &ZenToLegacyArgs) -> Result<ExitCode> {
         );
     }
     // One message, not one per package, for what every package needs.
-    if src.script.is_none() {
-        let needs = selected
-            .iter()
-            .filter_map(|e| e.header.as_ref().ok())
-            .filter(|h| {
-                h.imports
-                    .iter()
-                    .any(|i| matches!(i.get(), ObjectRef::Script(_)))
-            })
-            .count();
-        if needs > 0 {
-            bail!(
-                "{}: {needs} of {} packages import script objects, which resolve through the game's global container: give it with --global global.utoc",
-                a.file.display(),
-                selected.len()
-            );
-        }
-    }
+    refuse_missing_script(&a.file, &src, &selected)?;
     // Likewise when the engine release is needed.
     if layout.is_none() {
         let unsure: Vec<String> = selected
