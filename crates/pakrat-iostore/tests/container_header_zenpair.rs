@@ -6,7 +6,9 @@ use pakrat_iostore::container_header::{self, HeaderForm};
 
 #[test]
 fn zenpair_container_headers_write_back_byte_for_byte() {
-    let Some(root) = pakrat_testkit::corpus_dir() else { return };
+    let Some(root) = pakrat_testkit::corpus_dir() else {
+        return;
+    };
     let d = root.join("zenpair/retoc");
     let cases: [(&str, HeaderForm, usize); 5] = [
         ("UE4.27/ContainerHeader_1.bin", HeaderForm::Ue4, 52583),
@@ -24,7 +26,11 @@ fn zenpair_container_headers_write_back_byte_for_byte() {
         let back = h.to_bytes().unwrap_or_else(|e| panic!("{p}: {e}"));
         if back != data {
             let at = back.iter().zip(&data).position(|(a, b)| a != b);
-            bad.push(format!("{p}: {} bytes written, {} read, first difference at {at:?}", back.len(), data.len()));
+            bad.push(format!(
+                "{p}: {} bytes written, {} read, first difference at {at:?}",
+                back.len(),
+                data.len()
+            ));
         }
     }
     assert!(bad.is_empty(), "{bad:#?}");

@@ -37,6 +37,9 @@ use super::{
 };
 use crate::toc::{ChunkId, ChunkType, Numbering};
 
+/// Group chunks made by [`legacy_to_zen`]: id and bytes, in group order.
+pub type GroupChunks = Vec<(ChunkId, Vec<u8>)>;
+
 /// UnrealPak's default maximum uncompressed group size
 /// (`r.ShaderCodeLibrary.MaxShaderGroupSize`).
 pub const MAX_GROUP_SIZE: usize = 1024 * 1024;
@@ -106,12 +109,8 @@ fn split_by_size(lib: &LegacyShaderLibrary, run: Vec<usize>, max: usize) -> Vec<
     let mut groups = vec![Vec::new(); n];
     let mut sizes = vec![0usize; n];
     for s in sorted {
-        let mut smallest = 0;
-        for g in 1..n {
-            if sizes[g] < sizes[smallest] {
-                smallest = g;
-            }
-        }
+        // The first of the smallest, as UnrealPak deals them.
+        let smallest = (0..n).min_by_key(|&g| sizes[g]).unwrap_or(0);
         groups[smallest].push(s);
         sizes[smallest] += size(s);
     }
@@ -269,7 +268,7 @@ pub fn legacy_to_zen(
     lib: &LegacyShaderLibrary,
     format: &str,
     numbering: Numbering,
-) -> Result<(ZenShaderLibrary, Vec<(ChunkId, Vec<u8>)>)> {
+) -> Result<(ZenShaderLibrary, GroupChunks)> {
     if lib.is_header_only() {
         return Err(Error::Other(
             "the shader library holds no shader code (header only)".into(),
