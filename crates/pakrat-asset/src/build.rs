@@ -12,6 +12,10 @@
 //!   (as `pakrat extract --chunks` names them). A ContainerHeader there is
 //!   not copied: it is the reference the new header takes what a package
 //!   cannot tell from (shader maps, localized packages, redirects).
+//! * `X.ushaderbytecode`: a shader library. The pak form becomes the IoStore
+//!   library chunk (at the file's path) and its `ShaderCode` group chunks
+//!   (`docs/shader-library.md`); a file already in the IoStore form is the
+//!   library chunk as it is (its groups come from `_chunks/`).
 //! * Anything else goes into the companion `.pak`.
 //!
 //! The container header lists the packages by ascending id (as UE's writer
@@ -167,10 +171,56 @@ fn read_package(
     }
 }
 
-/// Turn a folder listing into chunks, a container header and pak files.
-pub fn plan(files: &[SourceFile], o: &PlanOptions) -> Result<Plan> {
+/// A `.ushaderbytecode` file as chunks: the library chunk at the file's path
+/// and, for the pak form, the group chunks it converts to (stored plain).
+/// `None` for any other file.
+fn shader_library_chunks(
+    f: &SourceFile,
+    mount: &str,
+    numbering: Numbering,
+) -> Result<Option<Vec<(ChunkSpec, String)>>> {
+    use pakrat_iostore::shader_library::{self as sl, LibraryForm};
+    if !f.rel.to_ascii_lowercase().ends_with(".ushaderbytecode") {
+        return Ok(None);
+    }
+    let Some((name, format)) = sl::split_file_name(&f.rel) else {
+        return Ok(None);
+    };
+    let data = f.read()?;
+    let spec = |id: ChunkId, path: Option<String>, bytes: Vec<u8>| ChunkSpec {
+        id,
+        path,
+        size: bytes.len() as u64,
+        data: Data::Bytes(bytes),
+        memory_mapped: false,
+    };
+    let lib_id = sl::library_chunk_id(&name, &format, numbering);
+    let path = Some(format!("{mount}{}", f.rel));
+    match sl::sniff(&data) {
+        Some(LibraryForm::Legacy) => {
+            let lib = sl::LegacyShaderLibrary::parse(&data).map_err(|e| e.in_file(&f.path))?;
+            let (zen, groups) = sl::convert::legacy_to_zen(&lib, &format, numbering)
+                .map_err(|e| e.in_file(&f.path))?;
+            let mut out = vec![(spec(lib_id, path, zen.to_bytes()), f.rel.clone())];
+            for (g, (id, bytes)) in groups.into_iter().enumerate() {
+                out.push((spec(id, None, bytes), format!("{}#{g:06}", f.rel)));
+            }
+            Ok(Some(out))
+        }
+        Some(LibraryForm::Zen) => {
+            sl::ZenShaderLibrary::parse(&data).map_err(|e| e.in_file(&f.path))?;
+            Ok(Some(vec![(
+                spec(lib_id, path, data.into_owned()),
+                f.rel.clone(),
+            )]))
+        }
+        None => Ok(None),
+    }
+}
+
+/// The reference header: the given one, else a ContainerHeader chunk in the folder.
+fn folder_reference(files: &[SourceFile], o: &PlanOptions) -> Result<Option<ContainerHeader>> {
     let mut reference = o.reference.clone();
-    // A ContainerHeader chunk in the folder is the reference when none is given.
     for f in files {
         if let Some(rest) = f.rel.strip_prefix("_chunks/") {
             if rest.ends_with(".ContainerHeader") && reference.is_none() {
@@ -182,6 +232,12 @@ pub fn plan(files: &[SourceFile], o: &PlanOptions) -> Result<Plan> {
             }
         }
     }
+    Ok(reference)
+}
+
+/// Turn a folder listing into chunks, a container header and pak files.
+pub fn plan(files: &[SourceFile], o: &PlanOptions) -> Result<Plan> {
+    let reference = folder_reference(files, o)?;
     let form = reference.as_ref().map_or_else(
         || o.form.unwrap_or_else(|| default_form(o.toc_version)),
         |r| r.form,
@@ -218,6 +274,10 @@ pub fn plan(files: &[SourceFile], o: &PlanOptions) -> Result<Plan> {
                 },
                 f.rel.clone(),
             ));
+            continue;
+        }
+        if let Some(mut lib) = shader_library_chunks(f, &o.mount, numbering)? {
+            chunks.append(&mut lib);
             continue;
         }
         match file_kind(&f.rel) {

@@ -17,6 +17,7 @@ pub mod dirindex;
 pub mod engine;
 pub mod extract;
 pub mod perfect_hash;
+pub mod shader_library;
 pub mod toc;
 pub mod verify;
 pub mod write;

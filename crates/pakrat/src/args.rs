@@ -255,6 +255,9 @@ pub struct ExtractArgs {
     /// hash does not match is otherwise not written).
     #[arg(long)]
     pub no_verify: bool,
+    /// IoStore: keep shader libraries as stored (IoStore form, group chunks) instead of the pak form.
+    #[arg(long)]
+    pub raw_shaders: bool,
     #[command(flatten)]
     #[allow(missing_docs)]
     pub out: JsonArg,

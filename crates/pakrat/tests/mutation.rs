@@ -218,6 +218,37 @@ fn usmap_case(data: &[u8]) -> Result<(), String> {
     Ok(())
 }
 
+/// Shader library, either form: parse, write back byte for byte, plan the
+/// IoStore groups of the pak form, size the shaders of the IoStore form.
+fn shader_library_case(data: &[u8]) -> Result<(), String> {
+    use pakrat_iostore::shader_library::ZenShaderLibrary;
+    use pakrat_iostore::shader_library::{convert, sniff, LegacyShaderLibrary, LibraryForm};
+    match sniff(data) {
+        Some(LibraryForm::Legacy) => {
+            let lib = LegacyShaderLibrary::parse(data).map_err(err_text)?;
+            assert!(
+                lib.to_bytes() == data,
+                "pak-form library write is not exact"
+            );
+            let zen = convert::plan_groups(
+                &lib,
+                "PCD3D_SM6",
+                pakrat_iostore::Numbering::Ue5,
+                convert::MAX_GROUP_SIZE,
+            );
+            ZenShaderLibrary::parse(&zen.to_bytes()).expect("a planned library reads back");
+            Ok(())
+        }
+        Some(LibraryForm::Zen) => {
+            let zen = ZenShaderLibrary::parse(data).map_err(err_text)?;
+            assert!(zen.to_bytes() == data, "IoStore library write is not exact");
+            convert::zen_shader_sizes(&zen).map_err(err_text)?;
+            Ok(())
+        }
+        None => Err("not a shader library".into()),
+    }
+}
+
 /// IoStore: open (key ring with the fixture key), list, read every chunk,
 /// verify, container header + zen package headers, script objects.
 fn iostore_case(
@@ -513,6 +544,7 @@ fn run(part: Part) {
             "iostore" if lower.ends_with(".ucas") => "ucas",
             "iostore" | "pak" if lower.ends_with(".pak") => "pak",
             "usmap" => "usmap",
+            "zenpair" if lower.contains("shaderarchive-") => "shaderlib",
             _ => continue,
         };
         let original = std::fs::read(&e.path).expect("read corpus file");
@@ -573,8 +605,8 @@ fn run(part: Part) {
         // The unmutated file first: valid UMOD, redirect, IoStore and .pak
         // files of the corpus must pass the same calls cleanly, or the
         // errors below would prove nothing.
-        let must_pass =
-            matches!(kind, "umod" | "uz" | "utoc" | "pak" | "usmap") && !e.is_negative();
+        let must_pass = matches!(kind, "umod" | "uz" | "utoc" | "pak" | "usmap" | "shaderlib")
+            && !e.is_negative();
         let original_case = must_pass.then(|| Mutation {
             name: "original".into(),
             data: original.clone(),
@@ -608,6 +640,7 @@ fn run(part: Part) {
                 "package" => package_case(d),
                 "uz" => uz_case(d),
                 "usmap" => usmap_case(d),
+                "shaderlib" => shader_library_case(d),
                 "utoc" | "ucas" => iostore_case(
                     utoc_for_case.as_deref().expect("utoc"),
                     script_for_case.as_deref(),

@@ -45,6 +45,34 @@ fn packages_of(c: &pakrat_iostore::Container) -> Result<ContainerPackages> {
     })
 }
 
+/// Refuse when packages import script objects and no global container was
+/// given (one message for all of them).
+fn refuse_missing_script(
+    file: &std::path::Path,
+    src: &Packages,
+    selected: &[&PackageEntry],
+) -> Result<()> {
+    if src.script.is_none() {
+        let needs = selected
+            .iter()
+            .filter_map(|e| e.header.as_ref().ok())
+            .filter(|h| {
+                h.imports
+                    .iter()
+                    .any(|i| matches!(i.get(), ObjectRef::Script(_)))
+            })
+            .count();
+        if needs > 0 {
+            bail!(
+                "{}: {needs} of {} packages import script objects, which resolve through the game's global container: give it with --global global.utoc",
+                file.display(),
+                selected.len()
+            );
+        }
+    }
+    Ok(())
+}
+
 /// `zen to-legacy`.
 pub fn to_legacy(a: &ZenToLegacyArgs) -> Result<ExitCode> {
     let c = open_container(&a.file, &a.keys)?;
@@ -85,24 +113,7 @@ pub fn to_legacy(a: &ZenToLegacyArgs) -> Result<ExitCode> {
         );
     }
     // One message, not one per package, for what every package needs.
-    if src.script.is_none() {
-        let needs = selected
-            .iter()
-            .filter_map(|e| e.header.as_ref().ok())
-            .filter(|h| {
-                h.imports
-                    .iter()
-                    .any(|i| matches!(i.get(), ObjectRef::Script(_)))
-            })
-            .count();
-        if needs > 0 {
-            bail!(
-                "{}: {needs} of {} packages import script objects, which resolve through the game's global container: give it with --global global.utoc",
-                a.file.display(),
-                selected.len()
-            );
-        }
-    }
+    refuse_missing_script(&a.file, &src, &selected)?;
     // Likewise when the engine release is needed.
     if layout.is_none() {
         let unsure: Vec<String> = selected
@@ -156,11 +167,18 @@ pub fn to_legacy(a: &ZenToLegacyArgs) -> Result<ExitCode> {
     if let Some(b) = bar {
         b.finish_and_clear();
     }
+    let libs = shader_libraries(&c, &out, globs.as_ref());
     let secs = start.elapsed().as_secs_f64();
-    let errors: Vec<&String> = results.iter().filter_map(|r| r.as_ref().err()).collect();
+    let errors: Vec<&String> = results
+        .iter()
+        .chain(&libs)
+        .filter_map(|r| r.as_ref().err())
+        .collect();
     let done: Vec<&(String, usize, u64)> = results.iter().filter_map(|r| r.as_ref().ok()).collect();
-    let files: usize = done.iter().map(|d| d.1).sum();
-    let bytes: u64 = done.iter().map(|d| d.2).sum();
+    let lib_done: Vec<&(String, usize, u64)> =
+        libs.iter().filter_map(|r| r.as_ref().ok()).collect();
+    let files: usize = done.iter().chain(&lib_done).map(|d| d.1).sum();
+    let bytes: u64 = done.iter().chain(&lib_done).map(|d| d.2).sum();
     if a.out.json {
         print_json(&json!({
             "file": a.file.display().to_string(),
@@ -168,6 +186,7 @@ pub fn to_legacy(a: &ZenToLegacyArgs) -> Result<ExitCode> {
             "selected": selected.len(),
             "converted": done.len(),
             "packages": done.iter().map(|d| &d.0).collect::<Vec<_>>(),
+            "shader_libraries": lib_done.iter().map(|d| &d.0).collect::<Vec<_>>(),
             "files": files,
             "bytes": bytes,
             "seconds": secs,
@@ -182,14 +201,41 @@ pub fn to_legacy(a: &ZenToLegacyArgs) -> Result<ExitCode> {
         crate::cmd::common::print_errors(&errors);
         // The result line prints under -q too (its help says so).
         println!(
-            "converted {} of {} packages to legacy ({files} files, {}) in {} in {secs:.2}s",
+            "converted {} of {} packages{} to legacy ({files} files, {}) in {} in {secs:.2}s",
             done.len(),
             selected.len(),
+            match lib_done.len() {
+                0 => String::new(),
+                n => format!(" and {n} shader librar{}", if n == 1 { "y" } else { "ies" }),
+            },
             human_size(bytes),
             out.root().display()
         );
     }
     Ok(exit_code(errors.is_empty()))
+}
+
+/// The container's shader libraries (those with a path, matching the
+/// globs) in the pak form, as `.ushaderbytecode` at their paths
+/// (`docs/shader-library.md`): one result per library.
+fn shader_libraries(
+    c: &pakrat_iostore::Container,
+    out: &OutputDir,
+    globs: Option<&globset::GlobSet>,
+) -> Vec<Result<(String, usize, u64), String>> {
+    use pakrat_iostore::shader_library::container;
+    container::libraries(c)
+        .into_iter()
+        .filter_map(|x| x.path.map(|p| (x.index, p)))
+        .filter(|(_, p)| globs.is_none_or(|g| g.is_match(p)))
+        .map(|(index, path)| {
+            let (lib, _) = container::to_legacy(c, index).map_err(|e| format!("{path}: {e}"))?;
+            let data = lib.to_bytes();
+            out.write(&path, &data)
+                .map_err(|e| format!("{path}: {e}"))?;
+            Ok((path, 1, data.len() as u64))
+        })
+        .collect()
 }
 
 /// `--ue-version` of an engine whose zen layout pakrat does not write

@@ -1,6 +1,7 @@
 //! Handlers for iostore commands (`packages` in its own file).
 
 mod packages;
+mod shaders;
 
 pub use packages::packages;
 
@@ -464,7 +465,12 @@ pub fn extract(a: &ExtractArgs) -> Result<ExitCode> {
         .collect();
     // Two TOC entries with one path: the last in TOC order is written,
     // always (parallel writing used to pick either), and both are named.
-    let (jobs, dups) = extract::dedupe_jobs(jobs);
+    let (mut jobs, dups) = extract::dedupe_jobs(jobs);
+    let libs = if a.raw_shaders {
+        Vec::new()
+    } else {
+        shaders::take_libraries(&c, &mut jobs)
+    };
     for d in &dups {
         eprintln!("pakrat: warning: {}", show(d));
     }
@@ -477,7 +483,8 @@ pub fn extract(a: &ExtractArgs) -> Result<ExitCode> {
     }
     // Nothing selected is an error before any folder is made (as for
     // UMODs and paks).
-    let out = extract_output(a, jobs.iter().map(|j| j.name.as_str()))?;
+    let names: Vec<&str> = jobs.iter().chain(&libs).map(|j| j.name.as_str()).collect();
+    let out = extract_output(a, names.into_iter())?;
     let total: u64 = jobs.iter().map(|j| j.size).sum();
     let bar = progress(total, quiet() || a.out.json, "extracting");
     let tick = ticker(&bar);
@@ -486,7 +493,11 @@ pub fn extract(a: &ExtractArgs) -> Result<ExitCode> {
         verify_hashes: !a.no_verify,
         ..Default::default()
     };
-    let summary = extract::extract_with(&c, &jobs, &out, &tick, &opts);
+    let mut summary = extract::extract_with(&c, &jobs, &out, &tick, &opts);
+    let (lib_files, lib_bytes, lib_errors) = shaders::write_libraries(&c, &libs, &out);
+    summary.files += lib_files;
+    summary.bytes += lib_bytes;
+    summary.errors.extend(lib_errors);
     if let Some(pb) = &bar {
         pb.finish_and_clear();
     }
@@ -498,7 +509,8 @@ pub fn extract(a: &ExtractArgs) -> Result<ExitCode> {
             "file": a.file.display().to_string(),
             "output": out.root().display().to_string(),
             "extracted": done,
-            "selected": jobs.len(),
+            "selected": jobs.len() + libs.len(),
+            "shader_libraries": libs.len(),
             "bytes": total,
             "seconds": secs,
             "errors": errors,
@@ -519,7 +531,7 @@ pub fn extract(a: &ExtractArgs) -> Result<ExitCode> {
         // The result line prints under -q too (its help says so).
         println!(
             "extracted {done} of {} files ({}) to {} in {secs:.2}s",
-            jobs.len(),
+            jobs.len() + libs.len(),
             human_size(total),
             out.root().display()
         );
