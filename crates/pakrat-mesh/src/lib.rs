@@ -23,6 +23,11 @@
 pub mod export;
 pub mod gltf;
 pub mod model;
+pub mod psk;
 pub mod ue1;
 pub mod ue1_scene;
+pub mod ue2_anim;
+pub mod ue2_export;
+pub mod ue2_skel;
 pub mod ue2_static;
+pub mod ue2_vert;
