@@ -291,6 +291,12 @@ pub fn psa(scene: &Scene, seqs: &[SeqInfo]) -> Result<Vec<u8>, String> {
         .ok_or("no skeleton for the animations")?;
     let bones = bones(scene);
     let nb = bones.len();
+    let total: usize = seqs.iter().map(|s| s.frames).sum();
+    if total.saturating_mul(nb) > 1 << 24 {
+        return Err(format!(
+            "{total} frames of {nb} bones: too many keys for a .psa"
+        ));
+    }
     let mut c = Chunks(Vec::new());
     c.head("ANIMHEAD", 0, 0);
     skeleton_chunk(&mut c, "BONENAMES", &bones);

@@ -149,6 +149,14 @@ impl MeshAnimation {
             ));
         }
         for (k, (mv, s)) in self.moves.iter().zip(&self.seqs).enumerate() {
+            // Frames are sampled for a .psa: bounded by what the file holds.
+            let keys: usize = mv.tracks.iter().map(|t| t.times.len()).max().unwrap_or(0);
+            if s.frames < 0 || s.frames as usize > 4 * keys + 1024 {
+                return bad(format!(
+                    "sequence {k} ({}): {} frames for at most {keys} keys a bone",
+                    s.name, s.frames
+                ));
+            }
             if mv.tracks.len() != self.bones.len() {
                 return bad(format!(
                     "sequence {k} ({}): {} tracks for {} bones",
