@@ -43,8 +43,8 @@ pub fn mesh_animation(pkg: &Package<'_>, m: &SkeletalMesh) -> Option<(usize, Mes
         })
 }
 
-/// Whether some skeletal mesh of the package plays animation `exports[i]`
-/// (see [`mesh_animation`]).
+/// Whether some skeletal mesh of the package that has triangles plays
+/// animation `exports[i]` (see [`mesh_animation`]).
 pub fn animation_has_mesh(pkg: &Package<'_>, i: usize) -> bool {
     (0..pkg.exports.len())
         .filter(|&k| {
@@ -54,9 +54,15 @@ pub fn animation_has_mesh(pkg: &Package<'_>, i: usize) -> bool {
         .any(|k| {
             read_skeletal_mesh(pkg, k)
                 .ok()
+                .filter(has_triangles)
                 .and_then(|m| mesh_animation(pkg, &m))
                 .is_some_and(|(a, _)| a == i)
         })
+}
+
+/// Whether the mesh has triangles to export (LOD 0 or the base mesh).
+pub fn has_triangles(m: &SkeletalMesh) -> bool {
+    m.lod_geometry(0).is_some_and(|g| !g.tris.is_empty())
 }
 
 /// The skeletal mesh `exports[i]` with its animation (when found) and its
@@ -220,7 +226,7 @@ pub(crate) fn files(
     let label = format.label();
     if class.eq_ignore_ascii_case("SkeletalMesh") {
         let m = read_skeletal_mesh(pkg, i)?;
-        if m.lod_geometry(0).is_none_or(|g| g.tris.is_empty()) {
+        if !has_triangles(&m) {
             return Ok(Err(
                 "no triangles: its LOD models keep only the encoded skinning stream (not decoded) and the base mesh is empty".to_string(),
             ));

@@ -495,6 +495,9 @@ pub fn point_weights(g: &SkinGeometry) -> Vec<([u16; 4], [f32; 4])> {
 /// corners swapped (the stored order faces inwards after the axis
 /// conversion, as for UE1 meshes).
 pub fn to_scene(pkg: &Package<'_>, i: usize, m: &SkeletalMesh, all_lods: bool) -> Result<Scene> {
+    if m.lod_geometry(0).is_none_or(|g| g.tris.is_empty()) {
+        return Err(Error::Other("the skeletal mesh has no triangles".into()));
+    }
     let short = pkg.name(pkg.export(i)?.object_name).to_string();
     let mut scene = Scene {
         name: pkg.export_path(i)?,
@@ -504,7 +507,9 @@ pub fn to_scene(pkg: &Package<'_>, i: usize, m: &SkeletalMesh, all_lods: bool) -
     let slots = lod_materials(pkg, &m.lod, &short, &mut scene);
     let count = if all_lods { m.lods.len().max(1) } else { 1 };
     for k in 0..count {
-        let Some(g) = m.lod_geometry(k) else { break };
+        let Some(g) = m.lod_geometry(k).filter(|g| !g.tris.is_empty()) else {
+            break;
+        };
         scene.meshes.push(skin_mesh(g, &slots, &short, k));
     }
     Ok(scene)

@@ -282,6 +282,13 @@ impl VertMesh {
                 self.lod.verts.len()
             ));
         }
+        // Each wedge becomes a vertex of every frame's morph target.
+        if self.lod.wedges.len() > 8 * nv as usize + 64 {
+            return bad(format!(
+                "{} wedges for {nv} vertices",
+                self.lod.wedges.len()
+            ));
+        }
         if let Some(w) = self.lod.wedges.iter().find(|w| i32::from(w.0) >= nv) {
             return bad(format!("wedge vertex {} outside the {nv} vertices", w.0));
         }
@@ -415,6 +422,14 @@ pub fn to_scene(pkg: &Package<'_>, i: usize, m: &VertMesh) -> Result<Scene> {
         ..Default::default()
     };
     mesh.compute_normals();
+    // Morph weights: sequence keys × frames, bounded by what the file holds.
+    let keys: usize = m.seqs.iter().map(|s| s.frames.max(0) as usize).sum();
+    if keys.saturating_mul(frames) > 8 * m.lod.verts.len() + (1 << 20) {
+        return Err(Error::Other(format!(
+            "{keys} sequence keys × {frames} frames of morph weights for {} stored vertices",
+            m.lod.verts.len()
+        )));
+    }
     if frames > 1 {
         for f in 0..frames {
             mesh.morph_targets.push(MorphTarget {
