@@ -146,12 +146,15 @@ fn skeleton_chunk(c: &mut Chunks, id: &str, bones: &[(String, usize, [f32; 4], [
     }
 }
 
+/// A point: position bits, joints, weight bits.
+type PointKey = ([u32; 3], [u16; 4], [u32; 4]);
+
 /// The `.psk` of the scene's first mesh.
 pub fn psk(scene: &Scene) -> Result<Vec<u8>, String> {
     let m = scene.meshes.first().ok_or("no mesh to write")?;
     let skinned = !m.joints.is_empty() && scene.skeleton.is_some();
     // Points: equal positions with equal weights are one point.
-    let mut point_of: HashMap<([u32; 3], [u16; 4], [u32; 4]), u32> = HashMap::new();
+    let mut point_of: HashMap<PointKey, u32> = HashMap::new();
     let mut points: Vec<usize> = Vec::new();
     let wedge_point: Vec<u32> = (0..m.positions.len())
         .map(|v| {

@@ -12,7 +12,19 @@ use pakrat_mesh::{psk, ue2_anim, ue2_export, ue2_skel, ue2_vert};
 
 /// (package, mesh, wedges, triangles, bones, psk points, psk weights,
 /// sequences, frames) as umodel wrote them.
-const SKELETAL: &[(&str, &str, usize, usize, usize, usize, usize, usize, usize)] = &[
+type Row = (
+    &'static str,
+    &'static str,
+    usize,
+    usize,
+    usize,
+    usize,
+    usize,
+    usize,
+    usize,
+);
+
+const SKELETAL: &[Row] = &[
     (
         "licensee/hp3_RT_Box_K.ukx",
         "BoxModel",
