@@ -39,7 +39,8 @@ impl Kind {
             "sound" | "sounds" => Some(Kind::Sound),
             "music" => Some(Kind::Music),
             "textbuffer" | "script" | "scripttext" => Some(Kind::TextBuffer),
-            "mesh" | "meshes" | "lodmesh" | "staticmesh" => Some(Kind::Mesh),
+            "mesh" | "meshes" | "lodmesh" | "staticmesh" | "skeletalmesh" | "vertmesh"
+            | "meshanimation" | "animation" => Some(Kind::Mesh),
             _ => None,
         }
     }
@@ -58,7 +59,14 @@ const TEXTURE_CLASSES: &[&str] = &[
 ];
 
 /// Mesh classes exported through [`MeshHook`].
-const MESH_CLASSES: &[&str] = &["Mesh", "LodMesh", "StaticMesh"];
+const MESH_CLASSES: &[&str] = &[
+    "Mesh",
+    "LodMesh",
+    "StaticMesh",
+    "SkeletalMesh",
+    "VertMesh",
+    "MeshAnimation",
+];
 
 /// A mesh exporter: builds the files of mesh `exports[i]` (paths and
 /// descriptions only when `dry`), or says why there is nothing to export.
@@ -97,6 +105,11 @@ pub struct ExportOptions {
     pub mesh: Option<MeshHook>,
     /// Meshes: `.gltf` + `.bin` instead of `.glb`.
     pub mesh_gltf: bool,
+    /// Meshes: ActorX `.psk` (meshes) and `.psa` (animations) instead of
+    /// glTF.
+    pub mesh_psk: bool,
+    /// Skeletal meshes: every LOD, not only LOD 0.
+    pub mesh_all_lods: bool,
 }
 
 /// One file written.

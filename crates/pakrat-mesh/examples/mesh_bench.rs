@@ -1,5 +1,6 @@
 //! Benchmark of the mesh exporter over every UE1/UE2 package of the shared
-//! corpus: each mesh read (`Mesh`/`LodMesh` of UE1, `StaticMesh` of UE2),
+//! corpus: each mesh read (`Mesh`/`LodMesh` of UE1, `StaticMesh`,
+//! `SkeletalMesh` with its animation and `VertMesh` of UE2),
 //! built into a scene and written as `.glb` in memory; meshes/s and
 //! triangles/s on one thread and over the rayon pool, best of N rounds.
 //! Packages are mapped and parsed once, outside the timing.
@@ -13,7 +14,7 @@ use std::time::{Duration, Instant};
 use pakrat_classic::Package;
 use pakrat_io::Source;
 use pakrat_mesh::gltf::{self, Format};
-use pakrat_mesh::{ue1, ue1_scene, ue2_static};
+use pakrat_mesh::{ue1, ue1_scene, ue2_export, ue2_skel, ue2_static, ue2_vert};
 use rayon::prelude::*;
 
 /// One mesh exported to `.glb` bytes: (triangles, bytes written), or
@@ -23,6 +24,13 @@ fn export(pkg: &Package<'_>, i: usize) -> Option<(u64, u64)> {
     let scene = if class.eq_ignore_ascii_case("StaticMesh") {
         let m = ue2_static::read_static_mesh(pkg, i).ok()?;
         ue2_static::to_scene(pkg, i, &m).ok()?
+    } else if class.eq_ignore_ascii_case("SkeletalMesh") {
+        let m = ue2_skel::read_skeletal_mesh(pkg, i).ok()?;
+        let a = ue2_export::mesh_animation(pkg, &m);
+        ue2_export::skeletal_scene(pkg, i, &m, a.as_ref().map(|a| &a.1), false).ok()?
+    } else if class.eq_ignore_ascii_case("VertMesh") {
+        let m = ue2_vert::read_vert_mesh(pkg, i).ok()?;
+        ue2_vert::to_scene(pkg, i, &m).ok()?
     } else if ue1::mesh_class(class).is_some() && pkg.summary.version < 100 {
         let m = ue1::read_mesh(pkg, i).ok()?;
         ue1_scene::to_scene(pkg, i, &m).ok()?

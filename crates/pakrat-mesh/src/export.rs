@@ -7,7 +7,7 @@ use pakrat_classic::Package;
 use pakrat_io::{Error, Result};
 
 use crate::gltf::{self, Format};
-use crate::{ue1, ue1_scene, ue2_static};
+use crate::{ue1, ue1_scene, ue2_export, ue2_static};
 
 /// `Group/Sub/Name` for an export path `Group.Sub.Name`.
 fn rel_path(pkg: &Package<'_>, i: usize) -> Result<String> {
@@ -25,36 +25,54 @@ fn rel_path(pkg: &Package<'_>, i: usize) -> Result<String> {
 pub fn hook(pkg: &Package<'_>, i: usize, opts: &ExportOptions, dry: bool) -> Result<Produced> {
     let class = pkg.export_class_name(i)?;
     let is_static = class.eq_ignore_ascii_case("StaticMesh");
-    if ue1::mesh_class(class).is_none() && !is_static {
+    let ue2 = pkg.summary.version >= 100;
+    let ue2_class = ["SkeletalMesh", "VertMesh", "MeshAnimation"]
+        .iter()
+        .any(|c| c.eq_ignore_ascii_case(class));
+    if ue1::mesh_class(class).is_none() && !is_static && !ue2_class {
         return Ok(Err(format!("no mesh exporter for class {class}")));
     }
-    if !is_static && pkg.summary.version >= 100 {
+    if ue2_class != ue2 && !is_static {
         return Ok(Err(format!(
-            "UE2 {class} (package v{}): not exported yet",
+            "{class} of package v{}: no exporter for that generation",
             pkg.summary.version
         )));
     }
-    let format = if opts.mesh_gltf {
-        Format::Gltf
+    let format = if opts.mesh_psk {
+        Out::Psk
+    } else if opts.mesh_gltf {
+        Out::Gltf(Format::Gltf)
     } else {
-        Format::Glb
+        Out::Gltf(Format::Glb)
     };
     let base = rel_path(pkg, i)?;
+    if class.eq_ignore_ascii_case("MeshAnimation") && ue2_export::animation_has_mesh(pkg, i) {
+        return Ok(Err(
+            "exported with the skeletal mesh that plays it".to_string()
+        ));
+    }
     if dry {
+        let anim = class.eq_ignore_ascii_case("MeshAnimation");
         let names = match format {
-            Format::Glb => vec![format!("{base}.glb")],
-            Format::Gltf => vec![format!("{base}.gltf"), format!("{base}.bin")],
+            Out::Gltf(Format::Glb) => vec![format!("{base}.glb")],
+            Out::Gltf(Format::Gltf) => vec![format!("{base}.gltf"), format!("{base}.bin")],
+            Out::Psk if anim => vec![format!("{base}.psa")],
+            Out::Psk => vec![format!("{base}.psk")],
         };
         return Ok(Ok(names
             .into_iter()
             .map(|n| (n, Vec::new(), String::new()))
             .collect()));
     }
+    if ue2_class {
+        return ue2_export::files(pkg, i, class, opts, format, &base);
+    }
     if is_static {
         let m = ue2_static::read_static_mesh(pkg, i)?;
         let scene = ue2_static::to_scene(pkg, i, &m)?;
         let detail = format!(
-            "glTF {} vertices, {} triangles, {} sections, {} UV sets{}, {} textures",
+            "{} {} vertices, {} triangles, {} sections, {} UV sets{}, {} textures",
+            format.label(),
             m.positions.len(),
             m.triangle_count(),
             m.sections.len(),
@@ -66,13 +84,14 @@ pub fn hook(pkg: &Package<'_>, i: usize, opts: &ExportOptions, dry: bool) -> Res
             },
             scene.images.len()
         );
-        return files_of(&scene, format, &base, detail);
+        return files_of(&scene, format, &base, detail, None);
     }
     let m = ue1::read_mesh(pkg, i)?;
     let scene = ue1_scene::to_scene(pkg, i, &m)?;
     let mesh = &scene.meshes[0];
     let detail = format!(
-        "glTF {} vertices ({} wedges), {} triangles, {} frames, {} sequences, {} skins",
+        "{} {} vertices ({} wedges), {} triangles, {} frames, {} sequences, {} skins",
+        format.label(),
         m.vertex_count(),
         mesh.positions.len(),
         m.triangle_count(),
@@ -80,17 +99,43 @@ pub fn hook(pkg: &Package<'_>, i: usize, opts: &ExportOptions, dry: bool) -> Res
         m.seqs.len(),
         scene.images.len()
     );
-    files_of(&scene, format, &base, detail)
+    files_of(&scene, format, &base, detail, None)
+}
+
+/// The output container.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Out {
+    /// glTF (binary or JSON).
+    Gltf(Format),
+    /// ActorX psk/psa.
+    Psk,
+}
+
+impl Out {
+    /// The label of the detail line.
+    pub(crate) fn label(self) -> &'static str {
+        match self {
+            Out::Gltf(_) => "glTF",
+            Out::Psk => "ActorX",
+        }
+    }
 }
 
 /// Write the scene; the first file carries `detail`.
-fn files_of(
+/// With psk output, `psa` carries the sequences' (name, rate, frames) for
+/// the `.psa` file (None: only the `.psk`; a scene without meshes writes
+/// only the `.psa`).
+pub(crate) fn files_of(
     scene: &crate::model::Scene,
-    format: Format,
+    format: Out,
     base: &str,
     detail: String,
+    psa: Option<&[crate::psk::SeqInfo]>,
 ) -> Result<Produced> {
-    let files = gltf::write(scene, format, base).map_err(Error::Other)?;
+    let files = match format {
+        Out::Gltf(f) => gltf::write(scene, f, base).map_err(Error::Other)?,
+        Out::Psk => crate::psk::write(scene, base, psa).map_err(Error::Other)?,
+    };
     let out: Vec<OutFile> = files
         .into_iter()
         .enumerate()
@@ -99,6 +144,8 @@ fn files_of(
                 detail.clone()
             } else if path.ends_with(".bin") {
                 "glTF buffer".to_string()
+            } else if path.ends_with(".psa") {
+                "ActorX animations".to_string()
             } else {
                 "skin PNG".to_string()
             };

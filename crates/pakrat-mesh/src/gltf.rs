@@ -572,6 +572,18 @@ impl Builder {
             name: Some(format!("{} skeleton", scene.name)),
             skeleton: roots.first().copied(),
         });
+        for so in scene.sockets.iter().filter(|so| so.bone < sk.bones.len()) {
+            let n = self.root.push(json::Node {
+                name: Some(so.name.clone()),
+                translation: Some(so.translation),
+                rotation: Some(json::scene::UnitQuaternion(so.rotation)),
+                ..Default::default()
+            });
+            self.root.nodes[first + so.bone]
+                .children
+                .get_or_insert_with(Vec::new)
+                .push(n);
+        }
         Some((skin, roots, first))
     }
 

@@ -1,7 +1,9 @@
 //! Meshes and animations of Unreal packages: a generation-neutral model
 //! ([`model::Scene`]), a glTF 2.0 writer ([`gltf`]) and the readers that
-//! fill the model: UE1 vertex meshes ([`ue1`], [`ue1_scene`]) and UE2
-//! static meshes ([`ue2_static`]).
+//! fill the model: UE1 vertex meshes ([`ue1`], [`ue1_scene`]), UE2
+//! static meshes ([`ue2_static`]), skeletal meshes ([`ue2_skel`]),
+//! animations ([`ue2_anim`], [`ue2_export`]) and vertex meshes
+//! ([`ue2_vert`]); [`psk`] writes ActorX `.psk`/`.psa`.
 //!
 //! ```no_run
 //! # fn main() -> pakrat_io::Result<()> {
@@ -23,6 +25,11 @@
 pub mod export;
 pub mod gltf;
 pub mod model;
+pub mod psk;
 pub mod ue1;
 pub mod ue1_scene;
+pub mod ue2_anim;
+pub mod ue2_export;
+pub mod ue2_skel;
 pub mod ue2_static;
+pub mod ue2_vert;

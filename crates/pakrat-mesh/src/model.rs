@@ -22,6 +22,21 @@ pub struct Scene {
     pub skeleton: Option<Skeleton>,
     /// Animations.
     pub animations: Vec<Animation>,
+    /// Sockets: named nodes attached to bones.
+    pub sockets: Vec<Socket>,
+}
+
+/// A named attachment point on a bone (a UE2 `AttachAlias`, a UE4 socket).
+#[derive(Clone, Debug)]
+pub struct Socket {
+    /// Name.
+    pub name: String,
+    /// Index into [`Skeleton::bones`].
+    pub bone: usize,
+    /// Translation relative to the bone.
+    pub translation: [f32; 3],
+    /// Rotation quaternion (x, y, z, w) relative to the bone, unit length.
+    pub rotation: [f32; 4],
 }
 
 /// One mesh: vertex attributes shared by its sections.

@@ -84,6 +84,12 @@ fn scene(big: bool) -> Scene {
     };
     Scene {
         name: "synthetic".into(),
+        sockets: vec![pakrat_mesh::model::Socket {
+            name: "grip".into(),
+            bone: 1,
+            translation: [0.5, 0.0, 0.0],
+            rotation: [0.0, 0.0, 0.0, 1.0],
+        }],
         meshes: vec![mesh],
         materials: vec![Material {
             name: "red".into(),

@@ -1,6 +1,8 @@
 //! Corpus mutation run for the mesh readers (docs/hostile.md): every UE1
-//! mesh of the corpus and the UE2 static meshes of four packages
-//! (UT2004, Killing Floor, Shrek 2, Unreal Warfare builds), their object
+//! mesh of the corpus, the UE2 static meshes of four packages
+//! (UT2004, Killing Floor, Shrek 2, Unreal Warfare builds) and the UE2
+//! skeletal meshes, animations and vertex meshes of three (Harry Potter 3,
+//! UT2004's SniperAnims and XVehicles_rc), their object
 //! bytes mutated in place 150 times
 //! (the fixed-seed shapes of `pakrat_testkit::mutate`: truncations, bit
 //! flips, byte runs, evil u32 values), read, turned into a scene and
@@ -20,14 +22,52 @@ const BASE_BUDGET: usize = 64 << 20;
 const PER_OBJECT_BYTE: usize = 64;
 
 fn case(data: &[u8], index: usize) -> Result<(), String> {
-    let pkg = pakrat_classic::Package::parse_lenient(data).map_err(|e| e.to_string())?;
-    let s = if pkg.export_class_name(index).map_err(|e| e.to_string())? == "StaticMesh" {
-        let m =
-            pakrat_mesh::ue2_static::read_static_mesh(&pkg, index).map_err(|e| e.to_string())?;
-        pakrat_mesh::ue2_static::to_scene(&pkg, index, &m).map_err(|e| e.to_string())?
-    } else {
-        let m = pakrat_mesh::ue1::read_mesh(&pkg, index).map_err(|e| e.to_string())?;
-        pakrat_mesh::ue1_scene::to_scene(&pkg, index, &m).map_err(|e| e.to_string())?
+    let e = |e: pakrat_io::Error| e.to_string();
+    let pkg = pakrat_classic::Package::parse_lenient(data).map_err(e)?;
+    let class = pkg.export_class_name(index).map_err(e)?.to_string();
+    let s = match class.as_str() {
+        "StaticMesh" => {
+            let m = pakrat_mesh::ue2_static::read_static_mesh(&pkg, index).map_err(e)?;
+            pakrat_mesh::ue2_static::to_scene(&pkg, index, &m).map_err(e)?
+        }
+        "SkeletalMesh" => {
+            let m = pakrat_mesh::ue2_skel::read_skeletal_mesh(&pkg, index).map_err(e)?;
+            let a = pakrat_mesh::ue2_export::mesh_animation(&pkg, &m);
+            let s = pakrat_mesh::ue2_export::skeletal_scene(
+                &pkg,
+                index,
+                &m,
+                a.as_ref().map(|a| &a.1),
+                true,
+            )
+            .map_err(e)?;
+            pakrat_mesh::psk::write(&s, "m", None)?;
+            s
+        }
+        "MeshAnimation" => {
+            let a = pakrat_mesh::ue2_anim::read_mesh_animation(&pkg, index).map_err(e)?;
+            let s = pakrat_mesh::ue2_export::animation_scene(&pkg, index, &a).map_err(e)?;
+            let seqs: Vec<pakrat_mesh::psk::SeqInfo> = a
+                .seqs
+                .iter()
+                .map(|q| pakrat_mesh::psk::SeqInfo {
+                    name: q.name.clone(),
+                    group: String::new(),
+                    rate: q.rate,
+                    frames: q.frames.max(0) as usize,
+                })
+                .collect();
+            pakrat_mesh::psk::psa(&s, &seqs)?;
+            s
+        }
+        "VertMesh" => {
+            let m = pakrat_mesh::ue2_vert::read_vert_mesh(&pkg, index).map_err(e)?;
+            pakrat_mesh::ue2_vert::to_scene(&pkg, index, &m).map_err(e)?
+        }
+        _ => {
+            let m = pakrat_mesh::ue1::read_mesh(&pkg, index).map_err(e)?;
+            pakrat_mesh::ue1_scene::to_scene(&pkg, index, &m).map_err(e)?
+        }
     };
     let files = pakrat_mesh::gltf::write(&s, pakrat_mesh::gltf::Format::Glb, "m")?;
     assert!(files[0].1.starts_with(b"glTF"));
@@ -50,13 +90,17 @@ fn mutated_meshes_end_cleanly() {
         "licensee/kf_GreenShopArrow.usx",
         "licensee/shrek2_5_FGM_Donkey_SM.usx",
         "ue2/UTRPGStatics.usx",
+        "licensee/hp3_RT_Box_K.ukx",
+        "ue2/SniperAnims.ukx",
+        "ue2/XVehicles_rc.u",
     ] {
         let data = std::fs::read(corpus.join(file)).unwrap();
         let pkg = pakrat_classic::Package::parse(&data).unwrap();
         let meshes: Vec<(usize, usize, usize)> = (0..pkg.exports.len())
             .filter(|&i| {
                 let c = pkg.export_class_name(i).unwrap();
-                pakrat_mesh::ue1::mesh_class(c).is_some() || c == "StaticMesh"
+                pakrat_mesh::ue1::mesh_class(c).is_some()
+                    || ["StaticMesh", "SkeletalMesh", "MeshAnimation", "VertMesh"].contains(&c)
             })
             .map(|i| {
                 let e = pkg.export(i).unwrap();

@@ -34,6 +34,9 @@ pub enum MeshFormat {
     Glb,
     /// JSON glTF with a `.bin` buffer and the skins as PNG files beside it.
     Gltf,
+    /// ActorX: `.psk` for meshes, `.psa` for animations (the Blender
+    /// psk/psa importer reads them).
+    Psk,
 }
 
 /// `pakrat export`.
@@ -51,7 +54,8 @@ pub struct ExportArgs {
     #[arg(short = 'o', long = "output", value_name = "DIR")]
     pub output: PathBuf,
     /// Only objects of these classes (comma-separated). UE1/UE2:
-    /// Texture,Sound,Music,TextBuffer,Mesh (Mesh, LodMesh, StaticMesh). UE4/UE5: Texture2D, TextureCube,
+    /// Texture,Sound,Music,TextBuffer,Mesh (Mesh, LodMesh, StaticMesh,
+    /// SkeletalMesh, VertMesh, MeshAnimation). UE4/UE5: Texture2D, TextureCube,
     /// Texture2DArray, TextureCubeArray, VolumeTexture, TextureLightProfile
     /// … (Texture for all).
     #[arg(long, value_delimiter = ',')]
@@ -59,9 +63,12 @@ pub struct ExportArgs {
     /// UE1/UE2 textures: export every mip level, not only the first.
     #[arg(long)]
     pub mips: bool,
-    /// UE1/UE2 meshes: glTF container (default glb).
+    /// UE1/UE2 meshes: glTF container (default glb), or ActorX psk/psa.
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub mesh_format: Option<MeshFormat>,
+    /// UE2 skeletal meshes: every LOD model (one mesh each), not only LOD 0.
+    #[arg(long)]
+    pub all_lods: bool,
     /// UE4/UE5 textures: the file format (default: PNG, EXR for HDR pixel
     /// formats).
     #[arg(long, value_enum)]

@@ -495,3 +495,76 @@ fn a_package_of_unknown_object_layout_skips_its_static_meshes_with_the_reason() 
         assert!(o["reason"].as_str().unwrap().contains("not known"), "{o}");
     }
 }
+
+/// The UE2 packages holding skeletal meshes, vertex meshes and animations:
+/// (package, exported objects, skipped objects) of `--class Mesh` among
+/// `SkeletalMesh`, `VertMesh` and `MeshAnimation`. The three skipped
+/// skeletal meshes of `tk_ZenCoders.u` keep only the encoded skinning
+/// stream (umodel writes them empty: "bad base mesh"); their animation
+/// `ZenAnims` then exports on its own skeleton.
+const SKELETAL_PACKAGES: &[(&str, usize, usize)] = &[
+    ("ue2/Intro_brockfan.ukx", 1, 1),
+    ("ue2/NvidiaGorge.ukx", 1, 1),
+    ("ue2/SniperAnims.ukx", 1, 1),
+    ("ue2/intro_jugchick.ukx", 1, 1),
+    ("ue2/XVehicles_rc.u", 6, 0),
+    ("ue2/rs_HolyHandGrenade.usx", 1, 0),
+    ("ue2/tk_ZenCoders.u", 2, 4),
+    ("licensee/hp3_RT_Box_K.ukx", 1, 1),
+];
+
+#[test]
+fn every_ue2_skeletal_and_vertex_mesh_exports_as_valid_gltf_and_psk() {
+    let Some(corpus) = pakrat_testkit::corpus_dir() else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let mut glbs = Vec::new();
+    for (k, (file, exported, skipped)) in SKELETAL_PACKAGES.iter().enumerate() {
+        let out = tmp.path().join(k.to_string());
+        let m = export(&corpus.join(file), &out, &["--class", "Mesh"]);
+        let objs: Vec<&Value> = m["objects"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|o| {
+                ["SkeletalMesh", "VertMesh", "MeshAnimation"]
+                    .contains(&o["class"].as_str().unwrap())
+            })
+            .collect();
+        let n = |s: &str| objs.iter().filter(|o| o["status"] == s).count();
+        assert_eq!(
+            (n("exported"), n("skipped")),
+            (*exported, *skipped),
+            "{file}: {objs:?}"
+        );
+        for o in objs.iter().filter(|o| o["status"] == "exported") {
+            glbs.push(out.join(o["files"][0]["path"].as_str().unwrap()));
+        }
+    }
+    assert_eq!(glbs.len(), 14);
+    for r in validate(&glbs) {
+        assert_eq!(r["errors"], 0, "{r}");
+        assert_eq!(r["warnings"], 0, "{r}");
+    }
+    // ActorX: the mesh and its animations.
+    let out = tmp.path().join("psk");
+    let m = export(
+        &corpus.join("ue2/SniperAnims.ukx"),
+        &out,
+        &["--class", "SkeletalMesh", "--mesh-format", "psk"],
+    );
+    let files: Vec<&str> = m["objects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|o| o["status"] == "exported")
+        .flat_map(|o| o["files"].as_array().unwrap().iter())
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(files, ["SniperRifle_1st.psk", "SniperRifle_1st.psa"]);
+    let psk = std::fs::read(out.join("SniperRifle_1st.psk")).unwrap();
+    assert_eq!(&psk[..8], b"ACTRHEAD");
+    let psa = std::fs::read(out.join("SniperRifle_1st.psa")).unwrap();
+    assert_eq!(&psa[..8], b"ANIMHEAD");
+}

@@ -120,6 +120,8 @@ fn package_case(data: &[u8]) -> Result<(), String> {
         all_mips: true,
         mesh: Some(pakrat_mesh::export::hook),
         mesh_gltf: false,
+        mesh_psk: false,
+        mesh_all_lods: false,
     };
     let mut first_err = None;
     let js = pakrat_classic::json::PropsJson::new(&pkg, "Case");

@@ -520,6 +520,8 @@ fn export_options(a: &ExportArgs) -> Result<ExportOptions> {
         all_mips: a.mips,
         mesh: Some(pakrat_mesh::export::hook),
         mesh_gltf: a.mesh_format == Some(crate::args_export::MeshFormat::Gltf),
+        mesh_psk: a.mesh_format == Some(crate::args_export::MeshFormat::Psk),
+        mesh_all_lods: a.all_lods,
     })
 }
 
