@@ -1,7 +1,7 @@
 //! Meshes and animations of Unreal packages: a generation-neutral model
 //! ([`model::Scene`]), a glTF 2.0 writer ([`gltf`]) and the readers that
 //! fill the model: UE1 vertex meshes ([`ue1`], [`ue1_scene`]) and UE2
-//! static meshes ([`ue2_static`]).
+//! static meshes ([`ue2_static`]); UE4/UE5 static meshes ([`ue5`]).
 //!
 //! ```no_run
 //! # fn main() -> pakrat_io::Result<()> {
@@ -26,3 +26,4 @@ pub mod model;
 pub mod ue1;
 pub mod ue1_scene;
 pub mod ue2_static;
+pub mod ue5;

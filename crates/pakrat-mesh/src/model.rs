@@ -22,6 +22,24 @@ pub struct Scene {
     pub skeleton: Option<Skeleton>,
     /// Animations.
     pub animations: Vec<Animation>,
+    /// Sockets: named attachment points, written as empty nodes.
+    pub sockets: Vec<Socket>,
+}
+
+/// A socket: a named attachment point below a bone, or below the first
+/// mesh's node when it names no bone.
+#[derive(Clone, Debug)]
+pub struct Socket {
+    /// Name.
+    pub name: String,
+    /// Index into [`Skeleton::bones`] of the bone it hangs from.
+    pub bone: Option<usize>,
+    /// Translation from its parent.
+    pub translation: [f32; 3],
+    /// Rotation quaternion (x, y, z, w), unit length.
+    pub rotation: [f32; 4],
+    /// Scale.
+    pub scale: [f32; 3],
 }
 
 /// One mesh: vertex attributes shared by its sections.

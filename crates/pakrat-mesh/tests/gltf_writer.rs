@@ -157,6 +157,7 @@ fn scene(big: bool) -> Scene {
                 }],
             },
         ],
+        ..Default::default()
     }
 }
 

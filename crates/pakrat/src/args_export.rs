@@ -53,15 +53,18 @@ pub struct ExportArgs {
     /// Only objects of these classes (comma-separated). UE1/UE2:
     /// Texture,Sound,Music,TextBuffer,Mesh (Mesh, LodMesh, StaticMesh). UE4/UE5: Texture2D, TextureCube,
     /// Texture2DArray, TextureCubeArray, VolumeTexture, TextureLightProfile
-    /// … (Texture for all).
+    /// … (Texture for all), SoundWave (Sound), StaticMesh (Mesh).
     #[arg(long, value_delimiter = ',')]
     pub class: Vec<String>,
     /// UE1/UE2 textures: export every mip level, not only the first.
     #[arg(long)]
     pub mips: bool,
-    /// UE1/UE2 meshes: glTF container (default glb).
+    /// Meshes: glTF container (default glb).
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub mesh_format: Option<MeshFormat>,
+    /// UE4/UE5 static meshes: the LOD to export (default 0, the finest).
+    #[arg(long, value_name = "N")]
+    pub lod: Option<usize>,
     /// UE4/UE5 textures: the file format (default: PNG, EXR for HDR pixel
     /// formats).
     #[arg(long, value_enum)]
