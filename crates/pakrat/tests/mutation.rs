@@ -252,6 +252,7 @@ fn iostore_case(
                         pakrat_asset::props::open::open_container_entry(&c, &p, script, e, engine)
                     {
                         export_textures(&o, pakrat_asset::props::BulkFrom::Container(&c));
+                        export_meshes(&o, pakrat_asset::props::BulkFrom::Container(&c));
                     }
                 }
             }
@@ -292,6 +293,7 @@ fn pak_case(data: &[u8]) -> Result<(), String> {
         for engine in [None, pakrat_asset::legacy::Layout::for_engine("5.8")] {
             if let Ok(o) = pakrat_asset::props::open::open_pak_entry(&paks, 0, ei, engine) {
                 export_textures(&o, pakrat_asset::props::BulkFrom::Paks(&paks));
+                export_meshes(&o, pakrat_asset::props::BulkFrom::Paks(&paks));
                 break;
             }
         }
@@ -355,6 +357,29 @@ fn export_textures(o: &pakrat_asset::props::Opened, from: pakrat_asset::props::B
     }
 }
 
+/// What `pakrat export --class Mesh` does with a package's UE4/UE5 static
+/// meshes, into memory: the mesh read (streamed LODs fetched), each LOD's
+/// scene written as `.glb`. Errors are expected and ignored.
+fn export_meshes(o: &pakrat_asset::props::Opened, from: pakrat_asset::props::BulkFrom<'_>) {
+    use pakrat_mesh::ue5;
+    let asset = o.asset();
+    let fetch = |b: &pakrat_asset::bulk::BulkRef| o.bulk(b, from).map(|c| c.into_owned());
+    for (i, e) in asset.exports.iter().enumerate() {
+        if !ue5::is_mesh_class(e.class_name()) {
+            continue;
+        }
+        let Ok(m) = ue5::read_static_mesh(&asset, i, &pakrat_asset::props::NoSchemas, &fetch)
+        else {
+            continue;
+        };
+        for lod in 0..m.native.lods.len() {
+            if let Ok(scene) = ue5::to_scene(&m, lod) {
+                let _ = pakrat_mesh::gltf::write(&scene, pakrat_mesh::gltf::Format::Glb, "m");
+            }
+        }
+    }
+}
+
 /// The overlap shapes of issue 32 for a `.utoc`: block entries given
 /// another's offset (distinct entries over the same `.ucas` bytes) or
 /// copied whole (repeated blocks), for two blocks and for every block.
@@ -380,31 +405,7 @@ fn utoc_overlaps(data: &[u8]) -> Vec<Mutation> {
     out
 }
 
-/// The overlap shapes of issue 32 for a `.pak` whose index holds full
-/// entries (before v10, unencrypted index): entries given another's data
-/// offset, and the blocks of the first multi-block entry all given its
-/// first block's range. (The encoded entries of v10+ lay blocks back to
-/// back and are not patched here.)
-fn pak_overlaps(data: &[u8]) -> Vec<Mutation> {
-    use pakrat_pak::Pak;
-    let src = pakrat_io::Source::from_vec("case.pak", data.to_vec());
-    let Ok(p) = Pak::from_source(Path::new("case.pak"), src, &pakrat_codec::KeyRing::new()) else {
-        return Vec::new();
-    };
-    let f = &p.footer;
-    if f.version >= 10 || f.encrypted_index {
-        return Vec::new();
-    }
-    let (a, z) = (
-        f.index_offset as usize,
-        (f.index_offset + f.index_size) as usize,
-    );
-    let Some(index) = data.get(a..z) else {
-        return Vec::new();
-    };
-    // Each entry: FString path (with its NUL), then the record's Offset.
-    let mut offsets = Vec::new();
-    let mut blocks = Vec::new();
+ew();
     for e in &p.index.entries {
         let mut key = e.path.as_bytes().to_vec();
         key.push(0);
