@@ -728,7 +728,12 @@ fn build(scene: &Scene, embed_images: bool, bin_uri: Option<String>) -> (json::R
     if let Some((_, roots, _)) = &skin {
         scene_nodes.extend(roots.iter().copied());
     }
-    b.sockets(scene, &mesh_nodes, skin.as_ref().map(|s| s.2), &mut scene_nodes);
+    b.sockets(
+        scene,
+        &mesh_nodes,
+        skin.as_ref().map(|s| s.2),
+        &mut scene_nodes,
+    );
     b.animations(scene, &mesh_nodes, first_bone);
     let s = b.root.push(json::Scene {
         extensions: None,

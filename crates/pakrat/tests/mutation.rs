@@ -405,7 +405,31 @@ fn utoc_overlaps(data: &[u8]) -> Vec<Mutation> {
     out
 }
 
-ew();
+/// The overlap shapes of issue 32 for a `.pak` whose index holds full
+/// entries (before v10, unencrypted index): entries given another's data
+/// offset, and the blocks of the first multi-block entry all given its
+/// first block's range. (The encoded entries of v10+ lay blocks back to
+/// back and are not patched here.)
+fn pak_overlaps(data: &[u8]) -> Vec<Mutation> {
+    use pakrat_pak::Pak;
+    let src = pakrat_io::Source::from_vec("case.pak", data.to_vec());
+    let Ok(p) = Pak::from_source(Path::new("case.pak"), src, &pakrat_codec::KeyRing::new()) else {
+        return Vec::new();
+    };
+    let f = &p.footer;
+    if f.version >= 10 || f.encrypted_index {
+        return Vec::new();
+    }
+    let (a, z) = (
+        f.index_offset as usize,
+        (f.index_offset + f.index_size) as usize,
+    );
+    let Some(index) = data.get(a..z) else {
+        return Vec::new();
+    };
+    // Each entry: FString path (with its NUL), then the record's Offset.
+    let mut offsets = Vec::new();
+    let mut blocks = Vec::new();
     for e in &p.index.entries {
         let mut key = e.path.as_bytes().to_vec();
         key.push(0);

@@ -160,17 +160,14 @@ pub fn tangents_uvs(r: &mut Reader<'_>) -> Result<TangentsUvs> {
         let x = packed(r, high)?;
         let z = packed(r, high)?;
         let t = unit3([x[0], x[1], x[2]]);
-        out.tangents.push([t[0], t[1], t[2], if z[3] < 0.0 { -1.0 } else { 1.0 }]);
+        out.tangents
+            .push([t[0], t[1], t[2], if z[3] < 0.0 { -1.0 } else { 1.0 }]);
         out.normals.push(unit3([z[0], z[1], z[2]]));
     }
     let (size, count) = bulk_array_header(r, "texture coordinates")?;
     let per = if full { 8 } else { 4 };
     // The engine pads an odd UV set count of half UVs by one vertex.
-    let verts = if ntex == 0 {
-        0
-    } else {
-        count / ntex as usize
-    };
+    let verts = if ntex == 0 { 0 } else { count / ntex as usize };
     if (ntex > 0 && count % ntex as usize != 0)
         || (count > 0 && size != per)
         || !(verts == n || verts == n + 1)

@@ -10,7 +10,7 @@
 //!
 //! Not read yet: skeletal meshes, skeletons and animations; Nanite
 //! resources (a Nanite mesh exports its fallback LODs where the package
-//! has them, see [`NaniteOnly`]).
+//! has them, and is skipped with that reason where not: [`lod_problem`]).
 
 pub mod buffers;
 pub mod static_mesh;
@@ -52,10 +52,6 @@ pub struct SocketInfo {
     /// `RelativeScale`.
     pub scale: [f64; 3],
 }
-
-/// A Nanite mesh whose package keeps no fallback LOD: nothing to export.
-#[derive(Clone, Debug)]
-pub struct NaniteOnly;
 
 /// The classes this module reads.
 pub fn is_mesh_class(class: &str) -> bool {
