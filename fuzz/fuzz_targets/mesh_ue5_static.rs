@@ -56,7 +56,7 @@ fuzz_target!(|data: &[u8]| {
             cooked_index: 0,
         }];
     }
-    let fetch = |_: &pakrat_asset::bulk::BulkRef| Ok(tail.to_vec());
+    let fetch = |_: &pakrat_asset::bulk::BulkRef| Ok::<_, pakrat_io::Error>(tail.to_vec());
     let mut r = Reader::new(native);
     let Some(native) = ok(static_mesh::read(&asset, 0, &mut r, &fetch)) else {
         return;
