@@ -518,6 +518,38 @@ fn interp(i: Interpolation) -> json::animation::Interpolation {
 }
 
 impl Builder {
+    /// Socket nodes, children of their bone's node (`first_bone` + bone)
+    /// or of the first mesh's node (else roots of the scene).
+    fn sockets(
+        &mut self,
+        scene: &Scene,
+        mesh_nodes: &[json::Index<json::Node>],
+        first_bone: Option<usize>,
+        scene_nodes: &mut Vec<json::Index<json::Node>>,
+    ) {
+        let bones = scene.skeleton.as_ref().map_or(0, |s| s.bones.len());
+        for s in &scene.sockets {
+            let node = self.root.push(json::Node {
+                name: Some(s.name.clone()),
+                translation: Some(s.translation),
+                rotation: Some(json::scene::UnitQuaternion(s.rotation)),
+                scale: Some(s.scale),
+                ..Default::default()
+            });
+            let parent = match (s.bone.filter(|&b| b < bones), first_bone) {
+                (Some(b), Some(f)) => Some(json::Index::<json::Node>::new((f + b) as u32)),
+                _ => mesh_nodes.first().copied(),
+            };
+            match parent {
+                Some(p) => self.root.nodes[p.value()]
+                    .children
+                    .get_or_insert_with(Vec::new)
+                    .push(node),
+                None => scene_nodes.push(node),
+            }
+        }
+    }
+
     /// Bone nodes and the skin; returns (skin, root bone nodes).
     fn skeleton(
         &mut self,
@@ -572,18 +604,6 @@ impl Builder {
             name: Some(format!("{} skeleton", scene.name)),
             skeleton: roots.first().copied(),
         });
-        for so in scene.sockets.iter().filter(|so| so.bone < sk.bones.len()) {
-            let n = self.root.push(json::Node {
-                name: Some(so.name.clone()),
-                translation: Some(so.translation),
-                rotation: Some(json::scene::UnitQuaternion(so.rotation)),
-                ..Default::default()
-            });
-            self.root.nodes[first + so.bone]
-                .children
-                .get_or_insert_with(Vec::new)
-                .push(n);
-        }
         Some((skin, roots, first))
     }
 
@@ -708,6 +728,12 @@ fn build(scene: &Scene, embed_images: bool, bin_uri: Option<String>) -> (json::R
     if let Some((_, roots, _)) = &skin {
         scene_nodes.extend(roots.iter().copied());
     }
+    b.sockets(
+        scene,
+        &mesh_nodes,
+        skin.as_ref().map(|s| s.2),
+        &mut scene_nodes,
+    );
     b.animations(scene, &mesh_nodes, first_bone);
     let s = b.root.push(json::Scene {
         extensions: None,

@@ -3,7 +3,8 @@
 //! fill the model: UE1 vertex meshes ([`ue1`], [`ue1_scene`]), UE2
 //! static meshes ([`ue2_static`]), skeletal meshes ([`ue2_skel`]),
 //! animations ([`ue2_anim`], [`ue2_export`]) and vertex meshes
-//! ([`ue2_vert`]); [`psk`] writes ActorX `.psk`/`.psa`.
+//! ([`ue2_vert`]); UE4/UE5 static meshes ([`ue5`]); [`psk`] writes ActorX
+//! `.psk`/`.psa`.
 //!
 //! ```no_run
 //! # fn main() -> pakrat_io::Result<()> {
@@ -33,3 +34,4 @@ pub mod ue2_export;
 pub mod ue2_skel;
 pub mod ue2_static;
 pub mod ue2_vert;
+pub mod ue5;

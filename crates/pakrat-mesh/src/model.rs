@@ -22,21 +22,24 @@ pub struct Scene {
     pub skeleton: Option<Skeleton>,
     /// Animations.
     pub animations: Vec<Animation>,
-    /// Sockets: named nodes attached to bones.
+    /// Sockets: named attachment points, written as empty nodes.
     pub sockets: Vec<Socket>,
 }
 
-/// A named attachment point on a bone (a UE2 `AttachAlias`, a UE4 socket).
+/// A socket: a named attachment point below a bone, or below the first
+/// mesh's node when it names no bone.
 #[derive(Clone, Debug)]
 pub struct Socket {
     /// Name.
     pub name: String,
-    /// Index into [`Skeleton::bones`].
-    pub bone: usize,
-    /// Translation relative to the bone.
+    /// Index into [`Skeleton::bones`] of the bone it hangs from.
+    pub bone: Option<usize>,
+    /// Translation from its parent.
     pub translation: [f32; 3],
-    /// Rotation quaternion (x, y, z, w) relative to the bone, unit length.
+    /// Rotation quaternion (x, y, z, w), unit length.
     pub rotation: [f32; 4],
+    /// Scale.
+    pub scale: [f32; 3],
 }
 
 /// One mesh: vertex attributes shared by its sections.

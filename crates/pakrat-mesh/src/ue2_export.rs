@@ -94,9 +94,10 @@ pub fn skeletal_scene(
         };
         scene.sockets.push(Socket {
             name: s.alias.clone(),
-            bone,
+            bone: Some(bone),
             translation: convert_axes(s.coords[0]),
             rotation: coords_rotation(&s.coords),
+            scale: [1.0; 3],
         });
     }
     Ok(scene)

@@ -163,6 +163,7 @@ fn scene(big: bool) -> Scene {
                 }],
             },
         ],
+        ..Default::default()
     }
 }
 

@@ -57,18 +57,21 @@ pub struct ExportArgs {
     /// Texture,Sound,Music,TextBuffer,Mesh (Mesh, LodMesh, StaticMesh,
     /// SkeletalMesh, VertMesh, MeshAnimation). UE4/UE5: Texture2D, TextureCube,
     /// Texture2DArray, TextureCubeArray, VolumeTexture, TextureLightProfile
-    /// … (Texture for all).
+    /// … (Texture for all), SoundWave (Sound), StaticMesh (Mesh).
     #[arg(long, value_delimiter = ',')]
     pub class: Vec<String>,
     /// UE1/UE2 textures: export every mip level, not only the first.
     #[arg(long)]
     pub mips: bool,
-    /// UE1/UE2 meshes: glTF container (default glb), or ActorX psk/psa.
+    /// Meshes: glTF container (default glb), or ActorX psk/psa (UE1/UE2).
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub mesh_format: Option<MeshFormat>,
     /// UE2 skeletal meshes: every LOD model (one mesh each), not only LOD 0.
     #[arg(long)]
     pub all_lods: bool,
+    /// UE4/UE5 static meshes: the LOD to export (default 0, the finest).
+    #[arg(long, value_name = "N")]
+    pub lod: Option<usize>,
     /// UE4/UE5 textures: the file format (default: PNG, EXR for HDR pixel
     /// formats).
     #[arg(long, value_enum)]

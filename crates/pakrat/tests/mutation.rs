@@ -285,6 +285,7 @@ fn iostore_case(
                         pakrat_asset::props::open::open_container_entry(&c, &p, script, e, engine)
                     {
                         export_textures(&o, pakrat_asset::props::BulkFrom::Container(&c));
+                        export_meshes(&o, pakrat_asset::props::BulkFrom::Container(&c));
                     }
                 }
             }
@@ -325,6 +326,7 @@ fn pak_case(data: &[u8]) -> Result<(), String> {
         for engine in [None, pakrat_asset::legacy::Layout::for_engine("5.8")] {
             if let Ok(o) = pakrat_asset::props::open::open_pak_entry(&paks, 0, ei, engine) {
                 export_textures(&o, pakrat_asset::props::BulkFrom::Paks(&paks));
+                export_meshes(&o, pakrat_asset::props::BulkFrom::Paks(&paks));
                 break;
             }
         }
@@ -383,6 +385,29 @@ fn export_textures(o: &pakrat_asset::props::Opened, from: pakrat_asset::props::B
                 if write_png(&img, &mut Vec::new()).is_ok() {
                     TEXTURES_DECODED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 }
+            }
+        }
+    }
+}
+
+/// What `pakrat export --class Mesh` does with a package's UE4/UE5 static
+/// meshes, into memory: the mesh read (streamed LODs fetched), each LOD's
+/// scene written as `.glb`. Errors are expected and ignored.
+fn export_meshes(o: &pakrat_asset::props::Opened, from: pakrat_asset::props::BulkFrom<'_>) {
+    use pakrat_mesh::ue5;
+    let asset = o.asset();
+    let fetch = |b: &pakrat_asset::bulk::BulkRef| o.bulk(b, from).map(|c| c.into_owned());
+    for (i, e) in asset.exports.iter().enumerate() {
+        if !ue5::is_mesh_class(e.class_name()) {
+            continue;
+        }
+        let Ok(m) = ue5::read_static_mesh(&asset, i, &pakrat_asset::props::NoSchemas, &fetch)
+        else {
+            continue;
+        };
+        for lod in 0..m.native.lods.len() {
+            if let Ok(scene) = ue5::to_scene(&m, lod) {
+                let _ = pakrat_mesh::gltf::write(&scene, pakrat_mesh::gltf::Format::Glb, "m");
             }
         }
     }

@@ -5,12 +5,14 @@
 //! (`Game/Textures/T_Wood.png`; `T_Wood.<Object>.png` for an object not
 //! named as its package), decoded to PNG or EXR, or undecoded to DDS; every
 //! SoundWave's audio likewise (`.wav` for PCM and ADPCM, the codec's own
-//! stream for the others: docs/sounds.md).
+//! stream for the others: docs/sounds.md); every StaticMesh as glTF
+//! (docs/meshes.md).
 //!
 //! Packages are exported in parallel (rayon), one package at a time per
 //! thread: a package's bytes, its bulk files and one decoded image at a
 //! time are all a thread holds.
 
+mod mesh;
 mod sound;
 mod texture;
 mod vt;
@@ -199,6 +201,7 @@ fn class_chosen(class: &str, wanted: &[String]) -> bool {
                 || (w.eq_ignore_ascii_case("Texture")
                     && pakrat_asset::texture::is_texture_class(class))
                 || (w.eq_ignore_ascii_case("Sound") && pakrat_asset::sound::is_sound_class(class))
+                || (w.eq_ignore_ascii_case("Mesh") && pakrat_mesh::ue5::is_mesh_class(class))
         })
 }
 
@@ -226,6 +229,8 @@ struct Ctx<'a> {
     out: &'a OutputDir,
     opts: Options,
     class: &'a [String],
+    mesh_format: pakrat_mesh::gltf::Format,
+    lod: usize,
 }
 
 fn open_job<'a>(c: &Ctx<'a>, job: Job) -> pakrat_io::Result<(Opened, BulkFrom<'a>)> {
@@ -272,7 +277,8 @@ fn export_package(c: &Ctx<'_>, job: Job, package: &str) -> Vec<Row> {
         let class = e.class_name();
         let texture = pakrat_asset::texture::is_texture_class(class);
         let sound = pakrat_asset::sound::is_sound_class(class);
-        if !(texture || sound) || !class_chosen(class, c.class) {
+        let mesh = pakrat_mesh::ue5::is_mesh_class(class);
+        if !(texture || sound || mesh) || !class_chosen(class, c.class) {
             continue;
         }
         let mut row = Row {
@@ -286,7 +292,19 @@ fn export_package(c: &Ctx<'_>, job: Job, package: &str) -> Vec<Row> {
             error: None,
         };
         let base = base_name(&asset.package, &e.name);
-        let outcome = if texture {
+        let outcome = if mesh {
+            mesh::export(
+                &opened,
+                from,
+                &asset,
+                i,
+                &with,
+                &base,
+                c.out,
+                c.mesh_format,
+                c.lod,
+            )
+        } else if texture {
             match pakrat_asset::texture::read_export(&asset, i, &with) {
                 Err(err) => Outcome::Failed(err.to_string()),
                 Ok(t) => {
@@ -350,6 +368,12 @@ pub fn run(a: &ExportArgs) -> Result<ExitCode> {
             layout: a.layout,
         },
         class: &a.class,
+        mesh_format: if a.mesh_format == Some(crate::args_export::MeshFormat::Gltf) {
+            pakrat_mesh::gltf::Format::Gltf
+        } else {
+            pakrat_mesh::gltf::Format::Glb
+        },
+        lod: a.lod.unwrap_or(0),
     };
     let bar =
         crate::cmd::common::progress_count(jobs.len() as u64, a.out.json, "exporting", "packages");
