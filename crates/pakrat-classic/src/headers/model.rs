@@ -61,8 +61,8 @@ pub enum PropKind {
     Float,
     /// An object reference: the class name and whether it is an actor.
     Object(String, bool),
-    /// A class reference (`class<Meta>`).
-    Class,
+    /// A class reference (`class<Meta>`), with its meta class's name.
+    Class(String),
     /// `name`.
     Name,
     /// `string` (FString).
@@ -134,6 +134,10 @@ pub struct StructHeader<'a> {
     pub children: ObjRef,
     /// `CppText` (v120+).
     pub cpp_text: ObjRef,
+    /// `FriendlyName` (an operator's symbol, else the object name).
+    pub friendly_name: u32,
+    /// `ScriptText`.
+    pub script_text: ObjRef,
     /// `ScriptSize`.
     pub script_size: i32,
     /// After `ScriptSize`: the bytecode and the subclass's fields.
@@ -146,7 +150,7 @@ fn is_class_export(pkg: &Package<'_>, i: usize) -> bool {
 
 /// A reader at the `UField` data of export `i` (after the tagged list; a
 /// class has none).
-fn field_reader<'a>(pkg: &Package<'a>, i: usize) -> Option<Reader<'a>> {
+pub(crate) fn field_reader<'a>(pkg: &Package<'a>, i: usize) -> Option<Reader<'a>> {
     if is_class_export(pkg, i) {
         let e = pkg.exports.get(i)?;
         let data = pkg.export_data(i).ok()?;
@@ -168,9 +172,9 @@ pub fn struct_header<'a>(pkg: &Package<'a>, i: usize) -> Option<StructHeader<'a>
     let mut r = field_reader(pkg, i)?;
     read_obj(pkg, &mut r, "SuperField").ok()?;
     read_obj(pkg, &mut r, "Next").ok()?;
-    read_obj(pkg, &mut r, "ScriptText").ok()?;
+    let script_text = read_obj(pkg, &mut r, "ScriptText").ok()?;
     let children = read_obj(pkg, &mut r, "Children").ok()?;
-    read_name(pkg, &mut r, "FriendlyName").ok()?;
+    let friendly_name = read_name(pkg, &mut r, "FriendlyName").ok()?;
     let cpp_text = if pkg.summary.version >= 120 {
         read_obj(pkg, &mut r, "CppText").ok()?
     } else {
@@ -182,6 +186,8 @@ pub fn struct_header<'a>(pkg: &Package<'a>, i: usize) -> Option<StructHeader<'a>
     Some(StructHeader {
         children,
         cpp_text,
+        friendly_name,
+        script_text,
         script_size,
         rest: r,
     })
@@ -293,8 +299,7 @@ fn prop_kind(pkg: &Package<'_>, class: &str, r: &mut Reader<'_>, depth: u32) -> 
         PropKind::Object(named(c), is_actor(pkg, c))
     } else if is("ClassProperty") {
         read_obj(pkg, r, "PropertyClass")?;
-        read_obj(pkg, r, "MetaClass")?;
-        PropKind::Class
+        PropKind::Class(named(read_obj(pkg, r, "MetaClass")?))
     } else if is("StructProperty") {
         PropKind::Struct(named(read_obj(pkg, r, "Struct")?))
     } else if is("ArrayProperty") && depth < 4 {
