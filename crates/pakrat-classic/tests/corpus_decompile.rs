@@ -15,7 +15,7 @@ use pakrat_classic::Package;
 /// operators).
 fn native_sources(kind: &str, file: &str) -> Vec<&'static str> {
     match kind {
-        "ue1" => vec!["Core.u", "Engine.u"],
+        "ue1" => vec!["Core.u", "Engine.u", "ut469_2024_Core.u", "ut469_2024_Engine.u"],
         "ue2" => vec!["ut2004_Core.u", "ut2004_Engine.u"],
         _ => {
             let prefix = file.split('_').next().unwrap_or("");

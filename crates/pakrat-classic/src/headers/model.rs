@@ -175,11 +175,22 @@ pub fn struct_header<'a>(pkg: &Package<'a>, i: usize) -> Option<StructHeader<'a>
     let script_text = read_obj(pkg, &mut r, "ScriptText").ok()?;
     let children = read_obj(pkg, &mut r, "Children").ok()?;
     let friendly_name = read_name(pkg, &mut r, "FriendlyName").ok()?;
-    let cpp_text = if pkg.summary.version >= 120 {
+    let (v, lic) = (pkg.summary.version, pkg.summary.licensee);
+    // UT2003/UT2004 and the games built on them (the "UE2.5" builds,
+    // licensee 25–29) write no CppText; from licensee 26 a u32
+    // StructFlags takes its place (UELib `UStruct.Deserialize`: "UT2004'
+    // derived games do not include this despite reporting version 128+";
+    // checked on the corpus's ut2004_Engine.u, whose function headers only
+    // parse this way).
+    let ue25 = (119..=129).contains(&v) && (25..=29).contains(&lic);
+    let cpp_text = if v >= 120 && !ue25 {
         read_obj(pkg, &mut r, "CppText").ok()?
     } else {
         ObjRef::NONE
     };
+    if ue25 && lic >= 26 {
+        r.u32("StructFlags").ok()?;
+    }
     r.i32("Line").ok()?;
     r.i32("TextPos").ok()?;
     let script_size = r.i32("ScriptSize").ok()?;
