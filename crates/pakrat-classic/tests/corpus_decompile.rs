@@ -165,10 +165,95 @@ fn tokens_keep_braces(src: &str) -> Vec<String> {
         .collect()
 }
 
+/// The index after the group that opens at `i` (`(`…`)` or `{`…`}`).
+fn close_of(t: &[String], i: usize) -> usize {
+    let (open, close) = if t[i] == "(" { ("(", ")") } else { ("{", "}") };
+    let mut depth = 0;
+    let mut k = i;
+    while k < t.len() {
+        if t[k] == open {
+            depth += 1;
+        } else if t[k] == close {
+            depth -= 1;
+            if depth == 0 {
+                return k + 1;
+            }
+        }
+        k += 1;
+    }
+    t.len()
+}
+
+/// The end of the statement starting at `i` (a block, or up to `;`, with
+/// `if`/`else` chains followed).
+fn stmt_end(t: &[String], i: usize) -> usize {
+    if i >= t.len() {
+        return i;
+    }
+    if t[i] == "{" {
+        return close_of(t, i);
+    }
+    if t[i] == "if" || t[i] == "while" || t[i] == "for" || t[i] == "foreach" {
+        let mut k = i + 1;
+        if t[i] == "foreach" {
+            while k < t.len() && t[k] != "(" {
+                k += 1;
+            }
+        }
+        let k = if k < t.len() && t[k] == "(" { close_of(t, k) } else { k };
+        let e = stmt_end(t, k);
+        if t[i] == "if" && e < t.len() && t[e] == "else" {
+            return stmt_end(t, e + 1);
+        }
+        return e;
+    }
+    let mut k = i;
+    let mut depth = 0i32;
+    while k < t.len() {
+        match t[k].as_str() {
+            "(" => depth += 1,
+            ")" => depth -= 1,
+            ";" if depth <= 0 => return k + 1,
+            _ => {}
+        }
+        k += 1;
+    }
+    k
+}
+
+/// Rewrite `for (a; b; c) S` as `a; while (b) { S c; }`.
+fn for_to_while(t: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < t.len() {
+        if t[i] == "for" && t.get(i + 1).is_some_and(|x| x == "(") {
+            let close = close_of(t, i + 1);
+            let inner = &t[i + 2..close.saturating_sub(1).max(i + 2)];
+            let parts: Vec<&[String]> = inner.split(|x| x == ";").collect();
+            if parts.len() == 3 {
+                let body_end = stmt_end(t, close);
+                let body = for_to_while(&t[close..body_end]);
+                out.extend(parts[0].iter().cloned());
+                out.push(";".into());
+                out.push("while".into());
+                out.extend(parts[1].iter().cloned());
+                out.extend(body);
+                out.extend(parts[2].iter().cloned());
+                out.push(";".into());
+                i = body_end;
+                continue;
+            }
+        }
+        out.push(t[i].clone());
+        i += 1;
+    }
+    out
+}
+
 /// Normalise a body's tokens: locals dropped, `for` rewritten as `while`,
-/// the trailing `return;` dropped.
+/// parentheses and braces dropped, the trailing `return;` dropped.
 fn normalise(body: &[String]) -> Vec<String> {
-    let mut t: Vec<String> = body.iter().filter(|x| *x != "(" && *x != ")" && *x != "{" && *x != "}").cloned().collect();
+    let mut t: Vec<String> = body.to_vec();
     // Locals.
     while t.first().is_some_and(|x| x == "local") {
         match t.iter().position(|x| x == ";") {
@@ -178,21 +263,11 @@ fn normalise(body: &[String]) -> Vec<String> {
             None => break,
         }
     }
-    // for a; b; c  → a; while b ... c; : only reorders, so compare as a multiset of
-    // the three parts by moving `for` parts: drop the keyword and keep the order
-    // of init, cond; the step is moved to the end of the loop body, which the
-    // decompiler writes there too. Approximation: `for` → `while` and the step
-    // stays in place on both sides after moving it in the decompiled text.
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < t.len() {
-        if t[i] == "for" || t[i] == "while" {
-            out.push("loop".to_string());
-        } else {
-            out.push(t[i].clone());
-        }
-        i += 1;
-    }
+    let t = for_to_while(&t);
+    let mut out: Vec<String> = t
+        .into_iter()
+        .filter(|x| x != "(" && x != ")" && x != "{" && x != "}")
+        .collect();
     while out.len() >= 2 && out[out.len() - 2] == "return" && out[out.len() - 1] == ";" {
         out.truncate(out.len() - 2);
     }
@@ -296,7 +371,7 @@ fn compare_class(
         };
         let text: String = lines.iter().map(|(_, l)| format!("{l}\n")).collect();
         let a = normalise(o);
-        let b = normalise(&tokens(&text));
+        let b = normalise(&tokens_keep_braces(&text));
         *compared += 1;
         if a == b {
             *matched += 1;

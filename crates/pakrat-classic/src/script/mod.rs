@@ -77,19 +77,14 @@ pub fn body_lines(
     natives: &dyn natives::Natives,
     i: usize,
 ) -> Result<flow::Lines> {
-    let (mut s, labels) = statements(ctx, natives, i)?;
-    while matches!(
-        s.last().map(|l| &l.stmt),
-        Some(read::Stmt::Nothing) | Some(read::Stmt::Return(None))
-    ) {
-        s.pop();
+    let (s, labels) = statements(ctx, natives, i)?;
+    let mut lines = flow::structure(&s, &labels);
+    // The compiler's closing `return;` (jumps may point at it, so it is
+    // structured with the rest and dropped here).
+    while lines.last().is_some_and(|(ind, t)| *ind == 1 && t == "return;") {
+        lines.pop();
     }
-    // The compiler's own `return ReturnValue`-less trailing `return;` of
-    // a function that returns a value is `Return(Some(""))`.
-    if matches!(s.last().map(|l| &l.stmt), Some(read::Stmt::Return(Some(e))) if e.is_empty()) {
-        s.pop();
-    }
-    Ok(flow::structure(&s, &labels))
+    Ok(lines)
 }
 
 /// Decompile class export `class` of `pkg` (named `package`) into

@@ -50,6 +50,9 @@ pub struct NativeInfo {
     pub flags: u32,
     /// `iNative`.
     pub native: u16,
+    /// For each parameter, whether it is `coerce` (its conversion is
+    /// implicit at the call).
+    pub coerce: Vec<bool>,
 }
 
 impl NativeInfo {
@@ -90,13 +93,16 @@ pub fn function_info(pkg: &Package<'_>, i: usize) -> Option<NativeInfo> {
     let start = rest.len().checked_sub(net + fixed)?;
     let prec = *rest.get(start + if old { 5 } else { 2 })?;
     let friendly = pkg.name(h.friendly_name).to_string();
+    let parms: Vec<u32> = children(pkg, i)
+        .into_iter()
+        .filter_map(|k| crate::headers::model::read_prop(pkg, k).ok())
+        .filter(|p| p.flags & CPF_PARM != 0 && p.flags & CPF_RETURN_PARM == 0)
+        .map(|p| p.flags)
+        .collect();
+    // Fields are linked newest first: the parameters in declaration order.
+    let coerce: Vec<bool> = parms.iter().rev().map(|f| f & 0x800 != 0).collect();
     let kind = if flags & FUNC_OPERATOR != 0 {
-        let parms = children(pkg, i)
-            .into_iter()
-            .filter_map(|k| crate::headers::model::read_prop(pkg, k).ok())
-            .filter(|p| p.flags & CPF_PARM != 0 && p.flags & CPF_RETURN_PARM == 0)
-            .count();
-        match parms {
+        match parms.len() {
             2 => OpKind::Binary(prec),
             1 if flags & FUNC_PRE_OPERATOR != 0 => OpKind::Pre,
             1 => OpKind::Post,
@@ -110,6 +116,7 @@ pub fn function_info(pkg: &Package<'_>, i: usize) -> Option<NativeInfo> {
         kind,
         flags,
         native,
+        coerce,
     })
 }
 

@@ -37,6 +37,9 @@ pub struct Expr {
     pub call: bool,
     /// A default-variable access (`default.` is kept in a class context).
     pub default: bool,
+    /// For a conversion, the converted expression (dropped where the
+    /// parameter is `coerce`).
+    pub uncast: Option<Box<Expr>>,
 }
 
 impl Expr {
@@ -46,6 +49,7 @@ impl Expr {
             prec: 0,
             call: false,
             default: false,
+            uncast: None,
         }
     }
     fn wrap_if(&self, p: bool) -> String {
@@ -133,6 +137,17 @@ fn quote(s: &str) -> String {
     }
     o.push('"');
     o
+}
+
+/// Drop the conversions the compiler added for `coerce` parameters.
+fn uncoerce(args: &mut [Expr], coerce: &[bool]) {
+    for (a, c) in args.iter_mut().zip(coerce) {
+        if *c {
+            if let Some(inner) = a.uncast.take() {
+                *a = *inner;
+            }
+        }
+    }
 }
 
 /// A float as UnrealScript source writes it (`1.0`, `0.5`, `-3.25`).
@@ -438,7 +453,11 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
                 let o = self.obj("object")?;
                 Expr::atom(self.object_literal(o))
             }
-            0x21 => Expr::atom(format!("'{}'", self.name("name")?)),
+            0x21 => {
+                let n = self.name("name")?;
+                let n = if n.eq_ignore_ascii_case("None") { String::new() } else { n };
+                Expr::atom(format!("'{n}'"))
+            }
             0x22 => {
                 let (p, y, r) = (self.i32("pitch")?, self.i32("yaw")?, self.i32("roll")?);
                 Expr::atom(format!("rot({p},{y},{r})"))
@@ -552,6 +571,10 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
             return "none".into();
         }
         let class = pkg.class_name(o).unwrap_or("Object").to_string();
+        // Classes are written by name, as the source does.
+        if class.eq_ignore_ascii_case("Class") {
+            return format!("class'{}'", self.obj_name(o));
+        }
         let path = match pkg.check_ref(o) {
             Ok(crate::Target::Export(_)) => {
                 format!(
@@ -571,7 +594,14 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
             return Err(bad(off, format!("unknown conversion {c:#04x}")));
         };
         let e = self.expr()?;
-        Ok(Expr::atom(format!("{ty}({})", e.text)))
+        // byte, int and float convert into each other implicitly: the
+        // source rarely writes these conversions.
+        if matches!(c, 0x3A | 0x3C | 0x3D | 0x3F | 0x43 | 0x44) {
+            return Ok(e);
+        }
+        let mut out = Expr::atom(format!("{ty}({})", e.text));
+        out.uncast = Some(Box::new(e));
+        Ok(out)
     }
 
     fn let_expr(&mut self) -> Result<Expr> {
@@ -582,6 +612,7 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
             prec: 255,
             call: false,
             default: false,
+            uncast: None,
         })
     }
 
@@ -651,7 +682,10 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
     fn final_call(&mut self) -> Result<Expr> {
         let f = self.obj("function")?;
         let info = self.natives.function(self.ctx.pkg, f);
-        let args = self.args()?;
+        let mut args = self.args()?;
+        if let Some(i) = &info {
+            uncoerce(&mut args, &i.coerce);
+        }
         let name = self.obj_name(f);
         if let Some(info) = &info {
             if let Some(e) = self.operator(&info.friendly, info.kind, &args) {
@@ -675,7 +709,8 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
                 format!("native function {index} not found in this package or the packages given"),
             ));
         };
-        let args = self.args()?;
+        let mut args = self.args()?;
+        uncoerce(&mut args, &info.coerce);
         if let Some(e) = self.operator(&info.friendly, info.kind, &args) {
             return Ok(e);
         }
@@ -693,12 +728,14 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
                 prec: 1,
                 call: false,
                 default: false,
+                uncast: None,
             }),
             (OpKind::Post, [a]) => Some(Expr {
                 text: format!("{}{sym}", a.wrap_if(a.prec > 0)),
                 prec: 1,
                 call: false,
                 default: false,
+                uncast: None,
             }),
             _ => None,
         }
@@ -718,6 +755,7 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
             prec: p.max(1),
             call: false,
             default: false,
+            uncast: None,
         }
     }
 }
