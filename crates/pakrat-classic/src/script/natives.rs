@@ -53,6 +53,8 @@ pub struct NativeInfo {
     /// For each parameter, whether it is `coerce` (its conversion is
     /// implicit at the call).
     pub coerce: Vec<bool>,
+    /// For each parameter, its enum when it is a byte with one.
+    pub enums: Vec<Option<String>>,
 }
 
 impl NativeInfo {
@@ -76,6 +78,24 @@ pub trait Natives {
     /// The function `f` of `pkg` (an export, or an import found in one of
     /// the known packages).
     fn function(&self, pkg: &Package<'_>, f: ObjRef) -> Option<NativeInfo>;
+    /// The enum of byte property `p` of `pkg`, when it has one.
+    fn prop_enum(&self, pkg: &Package<'_>, p: ObjRef) -> Option<String>;
+    /// The name of value `v` of enum `name`.
+    fn enum_value(&self, name: &str, v: u8) -> Option<String>;
+}
+
+fn byte_enum(pkg: &Package<'_>, k: usize) -> Option<String> {
+    if pkg.export_class_name(k).ok()? != "ByteProperty" {
+        return None;
+    }
+    match crate::headers::model::read_prop(pkg, k).ok()?.kind {
+        crate::headers::model::PropKind::Byte(e) => e,
+        _ => None,
+    }
+}
+
+fn outer_name(pkg: &Package<'_>, o: ObjRef) -> String {
+    pkg.object_name(o).unwrap_or("").to_lowercase()
 }
 
 /// Read what a call needs from function export `i`.
@@ -93,14 +113,20 @@ pub fn function_info(pkg: &Package<'_>, i: usize) -> Option<NativeInfo> {
     let start = rest.len().checked_sub(net + fixed)?;
     let prec = *rest.get(start + if old { 5 } else { 2 })?;
     let friendly = pkg.name(h.friendly_name).to_string();
-    let parms: Vec<u32> = children(pkg, i)
+    let mut parms: Vec<crate::headers::model::Prop> = children(pkg, i)
         .into_iter()
         .filter_map(|k| crate::headers::model::read_prop(pkg, k).ok())
         .filter(|p| p.flags & CPF_PARM != 0 && p.flags & CPF_RETURN_PARM == 0)
-        .map(|p| p.flags)
         .collect();
-    // Fields are linked newest first: the parameters in declaration order.
-    let coerce: Vec<bool> = parms.iter().rev().map(|f| f & 0x800 != 0).collect();
+    parms.reverse();
+    let coerce: Vec<bool> = parms.iter().map(|p| p.flags & 0x800 != 0).collect();
+    let enums: Vec<Option<String>> = parms
+        .iter()
+        .map(|p| match &p.kind {
+            crate::headers::model::PropKind::Byte(e) => e.clone(),
+            _ => None,
+        })
+        .collect();
     let kind = if flags & FUNC_OPERATOR != 0 {
         match parms.len() {
             2 => OpKind::Binary(prec),
@@ -117,6 +143,7 @@ pub fn function_info(pkg: &Package<'_>, i: usize) -> Option<NativeInfo> {
         flags,
         native,
         coerce,
+        enums,
     })
 }
 
@@ -127,6 +154,10 @@ pub struct NativeTable {
     by_index: HashMap<u16, NativeInfo>,
     /// (class, function) lower-case → info, for imported functions.
     by_path: HashMap<(String, String), NativeInfo>,
+    /// (owner, property) lower-case → enum name, for imported properties.
+    prop_enums: HashMap<(String, String), String>,
+    /// Enum name lower-case → value names.
+    enums: HashMap<String, Vec<String>>,
 }
 
 impl NativeTable {
@@ -138,8 +169,22 @@ impl NativeTable {
     /// Add the functions of `pkg` (earlier additions win).
     pub fn add(&mut self, pkg: &Package<'_>) {
         for (i, e) in pkg.exports.iter().enumerate() {
-            if pkg.export_class_name(i).ok() != Some("Function") {
-                continue;
+            match pkg.export_class_name(i).unwrap_or("") {
+                "Function" => {}
+                "Enum" => {
+                    if let Some(en) = crate::enums::read_enum(pkg, i) {
+                        self.enums.entry(en.name.to_lowercase()).or_insert(en.values);
+                    }
+                    continue;
+                }
+                "ByteProperty" => {
+                    if let Some(en) = byte_enum(pkg, i) {
+                        let key = (outer_name(pkg, e.outer), pkg.name(e.object_name).to_lowercase());
+                        self.prop_enums.entry(key).or_insert(en);
+                    }
+                    continue;
+                }
+                _ => continue,
             }
             let Some(info) = function_info(pkg, i) else {
                 continue;
@@ -173,5 +218,21 @@ impl Natives for NativeTable {
             }
             Target::None => None,
         }
+    }
+
+    fn prop_enum(&self, pkg: &Package<'_>, p: ObjRef) -> Option<String> {
+        match pkg.check_ref(p).ok()? {
+            Target::Export(k) => byte_enum(pkg, k),
+            Target::Import(k) => {
+                let imp = &pkg.imports[k];
+                let key = (outer_name(pkg, imp.outer), pkg.name(imp.object_name).to_lowercase());
+                self.prop_enums.get(&key).cloned()
+            }
+            Target::None => None,
+        }
+    }
+
+    fn enum_value(&self, name: &str, v: u8) -> Option<String> {
+        self.enums.get(&name.to_lowercase())?.get(usize::from(v)).cloned()
     }
 }

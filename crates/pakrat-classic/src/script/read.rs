@@ -40,6 +40,17 @@ pub struct Expr {
     /// For a conversion, the converted expression (dropped where the
     /// parameter is `coerce`).
     pub uncast: Option<Box<Expr>>,
+    /// The enum of a byte variable, or the value of a byte literal.
+    pub byte: Option<ByteInfo>,
+}
+
+/// What is known of a byte expression.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ByteInfo {
+    /// A variable of this enum type.
+    Enum(String),
+    /// A literal.
+    Literal(u8),
 }
 
 impl Expr {
@@ -50,6 +61,7 @@ impl Expr {
             call: false,
             default: false,
             uncast: None,
+            byte: None,
         }
     }
     fn wrap_if(&self, p: bool) -> String {
@@ -110,6 +122,8 @@ pub struct TokenReader<'r, 'a, 'p> {
     ctx: &'r Ctx<'p, 'a>,
     natives: &'r dyn Natives,
     depth: u32,
+    /// The enum of the last `switch` expression (its cases name values).
+    switch_enum: Option<ByteInfo>,
 }
 
 /// What an expression token read ended with (`EX_EndFunctionParms`
@@ -140,7 +154,14 @@ fn quote(s: &str) -> String {
 }
 
 /// Drop the conversions the compiler added for `coerce` parameters.
-fn uncoerce(args: &mut [Expr], coerce: &[bool]) {
+fn uncoerce(args: &mut [Expr], coerce: &[bool], enums: &[Option<String>], n: &dyn Natives) {
+    for (a, e) in args.iter_mut().zip(enums) {
+        if let (Some(ByteInfo::Literal(v)), Some(e)) = (&a.byte, e) {
+            if let Some(t) = n.enum_value(e, *v) {
+                a.text = t;
+            }
+        }
+    }
     for (a, c) in args.iter_mut().zip(coerce) {
         if *c {
             if let Some(inner) = a.uncast.take() {
@@ -191,6 +212,7 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
             ctx,
             natives,
             depth: 0,
+            switch_enum: None,
         }
     }
 
@@ -281,7 +303,9 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
             0x3A if ue2 => Stmt::Return(None),
             0x05 => {
                 self.u8("switch property size")?;
-                Stmt::Switch(self.expr()?.text)
+                let e = self.expr()?;
+                self.switch_enum = e.byte.clone();
+                Stmt::Switch(e.text)
             }
             0x06 => Stmt::Jump(self.u16("jump offset")?),
             0x07 => {
@@ -298,7 +322,13 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
                 if next == 0xFFFF {
                     Stmt::Case(next, None)
                 } else {
-                    Stmt::Case(next, Some(self.expr()?.text))
+                    let v = self.expr()?;
+                    let other = Expr {
+                        byte: self.switch_enum.clone(),
+                        ..Expr::atom("")
+                    };
+                    let t = self.enum_literal(&v, &other).unwrap_or(v.text);
+                    Stmt::Case(next, Some(t))
                 }
             }
             0x0B => Stmt::Nothing,
@@ -387,9 +417,9 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
             return self.cast(t, off).map(Item::Expr);
         }
         Ok(Item::Expr(match t {
-            0x00 | 0x01 => Expr::atom(self.field_name("variable")?),
+            0x00 | 0x01 | 0x29 => self.variable("")?,
             0x02 => {
-                let mut e = Expr::atom(format!("default.{}", self.field_name("variable")?));
+                let mut e = self.variable("default.")?;
                 e.default = true;
                 e
             }
@@ -400,7 +430,9 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
             0x10 | 0x1A => {
                 let index = self.expr()?;
                 let array = self.expr()?;
-                Expr::atom(format!("{}[{}]", array.wrap_if(array.prec > 0), index.text))
+                let mut e = Expr::atom(format!("{}[{}]", array.wrap_if(array.prec > 0), index.text));
+                e.byte = array.byte;
+                e
             }
             0x11 => self.new_expr()?,
             0x12 | 0x19 => self.context(t == 0x12)?,
@@ -471,12 +503,18 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
                     float_text(z)
                 ))
             }
-            0x24 | 0x2C => Expr::atom(self.u8("byte")?.to_string()),
+            0x24 | 0x2C => {
+                let b = self.u8("byte")?;
+                let mut e = Expr::atom(b.to_string());
+                if t == 0x24 {
+                    e.byte = Some(ByteInfo::Literal(b));
+                }
+                e
+            }
             0x25 => Expr::atom("0"),
             0x26 => Expr::atom("1"),
             0x27 => Expr::atom("true"),
             0x28 => Expr::atom("false"),
-            0x29 => Expr::atom(self.field_name("native parameter")?),
             0x2A => Expr::atom("none"),
             0x2B if self.v() < 70 => {
                 self.u8("string length")?;
@@ -501,7 +539,9 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
             0x36 => {
                 let m = self.obj("struct member")?;
                 let e = self.expr()?;
-                Expr::atom(format!("{}.{}", e.wrap_if(e.prec > 0), self.obj_name(m)))
+                let mut out = Expr::atom(format!("{}.{}", e.wrap_if(e.prec > 0), self.obj_name(m)));
+                out.byte = self.natives.prop_enum(self.ctx.pkg, m).map(ByteInfo::Enum);
+                out
             }
             0x37 if self.v() >= 62 => {
                 let e = self.expr()?;
@@ -560,9 +600,22 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
         }
     }
 
-    fn field_name(&mut self, what: &str) -> Result<String> {
-        let o = self.obj(what)?;
-        Ok(self.obj_name(o))
+    fn variable(&mut self, prefix: &str) -> Result<Expr> {
+        let o = self.obj("variable")?;
+        let mut e = Expr::atom(format!("{prefix}{}", self.obj_name(o)));
+        e.byte = self
+            .natives
+            .prop_enum(self.ctx.pkg, o)
+            .map(ByteInfo::Enum);
+        Ok(e)
+    }
+
+    /// A byte literal written as the value name of the enum `other` has.
+    fn enum_literal(&self, lit: &Expr, other: &Expr) -> Option<String> {
+        match (&lit.byte, &other.byte) {
+            (Some(ByteInfo::Literal(v)), Some(ByteInfo::Enum(e))) => self.natives.enum_value(e, *v),
+            _ => None,
+        }
     }
 
     fn object_literal(&self, o: ObjRef) -> String {
@@ -607,12 +660,14 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
     fn let_expr(&mut self) -> Result<Expr> {
         let a = self.expr()?;
         let b = self.expr()?;
+        let rhs = self.enum_literal(&b, &a).unwrap_or(b.text);
         Ok(Expr {
-            text: format!("{} = {}", a.text, b.text),
+            text: format!("{} = {rhs}", a.text),
             prec: 255,
             call: false,
             default: false,
             uncast: None,
+            byte: None,
         })
     }
 
@@ -649,6 +704,7 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
         };
         let mut e = Expr::atom(text);
         e.call = right.call;
+        e.byte = right.byte;
         Ok(e)
     }
 
@@ -684,7 +740,7 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
         let info = self.natives.function(self.ctx.pkg, f);
         let mut args = self.args()?;
         if let Some(i) = &info {
-            uncoerce(&mut args, &i.coerce);
+            uncoerce(&mut args, &i.coerce, &i.enums, self.natives);
         }
         let name = self.obj_name(f);
         if let Some(info) = &info {
@@ -710,7 +766,7 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
             ));
         };
         let mut args = self.args()?;
-        uncoerce(&mut args, &info.coerce);
+        uncoerce(&mut args, &info.coerce, &info.enums, self.natives);
         if let Some(e) = self.operator(&info.friendly, info.kind, &args) {
             return Ok(e);
         }
@@ -729,6 +785,7 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
                 call: false,
                 default: false,
                 uncast: None,
+            byte: None,
             }),
             (OpKind::Post, [a]) => Some(Expr {
                 text: format!("{}{sym}", a.wrap_if(a.prec > 0)),
@@ -736,6 +793,7 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
                 call: false,
                 default: false,
                 uncast: None,
+            byte: None,
             }),
             _ => None,
         }
@@ -750,12 +808,15 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
         } else {
             format!(" {op} ")
         };
+        let at = self.enum_literal(a, b).unwrap_or_else(|| a.wrap_if(a.prec > p));
+        let bt = self.enum_literal(b, a).unwrap_or_else(|| b.wrap_if(b.prec >= p));
         Expr {
-            text: format!("{}{sep}{}", a.wrap_if(a.prec > p), b.wrap_if(b.prec >= p)),
+            text: format!("{at}{sep}{bt}"),
             prec: p.max(1),
             call: false,
             default: false,
             uncast: None,
+            byte: None,
         }
     }
 }
