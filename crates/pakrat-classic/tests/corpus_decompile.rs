@@ -64,7 +64,9 @@ fn tokens(src: &str) -> Vec<String> {
                 i += 1;
             }
             i += 1;
-            out.push(src[s..i.min(b.len())].to_lowercase());
+            let lit = src[s..i.min(b.len())].to_lowercase();
+            // 'None' and '' are the same name.
+            out.push(if lit == "'none'" { "''".to_string() } else { lit });
         } else if c.is_ascii_alphanumeric() || c == b'_' || (c == b'.' && i + 1 < b.len() && b[i + 1].is_ascii_digit()) {
             let s = i;
             while i < b.len()
@@ -306,7 +308,7 @@ fn every_corpus_class_decompiles() {
                 table.add(p);
             }
             let stem = file.rsplit_once('.').map_or(file.as_str(), |s| s.0).to_string();
-            let ctx = Ctx { pkg: &pkg, package: stem.clone() };
+            let mut ctx = Ctx { pkg: &pkg, package: stem.clone(), class: 0 };
             for i in 0..pkg.exports.len() {
                 if !pkg.exports[i].class.is_none() {
                     continue;
@@ -324,6 +326,7 @@ fn every_corpus_class_decompiles() {
                         *failures.entry(reason).or_default() += 1;
                     }
                 }
+                ctx.class = i;
                 compare_class(&ctx, &table, i, &mut compared, &mut matched, &mut kinds);
             }
         }

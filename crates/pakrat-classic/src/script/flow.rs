@@ -217,11 +217,7 @@ impl Builder<'_> {
         });
         match last_jump {
             Some((l, j)) if j == at => {
-                self.line(ind, format!("while ({c})"));
-                self.line(ind, "{".into());
-                let lp2 = Loop { brk: t, cont: at };
-                self.block(i + 1, l, ind + 1, Some(lp2), None);
-                self.line(ind, "}".into());
+                self.while_loop(i, l, ind, t, c);
                 target
             }
             Some((l, j))
@@ -247,6 +243,44 @@ impl Builder<'_> {
             }
             _ => self.plain_if(i, target, ind, c, lp, sw),
         }
+    }
+
+    /// `while (c)` over statements `i+1..l` (`l` is the jump back), or
+    /// `for (init; c; step)` when a jump inside goes to the last body
+    /// statement (a `continue` of a `for`) and the line before the loop
+    /// assigns what the step changes.
+    fn while_loop(&mut self, i: usize, l: usize, ind: usize, t: u16, c: String) {
+        let at = self.s[i].at;
+        let step = l.checked_sub(1).filter(|&k| k > i).and_then(|k| match &self.s[k].stmt {
+            Stmt::Expr(e) => {
+                let to_step = (i + 1..k).any(|j| matches!(self.s[j].stmt, Stmt::Jump(x) if x == self.s[k].at));
+                Some((k, e.clone(), to_step))
+            }
+            _ => None,
+        });
+        let init = match self.out.last() {
+            Some((li, text)) if *li == ind && text.ends_with(';') && text.contains(" = ") => {
+                Some(text.trim_end_matches(';').to_string())
+            }
+            _ => None,
+        };
+        if let (Some((k, e, true)), Some(init)) = (&step, &init) {
+            let var = init.split(" = ").next().unwrap_or("");
+            if !var.is_empty() && e.contains(var) {
+                self.out.pop();
+                self.line(ind, format!("for ({init}; {c}; {e})"));
+                self.line(ind, "{".into());
+                let lp = Loop { brk: t, cont: self.s[*k].at };
+                self.block(i + 1, *k, ind + 1, Some(lp), None);
+                self.line(ind, "}".into());
+                return;
+            }
+        }
+        self.line(ind, format!("while ({c})"));
+        self.line(ind, "{".into());
+        let lp = Loop { brk: t, cont: at };
+        self.block(i + 1, l, ind + 1, Some(lp), None);
+        self.line(ind, "}".into());
     }
 
     fn plain_if(
@@ -300,7 +334,14 @@ impl Builder<'_> {
                 }
             }
         }
-        let end = end_off.and_then(|t| self.index_of(t, i, to)).unwrap_or(to);
+        // Without a `break` the end is not recorded: the switch ends right
+        // after the last case's token when that is the implicit `default`
+        // the compiler adds (what follows runs in both readings).
+        let end = match end_off.and_then(|t| self.index_of(t, i, to)) {
+            Some(e) => e,
+            None if cases.last().is_some_and(|c| c.1.is_none()) => last_case + 1,
+            None => to,
+        };
         let sw = Some(self.end_at(end));
         self.line(ind, format!("switch ({e})"));
         self.line(ind, "{".into());
@@ -308,6 +349,7 @@ impl Builder<'_> {
             let stop = cases.get(n + 1).map_or(end, |c| c.0);
             let head = match v {
                 Some(v) => format!("case {v}:"),
+                None if stop <= ck + 1 => continue,
                 None => "default:".into(),
             };
             self.line(ind + 1, head);

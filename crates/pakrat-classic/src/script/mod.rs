@@ -36,8 +36,10 @@ use crate::package::Package;
 pub struct Ctx<'p, 'a> {
     /// The package.
     pub pkg: &'p Package<'a>,
-    /// The package's name (object literals of its own exports).
+    /// The package's name.
     pub package: String,
+    /// The class export being decompiled.
+    pub class: usize,
 }
 
 /// The statements of struct export `i` (function, state or class), with
@@ -98,6 +100,7 @@ pub fn decompile_class(
     let ctx = Ctx {
         pkg,
         package: package.to_string(),
+        class,
     };
     decl::class_source(&ctx, natives, class)
 }

@@ -61,8 +61,33 @@ impl NativeInfo {
     /// Whether a `FinalFunction` token for this function is a `Super.` call
     /// (the compiler emits it for final and static functions and for
     /// super calls; anything else reached by a final call is a super call).
-    pub fn is_super_call(&self, _ctx: &Ctx<'_, '_>, _f: ObjRef) -> bool {
+    pub fn is_super_call(&self) -> bool {
         self.flags & (FUNC_FINAL | FUNC_STATIC) == 0 && self.kind == OpKind::Call
+    }
+}
+
+/// Whether a final call to `f`, whose flags are not known (a function of a
+/// package not given), is a super call: it is when `f` belongs to another
+/// class than the one decompiled (a final function of a superclass in
+/// another package is the other case, and is rarer).
+pub fn unknown_is_super(ctx: &Ctx<'_, '_>, f: ObjRef) -> bool {
+    match ctx.pkg.check_ref(f) {
+        Ok(Target::Import(_)) => true,
+        Ok(Target::Export(k)) => {
+            let mut o = ctx.pkg.exports[k].outer;
+            // A state's function: its class is the state's outer.
+            for _ in 0..4 {
+                match ctx.pkg.check_ref(o) {
+                    Ok(Target::Export(c)) if ctx.pkg.exports[c].class.is_none() => {
+                        return c != ctx.class
+                    }
+                    Ok(Target::Export(c)) => o = ctx.pkg.exports[c].outer,
+                    _ => return false,
+                }
+            }
+            false
+        }
+        _ => false,
     }
 }
 

@@ -186,7 +186,7 @@ pub fn float_text(f: f32) -> String {
 fn cast_type(c: u8) -> Option<&'static str> {
     Some(match c {
         0x39 => "vector",
-        0x3A | 0x41 | 0x44 | 0x4A | 0x53 => "int",
+        0x3A | 0x41 | 0x44 | 0x4A => "int",
         0x3B | 0x3E | 0x45 | 0x47 | 0x48 | 0x4B | 0x4F | 0x51 => "bool",
         0x3C | 0x3F | 0x42 | 0x4C => "float",
         0x3D | 0x40 | 0x43 | 0x49 => "byte",
@@ -628,17 +628,9 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
         if class.eq_ignore_ascii_case("Class") {
             return format!("class'{}'", self.obj_name(o));
         }
-        let path = match pkg.check_ref(o) {
-            Ok(crate::Target::Export(_)) => {
-                format!(
-                    "{}.{}",
-                    self.ctx.package,
-                    pkg.object_path(o).unwrap_or_default()
-                )
-            }
-            _ => pkg.object_path(o).unwrap_or_default(),
-        };
-        // A class literal inside its own package is written by name.
+        // Objects of this package are written without the package name,
+        // as the source usually does.
+        let path = pkg.object_path(o).unwrap_or_default();
         format!("{class}'{path}'")
     }
 
@@ -749,9 +741,14 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
             }
         }
         let list: Vec<&str> = args.iter().map(|a| a.text.as_str()).collect();
-        let prefix = match &info {
-            Some(i) if i.is_super_call(self.ctx, f) => super::natives::super_prefix(self.ctx, f),
-            _ => String::new(),
+        let is_super = match &info {
+            Some(i) => i.is_super_call(),
+            None => super::natives::unknown_is_super(self.ctx, f),
+        };
+        let prefix = if is_super {
+            super::natives::super_prefix(self.ctx, f)
+        } else {
+            String::new()
         };
         let mut e = Expr::atom(format!("{prefix}{name}({})", list.join(", ")));
         e.call = true;
