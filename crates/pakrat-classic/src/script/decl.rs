@@ -187,7 +187,7 @@ fn struct_decl(ctx: &Ctx<'_, '_>, k: usize, out: &mut String) {
             props.push(p);
         }
     }
-    for p in props.iter().rev() {
+    for p in &props {
         let _ = writeln!(out, "    {}", var_line(p));
     }
     out.push_str("};\n");
@@ -273,11 +273,10 @@ pub fn function(
     out: &mut String,
 ) -> Result<()> {
     let pkg = ctx.pkg;
-    let mut props: Vec<Prop> = children(pkg, f)
+    let props: Vec<Prop> = children(pkg, f)
         .into_iter()
         .filter_map(|k| read_prop(pkg, k).ok())
         .collect();
-    props.reverse();
     let ret = props.iter().find(|p| p.flags & 0x400 != 0).cloned();
     let params: Vec<Prop> = props
         .iter()

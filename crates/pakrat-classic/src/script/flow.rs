@@ -222,7 +222,8 @@ impl Builder<'_> {
             }
             Some((l, j))
                 if j > t
-                    && !lp.is_some_and(|x| x.brk == j || x.cont == j)
+                    && l > i + 1
+                    && (!lp.is_some_and(|x| x.brk == j || x.cont == j) || j == self.end_at(to))
                     && sw != Some(j) =>
             {
                 let after = self

@@ -60,6 +60,7 @@ pub fn statements(
     }
     let bytes = h.rest.rest();
     let mut tr = read::TokenReader::new(bytes, h.rest.offset(), ctx, natives);
+    tr.func = pkg.name(pkg.exports[i].object_name).to_string();
     let s = tr.statements(size)?;
     let labels = s
         .iter()

@@ -138,12 +138,11 @@ pub fn function_info(pkg: &Package<'_>, i: usize) -> Option<NativeInfo> {
     let start = rest.len().checked_sub(net + fixed)?;
     let prec = *rest.get(start + if old { 5 } else { 2 })?;
     let friendly = pkg.name(h.friendly_name).to_string();
-    let mut parms: Vec<crate::headers::model::Prop> = children(pkg, i)
+    let parms: Vec<crate::headers::model::Prop> = children(pkg, i)
         .into_iter()
         .filter_map(|k| crate::headers::model::read_prop(pkg, k).ok())
         .filter(|p| p.flags & CPF_PARM != 0 && p.flags & CPF_RETURN_PARM == 0)
         .collect();
-    parms.reverse();
     let coerce: Vec<bool> = parms.iter().map(|p| p.flags & 0x800 != 0).collect();
     let enums: Vec<Option<String>> = parms
         .iter()

@@ -124,6 +124,11 @@ pub struct TokenReader<'r, 'a, 'p> {
     depth: u32,
     /// The enum of the last `switch` expression (its cases name values).
     switch_enum: Option<ByteInfo>,
+    /// The name of the function read (a final call to a function of this
+    /// name in another class is a super call).
+    pub func: String,
+    /// Reading the right side of a context (`a.f()` is never a super call).
+    in_context: bool,
 }
 
 /// What an expression token read ended with (`EX_EndFunctionParms`
@@ -213,6 +218,8 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
             natives,
             depth: 0,
             switch_enum: None,
+            func: String::new(),
+            in_context: false,
         }
     }
 
@@ -687,7 +694,10 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
         let left = self.expr()?;
         self.u16("context skip")?;
         self.u8("context size")?;
-        let right = self.expr()?;
+        let was = std::mem::replace(&mut self.in_context, true);
+        let right = self.expr();
+        self.in_context = was;
+        let right = right?;
         let l = left.wrap_if(left.prec > 0);
         let text = if class_context && right.call {
             format!("{l}.static.{}", right.text)
@@ -701,6 +711,13 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
     }
 
     fn args(&mut self) -> Result<Vec<Expr>> {
+        let was = std::mem::replace(&mut self.in_context, false);
+        let r = self.args_inner();
+        self.in_context = was;
+        r
+    }
+
+    fn args_inner(&mut self) -> Result<Vec<Expr>> {
         let mut args = Vec::new();
         loop {
             let off = self.r.offset();
@@ -729,6 +746,7 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
 
     fn final_call(&mut self) -> Result<Expr> {
         let f = self.obj("function")?;
+        let in_context = self.in_context;
         let info = self.natives.function(self.ctx.pkg, f);
         let mut args = self.args()?;
         if let Some(i) = &info {
@@ -741,10 +759,14 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
             }
         }
         let list: Vec<&str> = args.iter().map(|a| a.text.as_str()).collect();
-        let is_super = match &info {
-            Some(i) => i.is_super_call(),
-            None => super::natives::unknown_is_super(self.ctx, f),
-        };
+        let is_super = !in_context
+            && match &info {
+                Some(i) => i.is_super_call(),
+                None => {
+                    name.eq_ignore_ascii_case(&self.func)
+                        && super::natives::unknown_is_super(self.ctx, f)
+                }
+            };
         let prefix = if is_super {
             super::natives::super_prefix(self.ctx, f)
         } else {
