@@ -173,7 +173,7 @@ pub fn function_info(pkg: &Package<'_>, i: usize) -> Option<NativeInfo> {
 
 /// The natives of a set of packages: the package decompiled first, then the
 /// others in the order given.
-#[derive(Default)]
+#[derive(Debug, Default)]
 pub struct NativeTable {
     by_index: HashMap<u16, NativeInfo>,
     /// (class, function) lower-case → info, for imported functions.

@@ -699,6 +699,11 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
         self.in_context = was;
         let right = right?;
         let l = left.wrap_if(left.prec > 0);
+        // `Obj.EEnum.Value` and `Obj.Const` compile to the constant itself
+        // behind a context: the constant alone says the same.
+        if right.byte.as_ref().is_some_and(|b| matches!(b, ByteInfo::Literal(_))) {
+            return Ok(right);
+        }
         let text = if class_context && right.call {
             format!("{l}.static.{}", right.text)
         } else {
