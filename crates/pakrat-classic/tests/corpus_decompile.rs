@@ -279,7 +279,7 @@ fn normalise(body: &[String]) -> Vec<String> {
 #[test]
 fn every_corpus_class_decompiles() {
     let mut failures: BTreeMap<String, usize> = BTreeMap::new();
-    let (mut classes, mut ok) = (0usize, 0usize);
+    let (mut classes, mut ok, mut unknown_native) = (0usize, 0usize, 0usize);
     let (mut compared, mut matched) = (0usize, 0usize);
     let mut kinds: BTreeMap<&str, usize> = BTreeMap::new();
     for kind in ["ue1", "ue2", "licensee"] {
@@ -316,7 +316,12 @@ fn every_corpus_class_decompiles() {
                 }
                 classes += 1;
                 match script::decompile_class(&pkg, &stem, i, &table) {
-                    Ok(_) => ok += 1,
+                    Ok(text) => {
+                        ok += 1;
+                        if text.contains(script::read::UNKNOWN_NATIVE) {
+                            unknown_native += 1;
+                        }
+                    }
                     Err(err) => {
                         let s = err.to_string();
                         let reason = s.split(": ").last().unwrap_or(&s).split(" at ").next().unwrap_or("").to_string();
@@ -333,6 +338,7 @@ fn every_corpus_class_decompiles() {
         }
     }
     eprintln!("classes {classes}, decompiled {ok}, failed {}", classes - ok);
+    eprintln!("  ({unknown_native} decompiled classes call a native of a package the corpus lacks)");
     for (r, n) in &failures {
         eprintln!("  {n:5}  {r}");
     }
@@ -345,7 +351,7 @@ fn every_corpus_class_decompiles() {
         return;
     }
     // Floors reached on 2026-11-26 (docs/decompile.md): raise them, never lower.
-    assert!(ok * 100 >= classes * 96, "{ok}/{classes} classes decompiled");
+    assert!(ok * 100 >= classes * 99, "{ok}/{classes} classes decompiled");
     assert!(compared == 0 || matched * 100 >= compared * 80, "{matched}/{compared} bodies match");
 }
 

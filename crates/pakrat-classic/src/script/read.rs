@@ -21,6 +21,10 @@ use super::natives::{Natives, OpKind};
 use super::Ctx;
 use crate::package::ObjRef;
 
+/// The name written for a native function whose index no package given
+/// defines: `UnknownNative812(...)`.
+pub const UNKNOWN_NATIVE: &str = "UnknownNative";
+
 /// Deepest expression nesting accepted (real scripts stay far below).
 const MAX_DEPTH: u32 = 256;
 
@@ -784,10 +788,14 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
 
     fn native_call(&mut self, index: u16, off: u64) -> Result<Expr> {
         let Some(info) = self.natives.native(index) else {
-            return Err(bad(
-                off,
-                format!("native function {index} not found in this package or the packages given"),
-            ));
+            // A native of a package not given: its calls still end with
+            // EndFunctionParms, so the call is written with its index.
+            let _ = off;
+            let args = self.args()?;
+            let list: Vec<&str> = args.iter().map(|a| a.text.as_str()).collect();
+            let mut e = Expr::atom(format!("{UNKNOWN_NATIVE}{index}({})", list.join(", ")));
+            e.call = true;
+            return Ok(e);
         };
         let mut args = self.args()?;
         uncoerce(&mut args, &info.coerce, &info.enums, self.natives);
