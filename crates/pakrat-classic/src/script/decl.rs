@@ -287,9 +287,8 @@ pub fn function(
     let head = function_head(ctx, f, &params, ret.as_ref());
     let flags = function_info(pkg, f).map_or(0, |i| i.flags);
     let body = super::body_lines(ctx, natives, f)?;
-    // Native functions and declarations without code end with `;`.
-    let has_code = flags & 0x2 != 0 || !body.is_empty() || !locals.is_empty();
-    if !has_code || flags & 0x400 != 0 && body.is_empty() {
+    // Native functions end with `;`; others always have a body.
+    if flags & 0x400 != 0 && body.is_empty() && locals.is_empty() {
         let _ = writeln!(out, "{}{head};", pad(ind));
         return Ok(());
     }

@@ -705,7 +705,13 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
         let l = left.wrap_if(left.prec > 0);
         // `Obj.EEnum.Value` and `Obj.Const` compile to the constant itself
         // behind a context: the constant alone says the same.
-        if right.byte.as_ref().is_some_and(|b| matches!(b, ByteInfo::Literal(_))) {
+        let t = right.text.as_str();
+        let constant = t.parse::<f64>().is_ok()
+            || t.starts_with(['"', '\''])
+            || t.starts_with("vect(")
+            || t.starts_with("rot(")
+            || matches!(t, "true" | "false" | "none");
+        if constant {
             return Ok(right);
         }
         let text = if class_context && right.call {
