@@ -241,7 +241,9 @@ pub fn export_paths(pkg: &Package<'_>, only: &[usize], opts: &ExportOptions) -> 
 fn build(pkg: &Package<'_>, i: usize, opts: &ExportOptions, dry: bool) -> Result<Made> {
     let e = pkg.export(i)?;
     // A class export named None with no data is a placeholder, not a class.
-    let is_class = e.class.is_none() && e.serial_size > 0 && !pkg.name(e.object_name).eq_ignore_ascii_case("None");
+    let is_class = e.class.is_none()
+        && e.serial_size > 0
+        && !pkg.name(e.object_name).eq_ignore_ascii_case("None");
     if let (Some(natives), true) = (&opts.decompile, is_class) {
         if !opts.kinds.is_empty() && !opts.kinds.contains(&Kind::TextBuffer) {
             return Ok(Made::Filtered);
@@ -252,11 +254,17 @@ fn build(pkg: &Package<'_>, i: usize, opts: &ExportOptions, dry: bool) -> Result
         let name = safe_component(pkg.name(pkg.export(i)?.object_name));
         let path = format!("Classes/{name}.uc");
         if dry {
-            return Ok(Made::Files(Kind::TextBuffer, vec![(path, Vec::new(), String::new())]));
+            return Ok(Made::Files(
+                Kind::TextBuffer,
+                vec![(path, Vec::new(), String::new())],
+            ));
         }
         let text = crate::script::decompile_class(pkg, "", i, natives.as_ref())?;
         let detail = format!("decompiled from bytecode, {} lines", text.lines().count());
-        return Ok(Made::Files(Kind::TextBuffer, vec![(path, text.into_bytes(), detail)]));
+        return Ok(Made::Files(
+            Kind::TextBuffer,
+            vec![(path, text.into_bytes(), detail)],
+        ));
     }
     let class = pkg.export_class_name(i)?;
     let Some(kind) = kind_of_class(class) else {
@@ -507,7 +515,11 @@ fn text_file(pkg: &Package<'_>, i: usize, decompiling: bool, dry: bool) -> Resul
     let outer = pkg.object_name(e.outer).unwrap_or("None");
     let path = if name.eq_ignore_ascii_case("ScriptText") && !e.outer.is_none() {
         // With `--decompile` the decompiled class takes `Classes/`.
-        let dir = if decompiling { "KeptSource/Classes" } else { "Classes" };
+        let dir = if decompiling {
+            "KeptSource/Classes"
+        } else {
+            "Classes"
+        };
         format!("{dir}/{}.uc", safe_component(outer))
     } else {
         format!("TextBuffers/{}.txt", rel_path(pkg, i)?)

@@ -15,7 +15,12 @@ use pakrat_classic::Package;
 /// operators).
 fn native_sources(kind: &str, file: &str) -> Vec<&'static str> {
     match kind {
-        "ue1" => vec!["Core.u", "Engine.u", "ut469_2024_Core.u", "ut469_2024_Engine.u"],
+        "ue1" => vec![
+            "Core.u",
+            "Engine.u",
+            "ut469_2024_Core.u",
+            "ut469_2024_Engine.u",
+        ],
         "ue2" => vec!["ut2004_Core.u", "ut2004_Engine.u"],
         _ => {
             let prefix = file.split('_').next().unwrap_or("");
@@ -66,11 +71,20 @@ fn tokens(src: &str) -> Vec<String> {
             i += 1;
             let lit = src[s..i.min(b.len())].to_lowercase();
             // 'None' and '' are the same name.
-            out.push(if lit == "'none'" { "''".to_string() } else { lit });
-        } else if c.is_ascii_alphanumeric() || c == b'_' || (c == b'.' && i + 1 < b.len() && b[i + 1].is_ascii_digit()) {
+            out.push(if lit == "'none'" {
+                "''".to_string()
+            } else {
+                lit
+            });
+        } else if c.is_ascii_alphanumeric()
+            || c == b'_'
+            || (c == b'.' && i + 1 < b.len() && b[i + 1].is_ascii_digit())
+        {
             let s = i;
             while i < b.len()
-                && (b[i].is_ascii_alphanumeric() || b[i] == b'_' || (b[i] == b'.' && (b[s].is_ascii_digit() || b[s] == b'.')))
+                && (b[i].is_ascii_alphanumeric()
+                    || b[i] == b'_'
+                    || (b[i] == b'.' && (b[s].is_ascii_digit() || b[s] == b'.')))
             {
                 i += 1;
             }
@@ -88,7 +102,10 @@ fn tokens(src: &str) -> Vec<String> {
         } else {
             // Two-character operators stay whole.
             let two = src.get(i..i + 2).unwrap_or("");
-            let ops = ["==", "!=", "<=", ">=", "&&", "||", "++", "--", "+=", "-=", "*=", "/=", "$=", "@=", "**", "<<", ">>", "~=", "^^"];
+            let ops = [
+                "==", "!=", "<=", ">=", "&&", "||", "++", "--", "+=", "-=", "*=", "/=", "$=", "@=",
+                "**", "<<", ">>", "~=", "^^",
+            ];
             if ops.contains(&two) {
                 out.push(two.to_string());
                 i += 2;
@@ -111,7 +128,14 @@ fn source_bodies(src: &str) -> BTreeMap<String, Vec<String>> {
     let mut map = BTreeMap::new();
     let t = tokens_keep_braces(src);
     let mut i = 0;
-    let kw = ["function", "event", "operator", "preoperator", "postoperator", "delegate"];
+    let kw = [
+        "function",
+        "event",
+        "operator",
+        "preoperator",
+        "postoperator",
+        "delegate",
+    ];
     while i < t.len() {
         if kw.contains(&t[i].as_str()) {
             // The name is the token before the first '('.
@@ -154,7 +178,11 @@ fn source_bodies(src: &str) -> BTreeMap<String, Vec<String>> {
 
 fn tokens_keep_braces(src: &str) -> Vec<String> {
     // Re-tokenise keeping braces and parentheses for the structure.
-    let marked = src.replace('{', " \u{1} ").replace('}', " \u{2} ").replace('(', " \u{3} ").replace(')', " \u{4} ");
+    let marked = src
+        .replace('{', " \u{1} ")
+        .replace('}', " \u{2} ")
+        .replace('(', " \u{3} ")
+        .replace(')', " \u{4} ");
     tokens(&marked)
         .into_iter()
         .map(|t| match t.as_str() {
@@ -202,7 +230,11 @@ fn stmt_end(t: &[String], i: usize) -> usize {
                 k += 1;
             }
         }
-        let k = if k < t.len() && t[k] == "(" { close_of(t, k) } else { k };
+        let k = if k < t.len() && t[k] == "(" {
+            close_of(t, k)
+        } else {
+            k
+        };
         let e = stmt_end(t, k);
         if t[i] == "if" && e < t.len() && t[e] == "else" {
             return stmt_end(t, e + 1);
@@ -287,8 +319,12 @@ fn every_corpus_class_decompiles() {
             return;
         };
         for e in entries.iter().filter(|e| !e.is_negative()) {
-            let Ok(data) = std::fs::read(&e.path) else { continue };
-            let Ok(pkg) = Package::parse(&data) else { continue };
+            let Ok(data) = std::fs::read(&e.path) else {
+                continue;
+            };
+            let Ok(pkg) = Package::parse(&data) else {
+                continue;
+            };
             if pkg.summary.version > 129 || pkg.summary.object_layout().is_err() {
                 continue;
             }
@@ -303,12 +339,22 @@ fn every_corpus_class_decompiles() {
                 .into_iter()
                 .filter_map(|n| std::fs::read(dir.join(n)).ok())
                 .collect();
-            let extra_pkgs: Vec<Package<'_>> = extra.iter().filter_map(|d| Package::parse(d).ok()).collect();
+            let extra_pkgs: Vec<Package<'_>> = extra
+                .iter()
+                .filter_map(|d| Package::parse(d).ok())
+                .collect();
             for p in &extra_pkgs {
                 table.add(p);
             }
-            let stem = file.rsplit_once('.').map_or(file.as_str(), |s| s.0).to_string();
-            let mut ctx = Ctx { pkg: &pkg, package: stem.clone(), class: 0 };
+            let stem = file
+                .rsplit_once('.')
+                .map_or(file.as_str(), |s| s.0)
+                .to_string();
+            let mut ctx = Ctx {
+                pkg: &pkg,
+                package: stem.clone(),
+                class: 0,
+            };
             for i in 0..pkg.exports.len() {
                 let ex = &pkg.exports[i];
                 if !ex.class.is_none() || ex.serial_size == 0 {
@@ -324,8 +370,16 @@ fn every_corpus_class_decompiles() {
                     }
                     Err(err) => {
                         let s = err.to_string();
-                        let reason = s.split(": ").last().unwrap_or(&s).split(" at ").next().unwrap_or("").to_string();
-                        let reason: String = reason.chars().filter(|c| !c.is_ascii_digit()).collect();
+                        let reason = s
+                            .split(": ")
+                            .last()
+                            .unwrap_or(&s)
+                            .split(" at ")
+                            .next()
+                            .unwrap_or("")
+                            .to_string();
+                        let reason: String =
+                            reason.chars().filter(|c| !c.is_ascii_digit()).collect();
                         if std::env::var_os("DECOMP_VERBOSE").is_some() {
                             eprintln!("{file} {}: {s}", pkg.name(pkg.exports[i].object_name));
                         }
@@ -337,12 +391,21 @@ fn every_corpus_class_decompiles() {
             }
         }
     }
-    eprintln!("classes {classes}, decompiled {ok}, failed {}", classes - ok);
-    eprintln!("  ({unknown_native} decompiled classes call a native of a package the corpus lacks)");
+    eprintln!(
+        "classes {classes}, decompiled {ok}, failed {}",
+        classes - ok
+    );
+    eprintln!(
+        "  ({unknown_native} decompiled classes call a native of a package the corpus lacks)"
+    );
     for (r, n) in &failures {
         eprintln!("  {n:5}  {r}");
     }
-    let pct = if compared > 0 { matched as f64 * 100.0 / compared as f64 } else { 0.0 };
+    let pct = if compared > 0 {
+        matched as f64 * 100.0 / compared as f64
+    } else {
+        0.0
+    };
     eprintln!("functions compared {compared}, tokens match {matched} ({pct:.1}%)");
     for (k, n) in &kinds {
         eprintln!("  {n:5}  {k}");
@@ -351,8 +414,14 @@ fn every_corpus_class_decompiles() {
         return;
     }
     // Floors reached on 2026-11-26 (docs/decompile.md): raise them, never lower.
-    assert!(ok * 100 >= classes * 99, "{ok}/{classes} classes decompiled");
-    assert!(compared == 0 || matched * 100 >= compared * 80, "{matched}/{compared} bodies match");
+    assert!(
+        ok * 100 >= classes * 99,
+        "{ok}/{classes} classes decompiled"
+    );
+    assert!(
+        compared == 0 || matched * 100 >= compared * 80,
+        "{matched}/{compared} bodies match"
+    );
 }
 
 fn compare_class(
@@ -364,9 +433,15 @@ fn compare_class(
     kinds: &mut BTreeMap<&'static str, usize>,
 ) {
     let pkg = ctx.pkg;
-    let Some(h) = pakrat_classic::headers::model::struct_header(pkg, class) else { return };
-    let Ok(pakrat_classic::Target::Export(t)) = pkg.check_ref(h.script_text) else { return };
-    let Ok((_, _, text)) = pakrat_classic::export::read_text_buffer(pkg, t) else { return };
+    let Some(h) = pakrat_classic::headers::model::struct_header(pkg, class) else {
+        return;
+    };
+    let Ok(pakrat_classic::Target::Export(t)) = pkg.check_ref(h.script_text) else {
+        return;
+    };
+    let Ok((_, _, text)) = pakrat_classic::export::read_text_buffer(pkg, t) else {
+        return;
+    };
     let orig = source_bodies(&text.text);
     for f in pakrat_classic::headers::model::children(pkg, class) {
         if pkg.export_class_name(f).ok() != Some("Function") {
@@ -396,9 +471,18 @@ fn compare_class(
 
 /// Name the first difference.
 fn classify(a: &[String], b: &[String]) -> &'static str {
-    let k = a.iter().zip(b).position(|(x, y)| x != y).unwrap_or(a.len().min(b.len()));
-    let (x, y) = (a.get(k).map(String::as_str).unwrap_or(""), b.get(k).map(String::as_str).unwrap_or(""));
-    let casts = ["int", "float", "byte", "string", "bool", "name", "vector", "rotator"];
+    let k = a
+        .iter()
+        .zip(b)
+        .position(|(x, y)| x != y)
+        .unwrap_or(a.len().min(b.len()));
+    let (x, y) = (
+        a.get(k).map(String::as_str).unwrap_or(""),
+        b.get(k).map(String::as_str).unwrap_or(""),
+    );
+    let casts = [
+        "int", "float", "byte", "string", "bool", "name", "vector", "rotator",
+    ];
     if casts.contains(&y) {
         "conversion written out (implicit in the source)"
     } else if x == "else" || y == "else" || x == "if" || y == "if" {
@@ -413,13 +497,22 @@ fn classify(a: &[String], b: &[String]) -> &'static str {
         "super call"
     } else if x == "default" || y == "default" || x == "static" || y == "static" {
         "default./static. qualifier"
-    } else if x == "loop" || y == "loop" || x == "do" || y == "do" || x == "break" || y == "break" || x == "continue" || y == "continue" {
+    } else if x == "loop"
+        || y == "loop"
+        || x == "do"
+        || y == "do"
+        || x == "break"
+        || y == "break"
+        || x == "continue"
+        || y == "continue"
+    {
         "loop shape"
     } else if x == "switch" || y == "switch" || x == "case" || y == "case" || x == "default" {
         "switch shape"
     } else if x == "return" || y == "return" {
         "return placement"
-    } else if x.starts_with('"') || y.starts_with('"') || x.starts_with('\'') || y.starts_with('\'') {
+    } else if x.starts_with('"') || y.starts_with('"') || x.starts_with('\'') || y.starts_with('\'')
+    {
         "literal text"
     } else {
         "other"

@@ -89,7 +89,11 @@ fn class_line(ctx: &Ctx<'_, '_>, class: usize, out: &mut String) {
     let name = pkg.name(e.object_name);
     let _ = write!(out, "class {name}");
     if !e.super_.is_none() {
-        let _ = write!(out, " extends {}", pkg.object_name(e.super_).unwrap_or("Object"));
+        let _ = write!(
+            out,
+            " extends {}",
+            pkg.object_name(e.super_).unwrap_or("Object")
+        );
     }
     let mut mods = Vec::new();
     if e.flags & RF_NATIVE != 0 {

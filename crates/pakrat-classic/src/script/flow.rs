@@ -76,7 +76,10 @@ impl Builder<'_> {
         self.depth += 1;
         if self.depth > 200 {
             for k in from..to {
-                self.line(ind, format!("// too deeply nested: statement at {:#x}", self.s[k].at));
+                self.line(
+                    ind,
+                    format!("// too deeply nested: statement at {:#x}", self.s[k].at),
+                );
             }
             self.depth -= 1;
             return;
@@ -183,9 +186,7 @@ impl Builder<'_> {
             Stmt::Stop => "stop;".into(),
             Stmt::Goto(e) => format!("goto {e};"),
             Stmt::Assert(e) => format!("assert({e});"),
-            Stmt::IteratorPop | Stmt::IteratorNext | Stmt::Nothing | Stmt::Labels(_) => {
-                return
-            }
+            Stmt::IteratorPop | Stmt::IteratorNext | Stmt::Nothing | Stmt::Labels(_) => return,
             Stmt::Jump(_) | Stmt::Iterator(..) | Stmt::Switch(_) => return,
         };
         self.line(ind, t);
@@ -252,13 +253,17 @@ impl Builder<'_> {
     /// assigns what the step changes.
     fn while_loop(&mut self, i: usize, l: usize, ind: usize, t: u16, c: String) {
         let at = self.s[i].at;
-        let step = l.checked_sub(1).filter(|&k| k > i).and_then(|k| match &self.s[k].stmt {
-            Stmt::Expr(e) => {
-                let to_step = (i + 1..k).any(|j| matches!(self.s[j].stmt, Stmt::Jump(x) if x == self.s[k].at));
-                Some((k, e.clone(), to_step))
-            }
-            _ => None,
-        });
+        let step = l
+            .checked_sub(1)
+            .filter(|&k| k > i)
+            .and_then(|k| match &self.s[k].stmt {
+                Stmt::Expr(e) => {
+                    let to_step = (i + 1..k)
+                        .any(|j| matches!(self.s[j].stmt, Stmt::Jump(x) if x == self.s[k].at));
+                    Some((k, e.clone(), to_step))
+                }
+                _ => None,
+            });
         let init = match self.out.last() {
             Some((li, text)) if *li == ind && text.ends_with(';') && text.contains(" = ") => {
                 Some(text.trim_end_matches(';').to_string())
@@ -271,7 +276,10 @@ impl Builder<'_> {
                 self.out.pop();
                 self.line(ind, format!("for ({init}; {c}; {e})"));
                 self.line(ind, "{".into());
-                let lp = Loop { brk: t, cont: self.s[*k].at };
+                let lp = Loop {
+                    brk: t,
+                    cont: self.s[*k].at,
+                };
                 self.block(i + 1, *k, ind + 1, Some(lp), None);
                 self.line(ind, "}".into());
                 return;

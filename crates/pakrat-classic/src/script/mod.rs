@@ -56,7 +56,10 @@ pub fn statements(
     let size = u32::try_from(h.script_size)
         .map_err(|_| Error::invalid(base, format!("negative ScriptSize {}", h.script_size)))?;
     if size > 0xFFFF {
-        return Err(Error::invalid(base, format!("ScriptSize {size} over 64 KiB")));
+        return Err(Error::invalid(
+            base,
+            format!("ScriptSize {size} over 64 KiB"),
+        ));
     }
     let bytes = h.rest.rest();
     let mut tr = read::TokenReader::new(bytes, h.rest.offset(), ctx, natives);
@@ -84,7 +87,10 @@ pub fn body_lines(
     let mut lines = flow::structure(&s, &labels);
     // The compiler's closing `return;` (jumps may point at it, so it is
     // structured with the rest and dropped here).
-    while lines.last().is_some_and(|(ind, t)| *ind == 1 && t == "return;") {
+    while lines
+        .last()
+        .is_some_and(|(ind, t)| *ind == 1 && t == "return;")
+    {
         lines.pop();
     }
     Ok(lines)

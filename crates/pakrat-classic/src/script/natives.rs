@@ -197,13 +197,18 @@ impl NativeTable {
                 "Function" => {}
                 "Enum" => {
                     if let Some(en) = crate::enums::read_enum(pkg, i) {
-                        self.enums.entry(en.name.to_lowercase()).or_insert(en.values);
+                        self.enums
+                            .entry(en.name.to_lowercase())
+                            .or_insert(en.values);
                     }
                     continue;
                 }
                 "ByteProperty" => {
                     if let Some(en) = byte_enum(pkg, i) {
-                        let key = (outer_name(pkg, e.outer), pkg.name(e.object_name).to_lowercase());
+                        let key = (
+                            outer_name(pkg, e.outer),
+                            pkg.name(e.object_name).to_lowercase(),
+                        );
                         self.prop_enums.entry(key).or_insert(en);
                     }
                     continue;
@@ -219,7 +224,9 @@ impl NativeTable {
             };
             let fname = pkg.name(e.object_name).to_lowercase();
             if info.native != 0 {
-                self.by_index.entry(info.native).or_insert_with(|| info.clone());
+                self.by_index
+                    .entry(info.native)
+                    .or_insert_with(|| info.clone());
             }
             self.by_path.entry((owner, fname)).or_insert(info);
         }
@@ -249,7 +256,10 @@ impl Natives for NativeTable {
             Target::Export(k) => byte_enum(pkg, k),
             Target::Import(k) => {
                 let imp = &pkg.imports[k];
-                let key = (outer_name(pkg, imp.outer), pkg.name(imp.object_name).to_lowercase());
+                let key = (
+                    outer_name(pkg, imp.outer),
+                    pkg.name(imp.object_name).to_lowercase(),
+                );
                 self.prop_enums.get(&key).cloned()
             }
             Target::None => None,
@@ -257,6 +267,9 @@ impl Natives for NativeTable {
     }
 
     fn enum_value(&self, name: &str, v: u8) -> Option<String> {
-        self.enums.get(&name.to_lowercase())?.get(usize::from(v)).cloned()
+        self.enums
+            .get(&name.to_lowercase())?
+            .get(usize::from(v))
+            .cloned()
     }
 }

@@ -209,12 +209,7 @@ fn cast_type(c: u8) -> Option<&'static str> {
 
 impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
     /// A reader over `bytes` (the script, starting at file offset `base`).
-    pub fn new(
-        bytes: &'a [u8],
-        base: u64,
-        ctx: &'r Ctx<'p, 'a>,
-        natives: &'r dyn Natives,
-    ) -> Self {
+    pub fn new(bytes: &'a [u8], base: u64, ctx: &'r Ctx<'p, 'a>, natives: &'r dyn Natives) -> Self {
         TokenReader {
             r: Reader::with_base(bytes, base),
             mem: 0,
@@ -441,7 +436,8 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
             0x10 | 0x1A => {
                 let index = self.expr()?;
                 let array = self.expr()?;
-                let mut e = Expr::atom(format!("{}[{}]", array.wrap_if(array.prec > 0), index.text));
+                let mut e =
+                    Expr::atom(format!("{}[{}]", array.wrap_if(array.prec > 0), index.text));
                 e.byte = array.byte;
                 e
             }
@@ -498,7 +494,11 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
             }
             0x21 => {
                 let n = self.name("name")?;
-                let n = if n.eq_ignore_ascii_case("None") { String::new() } else { n };
+                let n = if n.eq_ignore_ascii_case("None") {
+                    String::new()
+                } else {
+                    n
+                };
                 Expr::atom(format!("'{n}'"))
             }
             0x22 => {
@@ -614,10 +614,7 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
     fn variable(&mut self, prefix: &str) -> Result<Expr> {
         let o = self.obj("variable")?;
         let mut e = Expr::atom(format!("{prefix}{}", self.obj_name(o)));
-        e.byte = self
-            .natives
-            .prop_enum(self.ctx.pkg, o)
-            .map(ByteInfo::Enum);
+        e.byte = self.natives.prop_enum(self.ctx.pkg, o).map(ByteInfo::Enum);
         Ok(e)
     }
 
@@ -683,7 +680,10 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
             .iter()
             .map(|e| e.text.as_str())
             .collect();
-        let n = args.iter().rposition(|a| !a.is_empty()).map_or(0, |p| p + 1);
+        let n = args
+            .iter()
+            .rposition(|a| !a.is_empty())
+            .map_or(0, |p| p + 1);
         let head = if n == 0 {
             "new".to_string()
         } else {
@@ -823,7 +823,7 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
                 call: false,
                 default: false,
                 uncast: None,
-            byte: None,
+                byte: None,
             }),
             (OpKind::Post, [a]) => Some(Expr {
                 text: format!("{}{sym}", a.wrap_if(a.prec > 0)),
@@ -831,7 +831,7 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
                 call: false,
                 default: false,
                 uncast: None,
-            byte: None,
+                byte: None,
             }),
             _ => None,
         }
@@ -846,8 +846,12 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
         } else {
             format!(" {op} ")
         };
-        let at = self.enum_literal(a, b).unwrap_or_else(|| a.wrap_if(a.prec > p));
-        let bt = self.enum_literal(b, a).unwrap_or_else(|| b.wrap_if(b.prec >= p));
+        let at = self
+            .enum_literal(a, b)
+            .unwrap_or_else(|| a.wrap_if(a.prec > p));
+        let bt = self
+            .enum_literal(b, a)
+            .unwrap_or_else(|| b.wrap_if(b.prec >= p));
         Expr {
             text: format!("{at}{sep}{bt}"),
             prec: p.max(1),

@@ -38,7 +38,12 @@ pub fn natives_for(pkg: &Package<'_>, path: &Path) -> NativeTable {
 }
 
 /// `opts` with the natives of `pkg` when `--decompile` is given.
-pub fn options_for(a: &ExportArgs, opts: &ExportOptions, pkg: &Package<'_>, path: &Path) -> ExportOptions {
+pub fn options_for(
+    a: &ExportArgs,
+    opts: &ExportOptions,
+    pkg: &Package<'_>,
+    path: &Path,
+) -> ExportOptions {
     let mut o = opts.clone();
     if a.decompile {
         o.decompile = Some(std::sync::Arc::new(natives_for(pkg, path)));
