@@ -32,6 +32,9 @@ use pakrat_io::{Error, Result};
 use crate::headers::model::struct_header;
 use crate::package::Package;
 
+/// State labels: (name, memory offset).
+pub type Labels = Vec<(String, u32)>;
+
 /// What a decompilation needs to know about where it is.
 pub struct Ctx<'p, 'a> {
     /// The package.
@@ -48,7 +51,7 @@ pub fn statements(
     ctx: &Ctx<'_, '_>,
     natives: &dyn natives::Natives,
     i: usize,
-) -> Result<(Vec<read::Located>, Vec<(String, u32)>)> {
+) -> Result<(Vec<read::Located>, Labels)> {
     let pkg = ctx.pkg;
     let base = pkg.exports.get(i).map_or(0, |e| u64::from(e.serial_offset));
     let h = struct_header(pkg, i)

@@ -841,11 +841,7 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
         // Left-associative: the left side keeps its own level, the right
         // side is wrapped at the same level. Assignment-like operators
         // (`+=`, `$=`...) are wrapped like any other.
-        let sep = if op.chars().all(|c| c.is_ascii_alphabetic()) {
-            format!(" {op} ")
-        } else {
-            format!(" {op} ")
-        };
+        let sep = format!(" {op} ");
         let at = self
             .enum_literal(a, b)
             .unwrap_or_else(|| a.wrap_if(a.prec > p));

@@ -25,7 +25,7 @@ pub fn natives_for(pkg: &Package<'_>, path: &Path) -> NativeTable {
         let found = files.iter().find(|f| {
             f.extension().is_some_and(|e| e.eq_ignore_ascii_case("u"))
                 && f.file_stem()
-                    .is_some_and(|s| s.to_string_lossy().eq_ignore_ascii_case(&name))
+                    .is_some_and(|s| s.to_string_lossy().eq_ignore_ascii_case(name))
                 && f.as_path() != path
         });
         let Some(f) = found else { continue };
