@@ -110,6 +110,11 @@ pub struct ExportOptions {
     pub mesh_psk: bool,
     /// Skeletal meshes: every LOD, not only LOD 0.
     pub mesh_all_lods: bool,
+    /// Classes: decompile each class's bytecode into `Classes/<Class>.uc`
+    /// with these natives (the package's own and those of the packages
+    /// beside it); kept script text then goes to
+    /// `KeptSource/Classes/<Class>.uc`.
+    pub decompile: Option<std::sync::Arc<crate::script::natives::NativeTable>>,
 }
 
 /// One file written.
@@ -247,6 +252,33 @@ pub fn export_paths(pkg: &Package<'_>, only: &[usize], opts: &ExportOptions) -> 
 /// [`export_files`]; with `dry`, the files carry their paths and
 /// descriptions but no bytes.
 fn build(pkg: &Package<'_>, i: usize, opts: &ExportOptions, dry: bool) -> Result<Made> {
+    let e = pkg.export(i)?;
+    // A class export named None with no data is a placeholder, not a class.
+    let is_class = e.class.is_none()
+        && e.serial_size > 0
+        && !pkg.name(e.object_name).eq_ignore_ascii_case("None");
+    if let (Some(natives), true) = (&opts.decompile, is_class) {
+        if !opts.kinds.is_empty() && !opts.kinds.contains(&Kind::TextBuffer) {
+            return Ok(Made::Filtered);
+        }
+        if let Err(why) = pkg.summary.object_layout() {
+            return Ok(Made::Nothing(Kind::TextBuffer, why));
+        }
+        let name = safe_component(pkg.name(pkg.export(i)?.object_name));
+        let path = format!("Classes/{name}.uc");
+        if dry {
+            return Ok(Made::Files(
+                Kind::TextBuffer,
+                vec![(path, Vec::new(), String::new())],
+            ));
+        }
+        let text = crate::script::decompile_class(pkg, "", i, natives.as_ref())?;
+        let detail = format!("decompiled from bytecode, {} lines", text.lines().count());
+        return Ok(Made::Files(
+            Kind::TextBuffer,
+            vec![(path, text.into_bytes(), detail)],
+        ));
+    }
     let class = pkg.export_class_name(i)?;
     let Some(kind) = kind_of_class(class) else {
         return Ok(Made::NoExporter);
@@ -265,7 +297,7 @@ fn build(pkg: &Package<'_>, i: usize, opts: &ExportOptions, dry: bool) -> Result
         Kind::Texture => texture_files(pkg, i, opts.all_mips, dry)?,
         Kind::Sound => sound_file(pkg, i, dry)?,
         Kind::Music => music_file(pkg, i, dry)?,
-        Kind::TextBuffer => text_file(pkg, i, dry)?,
+        Kind::TextBuffer => text_file(pkg, i, opts.decompile.is_some(), dry)?,
         Kind::Mesh => match opts.mesh {
             Some(hook) => hook(pkg, i, opts, dry)?,
             None => return Ok(Made::NoExporter),
@@ -487,7 +519,7 @@ pub fn read_text_buffer(pkg: &Package<'_>, i: usize) -> Result<(i32, i32, pakrat
     Ok((pos, top, text))
 }
 
-fn text_file(pkg: &Package<'_>, i: usize, dry: bool) -> Result<Produced> {
+fn text_file(pkg: &Package<'_>, i: usize, decompiling: bool, dry: bool) -> Result<Produced> {
     let e = pkg.export(i)?;
     if e.serial_size == 0 {
         return Ok(Err("stripped: the text buffer holds no data".into()));
@@ -495,7 +527,13 @@ fn text_file(pkg: &Package<'_>, i: usize, dry: bool) -> Result<Produced> {
     let name = pkg.name(e.object_name);
     let outer = pkg.object_name(e.outer).unwrap_or("None");
     let path = if name.eq_ignore_ascii_case("ScriptText") && !e.outer.is_none() {
-        format!("Classes/{}.uc", safe_component(outer))
+        // With `--decompile` the decompiled class takes `Classes/`.
+        let dir = if decompiling {
+            "KeptSource/Classes"
+        } else {
+            "Classes"
+        };
+        format!("{dir}/{}.uc", safe_component(outer))
     } else {
         format!("TextBuffers/{}.txt", rel_path(pkg, i)?)
     };

@@ -43,6 +43,7 @@ pub mod json;
 pub mod lineage;
 mod package;
 pub mod props;
+pub mod script;
 mod summary;
 pub mod texture;
 pub mod verify;

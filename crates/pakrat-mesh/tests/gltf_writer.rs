@@ -86,9 +86,10 @@ fn scene(big: bool) -> Scene {
         name: "synthetic".into(),
         sockets: vec![pakrat_mesh::model::Socket {
             name: "grip".into(),
-            bone: 1,
+            bone: Some(1),
             translation: [0.5, 0.0, 0.0],
             rotation: [0.0, 0.0, 0.0, 1.0],
+            scale: [1.0; 3],
         }],
         meshes: vec![mesh],
         materials: vec![Material {

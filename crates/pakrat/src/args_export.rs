@@ -63,6 +63,12 @@ pub struct ExportArgs {
     /// UE1/UE2 textures: export every mip level, not only the first.
     #[arg(long)]
     pub mips: bool,
+    /// UE1/UE2 classes: write `Classes/<Class>.uc` decompiled from the
+    /// bytecode (natives from the package and the packages it imports
+    /// found beside it as `<Name>.u`); kept source text then goes to
+    /// `KeptSource/Classes/<Class>.uc`.
+    #[arg(long)]
+    pub decompile: bool,
     /// Meshes: glTF container (default glb), or ActorX psk/psa (UE1/UE2).
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub mesh_format: Option<MeshFormat>,

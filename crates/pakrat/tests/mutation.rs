@@ -122,6 +122,15 @@ fn package_case(data: &[u8]) -> Result<(), String> {
         mesh_gltf: false,
         mesh_psk: false,
         mesh_all_lods: false,
+        decompile: None,
+    };
+    // `export --decompile`: the classes decompiled with the package's own
+    // natives (errors are fine, panics are not).
+    let mut natives = pakrat_classic::script::natives::NativeTable::new();
+    natives.add(&pkg);
+    let decompile = ExportOptions {
+        decompile: Some(std::sync::Arc::new(natives)),
+        ..opts.clone()
     };
     let mut first_err = None;
     let js = pakrat_classic::json::PropsJson::new(&pkg, "Case");
@@ -138,6 +147,9 @@ fn package_case(data: &[u8]) -> Result<(), String> {
         }
         if let Err(e) = export_files(&pkg, i, &opts) {
             first_err.get_or_insert(e.to_string());
+        }
+        if pkg.exports[i].class.is_none() {
+            let _ = export_files(&pkg, i, &decompile);
         }
     }
     let dir = tempfile::tempdir().map_err(err_text)?;

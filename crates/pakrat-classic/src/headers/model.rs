@@ -61,8 +61,8 @@ pub enum PropKind {
     Float,
     /// An object reference: the class name and whether it is an actor.
     Object(String, bool),
-    /// A class reference (`class<Meta>`).
-    Class,
+    /// A class reference (`class<Meta>`), with its meta class's name.
+    Class(String),
     /// `name`.
     Name,
     /// `string` (FString).
@@ -134,6 +134,10 @@ pub struct StructHeader<'a> {
     pub children: ObjRef,
     /// `CppText` (v120+).
     pub cpp_text: ObjRef,
+    /// `FriendlyName` (an operator's symbol, else the object name).
+    pub friendly_name: u32,
+    /// `ScriptText`.
+    pub script_text: ObjRef,
     /// `ScriptSize`.
     pub script_size: i32,
     /// After `ScriptSize`: the bytecode and the subclass's fields.
@@ -146,7 +150,7 @@ fn is_class_export(pkg: &Package<'_>, i: usize) -> bool {
 
 /// A reader at the `UField` data of export `i` (after the tagged list; a
 /// class has none).
-fn field_reader<'a>(pkg: &Package<'a>, i: usize) -> Option<Reader<'a>> {
+pub(crate) fn field_reader<'a>(pkg: &Package<'a>, i: usize) -> Option<Reader<'a>> {
     if is_class_export(pkg, i) {
         let e = pkg.exports.get(i)?;
         let data = pkg.export_data(i).ok()?;
@@ -168,20 +172,33 @@ pub fn struct_header<'a>(pkg: &Package<'a>, i: usize) -> Option<StructHeader<'a>
     let mut r = field_reader(pkg, i)?;
     read_obj(pkg, &mut r, "SuperField").ok()?;
     read_obj(pkg, &mut r, "Next").ok()?;
-    read_obj(pkg, &mut r, "ScriptText").ok()?;
+    let script_text = read_obj(pkg, &mut r, "ScriptText").ok()?;
     let children = read_obj(pkg, &mut r, "Children").ok()?;
-    read_name(pkg, &mut r, "FriendlyName").ok()?;
-    let cpp_text = if pkg.summary.version >= 120 {
+    let friendly_name = read_name(pkg, &mut r, "FriendlyName").ok()?;
+    let (v, lic) = (pkg.summary.version, pkg.summary.licensee);
+    // UT2003/UT2004 and the games built on them (the "UE2.5" builds,
+    // licensee 25–29) write no CppText; from licensee 26 a u32
+    // StructFlags takes its place (UELib `UStruct.Deserialize`: "UT2004'
+    // derived games do not include this despite reporting version 128+";
+    // checked on the corpus's ut2004_Engine.u, whose function headers only
+    // parse this way).
+    let ue25 = (119..=129).contains(&v) && (25..=29).contains(&lic);
+    let cpp_text = if v >= 120 && !ue25 {
         read_obj(pkg, &mut r, "CppText").ok()?
     } else {
         ObjRef::NONE
     };
+    if ue25 && lic >= 26 {
+        r.u32("StructFlags").ok()?;
+    }
     r.i32("Line").ok()?;
     r.i32("TextPos").ok()?;
     let script_size = r.i32("ScriptSize").ok()?;
     Some(StructHeader {
         children,
         cpp_text,
+        friendly_name,
+        script_text,
         script_size,
         rest: r,
     })
@@ -293,8 +310,7 @@ fn prop_kind(pkg: &Package<'_>, class: &str, r: &mut Reader<'_>, depth: u32) -> 
         PropKind::Object(named(c), is_actor(pkg, c))
     } else if is("ClassProperty") {
         read_obj(pkg, r, "PropertyClass")?;
-        read_obj(pkg, r, "MetaClass")?;
-        PropKind::Class
+        PropKind::Class(named(read_obj(pkg, r, "MetaClass")?))
     } else if is("StructProperty") {
         PropKind::Struct(named(read_obj(pkg, r, "Struct")?))
     } else if is("ArrayProperty") && depth < 4 {

@@ -51,7 +51,7 @@ fn type_in(k: &PropKind, ctx: Ctx, form: Form) -> String {
         PropKind::Str => "FString".into(),
         PropKind::FixedString => "CHAR".into(),
         PropKind::Object(c, actor) => format!("class {}{c}*", if *actor { 'A' } else { 'U' }),
-        PropKind::Class => "class UClass*".into(),
+        PropKind::Class(_) => "class UClass*".into(),
         PropKind::Struct(s) => format!("F{s}"),
         PropKind::Array(inner) => {
             let t = type_in(inner, Ctx::Parm, form);

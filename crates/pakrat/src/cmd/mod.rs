@@ -3,6 +3,7 @@
 
 pub mod asset;
 pub mod common;
+pub mod decompile;
 pub mod headers;
 pub mod iostore;
 pub mod iostore_write;

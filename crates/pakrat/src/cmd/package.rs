@@ -522,6 +522,7 @@ fn export_options(a: &ExportArgs) -> Result<ExportOptions> {
         mesh_gltf: a.mesh_format == Some(crate::args_export::MeshFormat::Gltf),
         mesh_psk: a.mesh_format == Some(crate::args_export::MeshFormat::Psk),
         mesh_all_lods: a.all_lods,
+        decompile: None,
     })
 }
 
@@ -567,6 +568,7 @@ pub fn export(a: &ExportArgs) -> Result<ExitCode> {
     let src = open(&a.package)?;
     let p = parse_package(&a.package, &src)?;
     let opts = export_options(a)?;
+    let opts = crate::cmd::decompile::options_for(a, &opts, &p, &a.package);
     let mut only = Vec::new();
     for o in &a.objects {
         only.extend(find(&p, &a.package, o)?);
@@ -717,7 +719,7 @@ fn export_folder(a: &ExportArgs) -> Result<ExitCode> {
         if let Ok(p) = p {
             let base = sub(f);
             planned.extend(
-                export_paths(p, &[], &opts)
+                export_paths(p, &[], &crate::cmd::decompile::options_for(a, &opts, p, f))
                     .into_iter()
                     .map(|x| format!("{base}/{x}")),
             );
@@ -747,7 +749,8 @@ fn export_folder(a: &ExportArgs) -> Result<ExitCode> {
                     .resolve(&sub(f))
                     .and_then(|d| OutputDir::create(d, a.force))
                     .map_err(|e| in_file(e, &a.output))?;
-                let reports = export_objects(p, &[], &dir, &opts);
+                let popts = crate::cmd::decompile::options_for(a, &opts, p, f);
+                let reports = export_objects(p, &[], &dir, &popts);
                 let t = Tally::of(&reports);
                 files += t.files;
                 content += t.content;

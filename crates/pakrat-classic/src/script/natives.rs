@@ -1,0 +1,275 @@
+//! Native functions and operators, by native index and by object, read from
+//! the `Function` exports of the package being decompiled and of the
+//! packages given beside it (Core, Engine...).
+//!
+//! A function's tail (after its bytecode) holds `iNative` (u16),
+//! `OperPrecedence` (u8) and `FunctionFlags` (u32); before v64 also
+//! `ParmsSize` u16 first, `NumParms` u8 before and `ReturnValueOffset` u16
+//! after the precedence (UT432 `UnClass.cpp` `UFunction::Serialize`; UELib
+//! `UFunction`). An operator's symbol is its `FriendlyName` (`+`, `==`);
+//! `FUNC_Operator` with two parameters is infix, with one it is prefix when
+//! `FUNC_PreOperator` is set, else postfix.
+
+use std::collections::HashMap;
+
+use crate::headers::model::{children, function_tail, struct_header, CPF_PARM, CPF_RETURN_PARM};
+use crate::package::{ObjRef, Package, Target};
+
+use super::Ctx;
+
+/// `FUNC_Final`.
+pub const FUNC_FINAL: u32 = 0x1;
+/// `FUNC_PreOperator`.
+pub const FUNC_PRE_OPERATOR: u32 = 0x10;
+/// `FUNC_Operator`.
+pub const FUNC_OPERATOR: u32 = 0x1000;
+/// `FUNC_Static`.
+pub const FUNC_STATIC: u32 = 0x2000;
+
+/// How a function is written at a call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OpKind {
+    /// A plain call `f(a, b)`.
+    Call,
+    /// An infix operator with its precedence.
+    Binary(u8),
+    /// A prefix operator (`-a`, `!a`).
+    Pre,
+    /// A postfix operator (`a++`).
+    Post,
+}
+
+/// What a call needs to know about a function.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NativeInfo {
+    /// The name written at a call (an operator's symbol).
+    pub friendly: String,
+    /// Call, infix, prefix or postfix.
+    pub kind: OpKind,
+    /// `FunctionFlags`.
+    pub flags: u32,
+    /// `iNative`.
+    pub native: u16,
+    /// For each parameter, whether it is `coerce` (its conversion is
+    /// implicit at the call).
+    pub coerce: Vec<bool>,
+    /// For each parameter, its enum when it is a byte with one.
+    pub enums: Vec<Option<String>>,
+}
+
+impl NativeInfo {
+    /// Whether a `FinalFunction` token for this function is a `Super.` call
+    /// (the compiler emits it for final and static functions and for
+    /// super calls; anything else reached by a final call is a super call).
+    pub fn is_super_call(&self) -> bool {
+        self.flags & (FUNC_FINAL | FUNC_STATIC) == 0 && self.kind == OpKind::Call
+    }
+}
+
+/// Whether a final call to `f`, whose flags are not known (a function of a
+/// package not given), is a super call: it is when `f` belongs to another
+/// class than the one decompiled (a final function of a superclass in
+/// another package is the other case, and is rarer).
+pub fn unknown_is_super(ctx: &Ctx<'_, '_>, f: ObjRef) -> bool {
+    match ctx.pkg.check_ref(f) {
+        Ok(Target::Import(_)) => true,
+        Ok(Target::Export(k)) => {
+            let mut o = ctx.pkg.exports[k].outer;
+            // A state's function: its class is the state's outer.
+            for _ in 0..4 {
+                match ctx.pkg.check_ref(o) {
+                    Ok(Target::Export(c)) if ctx.pkg.exports[c].class.is_none() => {
+                        return c != ctx.class
+                    }
+                    Ok(Target::Export(c)) => o = ctx.pkg.exports[c].outer,
+                    _ => return false,
+                }
+            }
+            false
+        }
+        _ => false,
+    }
+}
+
+/// The prefix of a super call.
+pub fn super_prefix(_ctx: &Ctx<'_, '_>, _f: ObjRef) -> String {
+    "Super.".into()
+}
+
+/// Resolves native indices and function objects.
+pub trait Natives {
+    /// The native function with index `i`.
+    fn native(&self, i: u16) -> Option<NativeInfo>;
+    /// The function `f` of `pkg` (an export, or an import found in one of
+    /// the known packages).
+    fn function(&self, pkg: &Package<'_>, f: ObjRef) -> Option<NativeInfo>;
+    /// The enum of byte property `p` of `pkg`, when it has one.
+    fn prop_enum(&self, pkg: &Package<'_>, p: ObjRef) -> Option<String>;
+    /// The name of value `v` of enum `name`.
+    fn enum_value(&self, name: &str, v: u8) -> Option<String>;
+}
+
+fn byte_enum(pkg: &Package<'_>, k: usize) -> Option<String> {
+    if pkg.export_class_name(k).ok()? != "ByteProperty" {
+        return None;
+    }
+    match crate::headers::model::read_prop(pkg, k).ok()?.kind {
+        crate::headers::model::PropKind::Byte(e) => e,
+        _ => None,
+    }
+}
+
+fn outer_name(pkg: &Package<'_>, o: ObjRef) -> String {
+    pkg.object_name(o).unwrap_or("").to_lowercase()
+}
+
+/// Read what a call needs from function export `i`.
+pub fn function_info(pkg: &Package<'_>, i: usize) -> Option<NativeInfo> {
+    let h = struct_header(pkg, i)?;
+    let (native, flags) = function_tail(pkg, i)?;
+    let rest = h.rest.rest();
+    let net = if flags & crate::headers::model::FUNC_NET != 0 {
+        2
+    } else {
+        0
+    };
+    let old = pkg.summary.version <= 63;
+    let fixed = if old { 12 } else { 7 };
+    let start = rest.len().checked_sub(net + fixed)?;
+    let prec = *rest.get(start + if old { 5 } else { 2 })?;
+    let friendly = pkg.name(h.friendly_name).to_string();
+    let parms: Vec<crate::headers::model::Prop> = children(pkg, i)
+        .into_iter()
+        .filter_map(|k| crate::headers::model::read_prop(pkg, k).ok())
+        .filter(|p| p.flags & CPF_PARM != 0 && p.flags & CPF_RETURN_PARM == 0)
+        .collect();
+    let coerce: Vec<bool> = parms.iter().map(|p| p.flags & 0x800 != 0).collect();
+    let enums: Vec<Option<String>> = parms
+        .iter()
+        .map(|p| match &p.kind {
+            crate::headers::model::PropKind::Byte(e) => e.clone(),
+            _ => None,
+        })
+        .collect();
+    let kind = if flags & FUNC_OPERATOR != 0 {
+        match parms.len() {
+            2 => OpKind::Binary(prec),
+            1 if flags & FUNC_PRE_OPERATOR != 0 => OpKind::Pre,
+            1 => OpKind::Post,
+            _ => OpKind::Call,
+        }
+    } else {
+        OpKind::Call
+    };
+    Some(NativeInfo {
+        friendly,
+        kind,
+        flags,
+        native,
+        coerce,
+        enums,
+    })
+}
+
+/// The natives of a set of packages: the package decompiled first, then the
+/// others in the order given.
+#[derive(Debug, Default)]
+pub struct NativeTable {
+    by_index: HashMap<u16, NativeInfo>,
+    /// (class, function) lower-case → info, for imported functions.
+    by_path: HashMap<(String, String), NativeInfo>,
+    /// (owner, property) lower-case → enum name, for imported properties.
+    prop_enums: HashMap<(String, String), String>,
+    /// Enum name lower-case → value names.
+    enums: HashMap<String, Vec<String>>,
+}
+
+impl NativeTable {
+    /// An empty table.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Add the functions of `pkg` (earlier additions win).
+    pub fn add(&mut self, pkg: &Package<'_>) {
+        for (i, e) in pkg.exports.iter().enumerate() {
+            match pkg.export_class_name(i).unwrap_or("") {
+                "Function" => {}
+                "Enum" => {
+                    if let Some(en) = crate::enums::read_enum(pkg, i) {
+                        self.enums
+                            .entry(en.name.to_lowercase())
+                            .or_insert(en.values);
+                    }
+                    continue;
+                }
+                "ByteProperty" => {
+                    if let Some(en) = byte_enum(pkg, i) {
+                        let key = (
+                            outer_name(pkg, e.outer),
+                            pkg.name(e.object_name).to_lowercase(),
+                        );
+                        self.prop_enums.entry(key).or_insert(en);
+                    }
+                    continue;
+                }
+                _ => continue,
+            }
+            let Some(info) = function_info(pkg, i) else {
+                continue;
+            };
+            let owner = match pkg.check_ref(e.outer) {
+                Ok(Target::Export(k)) => pkg.name(pkg.exports[k].object_name).to_lowercase(),
+                _ => String::new(),
+            };
+            let fname = pkg.name(e.object_name).to_lowercase();
+            if info.native != 0 {
+                self.by_index
+                    .entry(info.native)
+                    .or_insert_with(|| info.clone());
+            }
+            self.by_path.entry((owner, fname)).or_insert(info);
+        }
+    }
+}
+
+impl Natives for NativeTable {
+    fn native(&self, i: u16) -> Option<NativeInfo> {
+        self.by_index.get(&i).cloned()
+    }
+
+    fn function(&self, pkg: &Package<'_>, f: ObjRef) -> Option<NativeInfo> {
+        match pkg.check_ref(f).ok()? {
+            Target::Export(i) => function_info(pkg, i),
+            Target::Import(i) => {
+                let imp = &pkg.imports[i];
+                let owner = pkg.object_name(imp.outer).ok()?.to_lowercase();
+                let name = pkg.name(imp.object_name).to_lowercase();
+                self.by_path.get(&(owner, name)).cloned()
+            }
+            Target::None => None,
+        }
+    }
+
+    fn prop_enum(&self, pkg: &Package<'_>, p: ObjRef) -> Option<String> {
+        match pkg.check_ref(p).ok()? {
+            Target::Export(k) => byte_enum(pkg, k),
+            Target::Import(k) => {
+                let imp = &pkg.imports[k];
+                let key = (
+                    outer_name(pkg, imp.outer),
+                    pkg.name(imp.object_name).to_lowercase(),
+                );
+                self.prop_enums.get(&key).cloned()
+            }
+            Target::None => None,
+        }
+    }
+
+    fn enum_value(&self, name: &str, v: u8) -> Option<String> {
+        self.enums
+            .get(&name.to_lowercase())?
+            .get(usize::from(v))
+            .cloned()
+    }
+}
