@@ -476,9 +476,10 @@ mod tests {
         assert_eq!(table_layout(95, 133), Ok(TableLayout::ExtraInt));
         assert_eq!(table_layout(57, 0), Ok(TableLayout::Beta));
         assert!(object_layout(TAG, 129, 27).is_ok());
-        assert!(object_layout(TAG, 123, 37)
+        assert!(object_layout(TAG, 123, 37).is_ok()); // Lineage II
+        assert!(object_layout(TAG, 123, 99)
             .unwrap_err()
-            .contains("version 123 with licensee 37"));
+            .contains("version 123 with licensee 99"));
         assert!(object_layout(TAG, 128, 29).is_ok());
     }
 

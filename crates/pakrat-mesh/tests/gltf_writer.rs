@@ -164,7 +164,6 @@ fn scene(big: bool) -> Scene {
                 }],
             },
         ],
-        ..Default::default()
     }
 }
 
