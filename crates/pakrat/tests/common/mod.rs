@@ -2,6 +2,8 @@
 //! and not every file uses every helper.
 #![allow(dead_code)]
 
+pub mod gltf;
+
 use std::collections::BTreeMap;
 use std::path::Path;
 
