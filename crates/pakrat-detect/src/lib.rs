@@ -42,6 +42,10 @@ pub enum Format {
     Uz,
     /// `.usmap` property mappings (magic 0x30C4 and a known version).
     Usmap,
+    /// A raw IoStore container-header chunk, as `extract` writes it under
+    /// `_chunks/` (UE5 form: signature 0x496F436E and a known version; the
+    /// UE4 forms have no signature and are read only when asked for).
+    ContainerHeader,
 }
 
 impl Format {
@@ -55,6 +59,7 @@ impl Format {
             Format::Pak => "pak",
             Format::Uz => "uz",
             Format::Usmap => "usmap",
+            Format::ContainerHeader => "container-header",
         }
     }
 }
@@ -91,6 +96,9 @@ pub fn detect(path: &Path, p: &Probe<'_>) -> Option<Format> {
     if is_usmap(path, p) {
         return Some(Format::Usmap);
     }
+    if is_container_header(head) {
+        return Some(Format::ContainerHeader);
+    }
     let tail = p.tail();
     if tail[tail.len().saturating_sub(PAK_TAIL)..]
         .windows(4)
@@ -119,6 +127,15 @@ fn is_usmap(path: &Path, p: &Probe<'_>) -> bool {
             || path
                 .extension()
                 .is_some_and(|e| e.eq_ignore_ascii_case("usmap")))
+}
+
+/// A UE5 container-header chunk: the signature, then a version this build
+/// reads (`pakrat_iostore::container_header`), then the container id.
+fn is_container_header(head: &[u8]) -> bool {
+    use pakrat_iostore::container_header::{LATEST_VERSION, SIGNATURE};
+    head.len() >= 16
+        && le32(head) == Some(SIGNATURE)
+        && le32(&head[4..]).is_some_and(|v| v <= LATEST_VERSION)
 }
 
 /// Probe the regular file at `path` and detect its format.
@@ -180,6 +197,10 @@ pub fn describe(path: &Path, p: &Probe<'_>) -> String {
         Some(Format::IoStoreCas) => "an IoStore data file (.ucas)".into(),
         Some(Format::Pak) => "a .pak file".into(),
         Some(Format::Uz) => "a redirect-compressed file (.uz/.uz2/.uz3)".into(),
+        Some(Format::ContainerHeader) => format!(
+            "an IoStore container header chunk (UE5 form, version {})",
+            le32(&head[4..]).unwrap_or(0)
+        ),
         Some(Format::Usmap) => format!(
             "a .usmap mappings file (version {})",
             head.get(2).copied().unwrap_or(0)
@@ -208,6 +229,13 @@ mod tests {
         let classic = [0xC1, 0x83, 0x2A, 0x9E, 69, 0, 0, 0];
         assert_eq!(of(&classic), Some(Format::Package));
         assert_eq!(of(b"nothing to see here"), None);
+        // A UE5 container header chunk: signature, a known version, the id.
+        let mut header = vec![0x6E, 0x43, 0x6F, 0x49, 5, 0, 0, 0];
+        header.extend([7; 8]);
+        assert_eq!(of(&header), Some(Format::ContainerHeader));
+        header[4] = 9; // a version no release wrote
+        assert_eq!(of(&header), None);
+        assert_eq!(of(&header[..12]), None);
         // A .usmap: magic, version 0, stored, 3 bytes of payload: the sizes
         // add up, so the content alone tells it.
         let mut usmap = vec![0xC4, 0x30, 0, 0, 3, 0, 0, 0, 3, 0, 0, 0];

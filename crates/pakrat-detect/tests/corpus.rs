@@ -29,6 +29,13 @@ fn expected(e: &Entry) -> Option<Option<Format>> {
         // UE 4.27's zen packages carry the .uasset name ("no legacy twin").
         ("zenpair", "uasset") if e.detail.contains("no legacy twin") => None,
         ("zenpair" | "pakdata", "uasset" | "umap") => Some(Format::LegacyPackage),
+        // Raw container header chunks: the UE5 form has a signature; the
+        // UE4 ones (4.27, the two bug-report headers) have none.
+        ("zenpair", "bin")
+            if e.local_path.contains("/ContainerHeader") && e.detail.starts_with("UE5") =>
+        {
+            Some(Format::ContainerHeader)
+        }
         (
             "zenpair",
             "uexp" | "ubulk" | "uzenasset" | "bin" | "ushaderbytecode" | "uzenshaderbytecode",

@@ -331,6 +331,7 @@ fn sniff(path: &Path) -> &'static str {
         Some(Format::Pak) => "pak",
         Some(Format::IoStoreCas) => "ucas",
         Some(Format::Usmap) => "usmap",
+        Some(Format::ContainerHeader) => "container-header",
         // A .ucas without its .utoc still shows as IoStore data.
         None if path
             .extension()

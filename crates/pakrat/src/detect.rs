@@ -20,7 +20,8 @@ pub fn commands_for(f: Option<Format>) -> &'static str {
         Some(Format::Pak) => "`pakrat info`/`list`/`verify`/`extract` read it",
         Some(Format::Uz) => "`pakrat info` describes it, `pakrat decompress` restores the file inside",
         Some(Format::Usmap) => "`pakrat info`/`list`/`verify` read it",
-        None => "pakrat reads UMOD installers, Unreal packages (UE1–UE5), .uz/.uz2/.uz3, .pak files and IoStore containers, and .usmap mappings",
+        Some(Format::ContainerHeader) => "`pakrat info`/`list`/`verify` read it",
+        None => "pakrat reads UMOD installers, Unreal packages (UE1–UE5), .uz/.uz2/.uz3, .pak files, IoStore containers and their container header chunks, and .usmap mappings",
     }
 }
 

@@ -18,6 +18,7 @@ use clap::Parser;
 
 use args::{Cli, Command};
 use detect::Format;
+use pakrat_iostore::container_header::HeaderForm;
 
 fn main() -> ExitCode {
     restore_sigpipe();
@@ -101,6 +102,11 @@ pub fn sniff(path: &Path) -> Result<Format> {
         ),
         None if has_ext(path, "pak") => bail!(
             "{}: looks truncated: no footer at the end (a .pak ends with its footer, magic E1 12 6F 5A), or it is not a file pakrat reads ({})",
+            path.display(),
+            detect::commands_for(None)
+        ),
+        None if has_ext(path, "bin") => bail!(
+            "{}: not a file pakrat reads: no known magic at the start or end ({}); a UE4 IoStore container header chunk has no magic: name the release (`--ue-version 4.27`) to read it as one",
             path.display(),
             detect::commands_for(None)
         ),
@@ -268,9 +274,28 @@ fn run(command: Command) -> Result<ExitCode> {
     }
 }
 
+/// A signature-less UE4 container-header chunk: the user named a UE4
+/// release with one (`--ue-version 4.25`–`4.27`) and the file is nothing
+/// else pakrat knows. Its UE4 form, or `None`.
+fn ue4_container_header(file: &Path, ue_version: Option<&str>) -> Option<HeaderForm> {
+    let form = cmd::container_header::ue4_form(ue_version)?;
+    let probe = detect::Probe::open(file).ok()?;
+    if detect::detect(file, &probe).is_some() || probe.is_empty() {
+        return None;
+    }
+    output::set_input(file);
+    output::set_kind(Format::ContainerHeader.kind());
+    Some(form)
+}
+
 /// `info`, by the format of the file.
 fn info(mut a: args::InfoArgs) -> Result<ExitCode> {
+    let ue4 = ue4_container_header(&a.file, a.ue_version.as_deref());
+    if ue4.is_some() {
+        return cmd::container_header::info(&a.file, ue4, a.out.json);
+    }
     match sniff_arg(&mut a.file)? {
+        Format::ContainerHeader => cmd::container_header::info(&a.file, None, a.out.json),
         Format::Umod => cmd::umod::info(&a),
         Format::Package => cmd::package::info(&a),
         Format::LegacyPackage => cmd::legacy::info(&a),
@@ -286,6 +311,10 @@ fn info(mut a: args::InfoArgs) -> Result<ExitCode> {
 fn list(mut a: args::ListArgs) -> Result<ExitCode> {
     if a.file.is_dir() {
         return cmd::pak::list_dir(&a);
+    }
+    let ue4 = ue4_container_header(&a.file, a.ue_version.as_deref());
+    if ue4.is_some() {
+        return cmd::container_header::list(&a.file, ue4, a.out.json);
     }
     match sniff_arg(&mut a.file)? {
         f if (a.names || a.imports || a.exports)
@@ -312,13 +341,19 @@ fn list(mut a: args::ListArgs) -> Result<ExitCode> {
         Format::Package => cmd::package::list(&a),
         Format::LegacyPackage => cmd::legacy::list(&a),
         Format::IoStoreToc | Format::IoStoreCas => cmd::iostore::list(&a),
+        Format::ContainerHeader => cmd::container_header::list(&a.file, None, a.out.json),
         Format::Uz => bail!("{}", uz_hint(&a.file, "list")),
     }
 }
 
 /// `verify`, by the format of the file.
 fn verify(mut a: args::VerifyArgs) -> Result<ExitCode> {
+    let ue4 = ue4_container_header(&a.file, a.ue_version.as_deref());
+    if ue4.is_some() {
+        return cmd::container_header::verify(&a.file, ue4, a.out.json);
+    }
     match sniff_arg(&mut a.file)? {
+        Format::ContainerHeader => cmd::container_header::verify(&a.file, None, a.out.json),
         Format::Pak => cmd::pak::verify(&a),
         Format::Umod => cmd::umod::verify(&a),
         Format::Package => cmd::package::verify(&a),
@@ -345,6 +380,10 @@ fn extract(mut a: args::ExtractArgs) -> Result<ExitCode> {
             a.file.display()
         ),
         Format::Uz => bail!("{}", uz_hint(&a.file, "extract")),
+        Format::ContainerHeader => bail!(
+            "{}: is an IoStore container header chunk (package ids and store entries), nothing to extract; `pakrat info`/`list`/`verify` read it",
+            a.file.display()
+        ),
         Format::Usmap => bail!(
             "{}: is .usmap property mappings, one file with nothing to extract inside; `pakrat info` describes it, `pakrat list` lists its structs and enums",
             a.file.display()

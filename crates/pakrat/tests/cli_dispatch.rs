@@ -15,7 +15,7 @@ fn unknown_content_is_a_clear_error() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains("not a file pakrat reads")
-            && err.contains(".uz/.uz2/.uz3, .pak files and IoStore containers")
+            && err.contains(".uz/.uz2/.uz3, .pak files, IoStore containers")
             && err.contains("notes.umod"),
         "{err}"
     );

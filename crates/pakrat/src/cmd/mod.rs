@@ -3,6 +3,7 @@
 
 pub mod asset;
 pub mod common;
+pub mod container_header;
 pub mod decompile;
 pub mod headers;
 pub mod iostore;

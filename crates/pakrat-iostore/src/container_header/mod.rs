@@ -26,7 +26,9 @@ pub const LATEST_VERSION: u32 = 5;
 /// Which container header layout a chunk uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 pub enum HeaderForm {
-    /// UE 4.25 form without signature, 16-byte store entries (retoc `PreInitial`).
+    /// UE4 form without signature, 16-byte store entries (retoc
+    /// `PreInitial`): UE 4.25, and the 4.26/4.27 games of the two headers
+    /// under `zenpair/retoc/issues/`.
     Ue4PreInitial,
     /// UE 4.26/4.27 form without signature, 32-byte store entries.
     Ue4,
@@ -46,8 +48,10 @@ impl HeaderForm {
     /// A short human-readable name.
     pub fn describe(self) -> String {
         match self {
-            HeaderForm::Ue4PreInitial => "UE4.25 (no version, 16-byte store entries)".into(),
-            HeaderForm::Ue4 => "UE4.26/4.27 (no version)".into(),
+            HeaderForm::Ue4PreInitial => {
+                "UE4, 16-byte store entries (4.25; also some 4.26/4.27 games)".into()
+            }
+            HeaderForm::Ue4 => "UE4, 32-byte store entries (4.26/4.27)".into(),
             HeaderForm::Ue5(v) => format!(
                 "v{v} ({})",
                 match v {
@@ -81,9 +85,35 @@ pub struct StoreEntry {
     pub load_order: Option<u32>,
     /// Ids of the packages this one imports.
     pub imported_packages: Vec<u64>,
-    /// SHA-1 shader map hashes (UE5 forms).
+    /// Shader map hashes (UE5 forms), as stored: SHA-1 (20 bytes), or 8
+    /// bytes in some UE 5.8 retail builds (see [`ShaderMapHash`]).
     #[serde(skip)]
-    pub shader_map_hashes: Vec<[u8; 20]>,
+    pub shader_map_hashes: Vec<ShaderMapHash>,
+}
+
+/// One shader map hash of a store entry.
+///
+/// UE5 stores `FSHAHash` (20 bytes). Some UE 5.8 retail builds store a
+/// 64-bit hash instead, without a container-header version bump (reported
+/// for The Sinking City 2 in retoc issue #72: the per-entry arrays only
+/// cover the store-entry blob exactly with 8-byte elements). The reader
+/// tells the two apart by that layout; see [`parse`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ShaderMapHash {
+    /// `FSHAHash`, 20 bytes (every UE5 release's own writer).
+    Sha1([u8; 20]),
+    /// The 8-byte form of some UE 5.8 retail builds.
+    Short([u8; 8]),
+}
+
+impl ShaderMapHash {
+    /// The stored bytes.
+    pub fn as_bytes(&self) -> &[u8] {
+        match self {
+            ShaderMapHash::Sha1(b) => b,
+            ShaderMapHash::Short(b) => b,
+        }
+    }
 }
 
 /// A localized package (v1+).
@@ -172,6 +202,20 @@ impl ContainerHeader {
         let HeaderForm::Ue5(version) = self.form else {
             return Ok(self.to_bytes_ue4());
         };
+        let mut sizes = self
+            .store_entries
+            .iter()
+            .chain(&self.optional_store_entries)
+            .flat_map(|e| &e.shader_map_hashes)
+            .map(|h| h.as_bytes().len());
+        if let Some(first) = sizes.next() {
+            if sizes.any(|s| s != first) {
+                return Err(Error::Other(
+                    "container header mixes 20-byte and 8-byte shader map hashes; one header holds one form"
+                        .into(),
+                ));
+            }
+        }
         let mut w = Writer::new();
         w.u32(SIGNATURE).u32(version).u64(self.container_id);
         if version < 2 {
@@ -338,7 +382,12 @@ fn write_store_entries(w: &mut Writer, entries: &[StoreEntry], form: HeaderForm)
             .collect();
         view(base + views_at, e.imported_packages.len(), &ids, &mut tail);
         if shaders {
-            let h: Vec<u8> = e.shader_map_hashes.iter().flatten().copied().collect();
+            let h: Vec<u8> = e
+                .shader_map_hashes
+                .iter()
+                .flat_map(|h| h.as_bytes())
+                .copied()
+                .collect();
             view(
                 base + views_at + 8,
                 e.shader_map_hashes.len(),
@@ -403,6 +452,16 @@ fn view(blob: &Reader<'_>, field_pos: usize, elem: usize, what: &str) -> Result<
 
 fn read_store_entries(blob: &Reader<'_>, n: usize, form: HeaderForm) -> Result<Vec<StoreEntry>> {
     let (size, views_at, shaders) = record_layout(form);
+    // 20-byte hashes unless only 8-byte ones lay the arrays out exactly
+    // (the UE 5.8 retail form, see `ShaderMapHash`).
+    let hash_size = if shaders
+        && !ue5_layout_fits(blob, n, size, views_at, 20)
+        && ue5_layout_fits(blob, n, size, views_at, 8)
+    {
+        8
+    } else {
+        20
+    };
     if (n as u128) * (size as u128) > blob.len() as u128 {
         return Err(Error::invalid(
             blob.base(),
@@ -440,15 +499,54 @@ fn read_store_entries(blob: &Reader<'_>, n: usize, form: HeaderForm) -> Result<V
             .map(|_| a.u64("imported package id"))
             .collect::<Result<_>>()?;
         if shaders {
-            let (start, num) = view(blob, base + views_at + 8, 20, "shader map hashes")?;
+            let (start, num) = view(blob, base + views_at + 8, hash_size, "shader map hashes")?;
             let mut a = blob.at(start as u64, "shader map hashes")?;
             e.shader_map_hashes = (0..num)
-                .map(|_| a.array::<20>("shader map hash"))
+                .map(|_| {
+                    Ok(if hash_size == 8 {
+                        ShaderMapHash::Short(a.array::<8>("shader map hash")?)
+                    } else {
+                        ShaderMapHash::Sha1(a.array::<20>("shader map hash")?)
+                    })
+                })
                 .collect::<Result<_>>()?;
         }
         out.push(e);
     }
     Ok(out)
+}
+
+/// True when UE5 records of `size` bytes lay each entry's imported-package
+/// ids (8 bytes each) and then its shader map hashes (`hash` bytes each)
+/// out back to back right after the records, ending with the blob (how
+/// UE's writer lays them out).
+fn ue5_layout_fits(blob: &Reader<'_>, n: usize, size: usize, views_at: usize, hash: usize) -> bool {
+    if (n as u128) * (size as u128) > blob.len() as u128 {
+        return false;
+    }
+    let mut next = n * size;
+    for i in 0..n {
+        for (k, elem) in [(0, 8), (8, hash)] {
+            let field = i * size + views_at + k;
+            let Ok(mut r) = blob.at(field as u64, "view") else {
+                return false;
+            };
+            let (Ok(num), Ok(off)) = (r.u32("num"), r.u32("offset")) else {
+                return false;
+            };
+            if num == 0 {
+                continue;
+            }
+            if field + off as usize != next {
+                return false;
+            }
+            next += num as usize * elem;
+            if next > blob.len() {
+                return false;
+            }
+        }
+    }
+    next == blob.len()
 }
 
 /// True when records of `size` bytes, with the imported-package view at
@@ -483,6 +581,16 @@ fn ue4_layout_fits(blob: &Reader<'_>, n: usize, size: usize, views_at: usize) ->
 
 /// Parse a container header chunk.
 pub fn parse(data: &[u8]) -> Result<ContainerHeader> {
+    parse_with(data, None)
+}
+
+/// [`parse`], with the UE4 form to take when a signature-less header's
+/// store entries fit both the 4.25 and the 4.26/4.27 layouts (from the
+/// engine release the user names, e.g. `--ue-version 4.25`). Only a tie is
+/// broken: the layout decides otherwise, since games' 4.26/4.27 headers of
+/// both record sizes exist (the two under `zenpair/retoc/issues/`, from a
+/// 4.26 and a 4.27 game, use 16-byte records). UE5 headers ignore it.
+pub fn parse_with(data: &[u8], ue4_form: Option<HeaderForm>) -> Result<ContainerHeader> {
     let mut r = Reader::new(data);
     let sig = r.u32("container header signature or container id")?;
     if sig == SIGNATURE {
@@ -496,7 +604,7 @@ pub fn parse(data: &[u8]) -> Result<ContainerHeader> {
         }
         parse_ue5(r, version)
     } else {
-        parse_ue4(Reader::new(data))
+        parse_ue4(Reader::new(data), ue4_form)
     }
 }
 
@@ -635,7 +743,7 @@ fn trailing(r: &Reader<'_>) -> Result<usize> {
     Ok(rest.len())
 }
 
-fn parse_ue4(mut r: Reader<'_>) -> Result<ContainerHeader> {
+fn parse_ue4(mut r: Reader<'_>, hint: Option<HeaderForm>) -> Result<ContainerHeader> {
     let container_id = r.u64("container id")?;
     let count_at = r.offset();
     let package_count = r.u32("package count")?;
@@ -661,10 +769,13 @@ fn parse_ue4(mut r: Reader<'_>) -> Result<ContainerHeader> {
         (true, false) => HeaderForm::Ue4,
         (false, true) => HeaderForm::Ue4PreInitial,
         (true, true) if n == 0 => HeaderForm::Ue4,
+        (true, true) if matches!(hint, Some(HeaderForm::Ue4 | HeaderForm::Ue4PreInitial)) => {
+            hint.unwrap_or(HeaderForm::Ue4)
+        }
         (true, true) => {
             return Err(Error::unsupported(
                 blob_at,
-                "UE4 container header whose store entries fit both the 4.25 (16-byte) and 4.26/4.27 (32-byte) layouts",
+                "UE4 container header whose store entries fit both the 4.25 (16-byte) and 4.26/4.27 (32-byte) layouts (name the engine release, e.g. --ue-version 4.25)",
             ))
         }
         (false, false) => {
@@ -719,185 +830,4 @@ fn parse_ue4(mut r: Reader<'_>) -> Result<ContainerHeader> {
 }
 
 #[cfg(test)]
-mod tests {
-
-    #[test]
-    fn every_form_writes_what_it_reads() {
-        let entry = |k: u64| StoreEntry {
-            export_bundles_size: Some(1000 + k),
-            export_count: Some(3),
-            export_bundle_count: Some(1),
-            load_order: Some(k as u32),
-            imported_packages: vec![k, k + 1],
-            shader_map_hashes: vec![],
-        };
-        for form in [
-            HeaderForm::Ue4,
-            HeaderForm::Ue4PreInitial,
-            HeaderForm::Ue5(1),
-            HeaderForm::Ue5(2),
-            HeaderForm::Ue5(3),
-            HeaderForm::Ue5(5),
-        ] {
-            let ue4 = matches!(form, HeaderForm::Ue4 | HeaderForm::Ue4PreInitial);
-            let mut entries = vec![entry(5), entry(9)];
-            for e in &mut entries {
-                match form {
-                    HeaderForm::Ue4 => {}
-                    HeaderForm::Ue4PreInitial | HeaderForm::Ue5(1 | 2) => {
-                        e.export_bundles_size = None;
-                        e.load_order = None;
-                    }
-                    _ => {
-                        *e = StoreEntry {
-                            imported_packages: e.imported_packages.clone(),
-                            shader_map_hashes: vec![[7; 20]],
-                            ..StoreEntry::default()
-                        }
-                    }
-                }
-            }
-            let h = ContainerHeader {
-                form,
-                container_id: 0x1234,
-                package_ids: vec![5, 9],
-                store_entries: entries,
-                optional_package_ids: vec![],
-                optional_store_entries: vec![],
-                names: vec![
-                    BatchName {
-                        text: "Alpha".into(),
-                        wide: false,
-                        stored_hash: None,
-                    },
-                    BatchName {
-                        text: "Wide\u{263a}".into(),
-                        wide: true,
-                        stored_hash: None,
-                    },
-                ],
-                localized_packages: vec![],
-                culture_packages: if ue4 {
-                    vec![("de".into(), vec![(5, 77)])]
-                } else {
-                    vec![]
-                },
-                redirects: vec![Redirect {
-                    source_id: 5,
-                    target_id: 9,
-                    source_name: if ue4 {
-                        None
-                    } else {
-                        Some(MappedName {
-                            index: 0,
-                            kind: pakrat_codec::names::NameMapKind::Container,
-                            number: 0,
-                        })
-                    },
-                }],
-                soft_references: None,
-                padding: 0,
-            };
-            let bytes = h.to_bytes().unwrap();
-            let back = parse(&bytes).unwrap_or_else(|e| panic!("{form:?}: {e}"));
-            assert_eq!(back.form, form);
-            assert_eq!(back.package_ids, h.package_ids, "{form:?}");
-            assert_eq!(back.store_entries, h.store_entries, "{form:?}");
-            assert_eq!(back.culture_packages, h.culture_packages, "{form:?}");
-            assert_eq!(back.redirects, h.redirects, "{form:?}");
-            let texts: Vec<&str> = back.names.iter().map(|n| n.text.as_str()).collect();
-            assert_eq!(texts, ["Alpha", "Wide\u{263a}"], "{form:?}");
-            assert!(back.names.iter().all(|n| !n.hash_mismatch()), "{form:?}");
-            assert_eq!(back.to_bytes().unwrap(), bytes, "{form:?}");
-        }
-    }
-    use super::*;
-    use pakrat_io::Writer;
-
-    /// A v5 header with two packages, the first importing the second.
-    fn v5() -> Vec<u8> {
-        let mut w = Writer::new();
-        w.u32(SIGNATURE).u32(5).u64(0x1122);
-        w.i32(2).u64(0xA).u64(0xB);
-        // store entries: 2 × 16 bytes, then one imported id for entry 0.
-        let mut b = Writer::new();
-        b.u32(1).u32(32); // imported packages: at 0 + 32
-        b.u32(0).u32(0); // shader maps
-        b.u32(0).u32(0);
-        b.u32(0).u32(0);
-        b.u64(0xB);
-        let blob = b.into_inner();
-        w.i32(blob.len() as i32).bytes(&blob);
-        w.i32(0).i32(0); // optional segment ids + entries
-        w.u32(0); // empty name batch
-        w.i32(0); // localized
-        w.i32(0); // redirects
-        let off = w.len() as i64 + 16;
-        w.i64(off).i64(4).u32(0); // soft refs: flag false
-        w.into_inner()
-    }
-
-    #[test]
-    fn reads_v5() {
-        let h = parse(&v5()).unwrap();
-        assert_eq!(h.form, HeaderForm::Ue5(5));
-        assert_eq!(h.container_id, 0x1122);
-        assert_eq!(h.package_ids, vec![0xA, 0xB]);
-        assert_eq!(h.store_entries[0].imported_packages, vec![0xB]);
-        assert!(h.store_entries[1].imported_packages.is_empty());
-        assert!(h.soft_references.is_none());
-        assert_eq!(h.store_entry(0xB).unwrap().imported_packages.len(), 0);
-    }
-
-    #[test]
-    fn truncations_and_garbage_are_errors() {
-        let d = v5();
-        for n in 0..d.len() {
-            assert!(parse(&d[..n]).is_err(), "{n}");
-        }
-        let mut more = d.clone();
-        more.push(0);
-        assert_eq!(parse(&more).unwrap().padding, 1);
-        more.push(1);
-        assert!(parse(&more).is_err());
-        let mut bad = d.clone();
-        bad[4] = 9; // version 9
-        let e = parse(&bad).unwrap_err().to_string();
-        assert!(e.contains("version 9"), "{e}");
-    }
-
-    fn ue4(entry_size: usize) -> Vec<u8> {
-        let mut w = Writer::new();
-        w.u64(0x77).u32(1);
-        w.i32(0).i32(0); // names, hashes
-        w.i32(1).u64(0xA);
-        let mut b = Writer::new();
-        if entry_size == 32 {
-            b.u64(100).i32(3).i32(1).u32(0).u32(0);
-            b.u32(1).u32(8);
-        } else {
-            b.i32(3).i32(1);
-            b.u32(1).u32(8);
-        }
-        b.u64(0xC);
-        let blob = b.into_inner();
-        w.i32(blob.len() as i32).bytes(&blob);
-        w.u32(0); // cultures
-        w.i32(1).u64(1).u64(2); // one redirect
-        w.into_inner()
-    }
-
-    #[test]
-    fn reads_both_ue4_forms() {
-        let h = parse(&ue4(32)).unwrap();
-        assert_eq!(h.form, HeaderForm::Ue4);
-        assert_eq!(h.store_entries[0].export_count, Some(3));
-        assert_eq!(h.store_entries[0].export_bundles_size, Some(100));
-        assert_eq!(h.store_entries[0].imported_packages, vec![0xC]);
-        assert_eq!(h.redirects.len(), 1);
-        let h = parse(&ue4(16)).unwrap();
-        assert_eq!(h.form, HeaderForm::Ue4PreInitial);
-        assert_eq!(h.store_entries[0].export_bundle_count, Some(1));
-        assert_eq!(h.store_entries[0].imported_packages, vec![0xC]);
-    }
-}
+mod tests;
