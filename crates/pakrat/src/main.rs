@@ -310,7 +310,7 @@ fn info(mut a: args::InfoArgs) -> Result<ExitCode> {
 /// that do not apply to the format are refused.
 fn list(mut a: args::ListArgs) -> Result<ExitCode> {
     if a.file.is_dir() {
-        return cmd::pak::list_dir(&a);
+        return cmd::paks_folder::list(&a);
     }
     let ue4 = ue4_container_header(&a.file, a.ue_version.as_deref());
     if ue4.is_some() {

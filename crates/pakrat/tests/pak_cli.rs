@@ -487,3 +487,116 @@ fn zlib_is_fast_by_default_and_match_unrealpak_is_the_reference() {
     );
     assert!(bytes[0].len() as f64 <= bytes[1].len() as f64 * 1.08);
 }
+
+/// Issue 30 item 7: a game's Paks folder as one view. Paks and the IoStore
+/// containers beside them merge in mount order, `~mods/` included; a
+/// `.utoc` without its `.pak` is listed but named as not mounted.
+#[test]
+fn a_paks_folder_merges_paks_and_containers() {
+    let Some(c) = corpus() else { return };
+    let base = c.join("iostore/cue4parse/UE5_8/Patch");
+    let t = tempfile::tempdir().unwrap();
+    let paks = t.path().join("Paks");
+    std::fs::create_dir_all(paks.join("~mods")).unwrap();
+    for (from, to) in [
+        (
+            "Pak/CUE4ParseFixtures-PatchBase.pak",
+            "CUE4ParseFixtures-PatchBase.pak",
+        ),
+        (
+            "IoStore/CUE4ParseFixtures-PatchBase.utoc",
+            "CUE4ParseFixtures-PatchBase.utoc",
+        ),
+        (
+            "IoStore/CUE4ParseFixtures-PatchBase.ucas",
+            "CUE4ParseFixtures-PatchBase.ucas",
+        ),
+        (
+            "Pak/CUE4ParseFixtures-PatchBase_0_P.pak",
+            "~mods/CUE4ParseFixtures-PatchBase_0_P.pak",
+        ),
+        (
+            "IoStore/CUE4ParseFixtures-PatchBase_0_P.utoc",
+            "~mods/CUE4ParseFixtures-PatchBase_0_P.utoc",
+        ),
+        (
+            "IoStore/CUE4ParseFixtures-PatchBase_0_P.ucas",
+            "~mods/CUE4ParseFixtures-PatchBase_0_P.ucas",
+        ),
+    ] {
+        std::fs::copy(base.join(from), paks.join(to)).unwrap();
+    }
+    let list = |dir: &std::path::Path| {
+        json_ok(&[
+            "list",
+            dir.to_str().unwrap(),
+            "--json",
+            "--aes-key",
+            common::FIXTURE_KEY,
+        ])
+    };
+    let v = list(&paks);
+    let order: Vec<String> = v["mount_order"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap().rsplit('/').next().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        order,
+        [
+            "CUE4ParseFixtures-PatchBase.pak",
+            "CUE4ParseFixtures-PatchBase.utoc",
+            "CUE4ParseFixtures-PatchBase_0_P.pak",
+            "CUE4ParseFixtures-PatchBase_0_P.utoc"
+        ]
+    );
+    assert_eq!(v["not_mounted"].as_array().unwrap().len(), 0);
+    let entries = v["entries"].as_array().unwrap();
+    assert_eq!(entries.len(), 4, "{v}");
+    for e in entries {
+        let path = e["path"].as_str().unwrap();
+        let from = e["pak"].as_str().unwrap();
+        assert!(!path.starts_with("../"), "{path}");
+        // The patch (from ~mods/) provides the target; the container wins
+        // the package file over the pak of the same order.
+        assert_eq!(
+            path.contains("DA_PatchTarget"),
+            from.contains("~mods/"),
+            "{path} {from}"
+        );
+        assert_eq!(
+            path.ends_with(".uasset"),
+            e["from"] == "iostore" && from.ends_with(".utoc"),
+            "{path} {from}"
+        );
+    }
+    // Without the base pak its container is not mounted: still listed, below
+    // the mounted ones, and named.
+    std::fs::remove_file(paks.join("CUE4ParseFixtures-PatchBase.pak")).unwrap();
+    let v = list(&paks);
+    let nm = v["not_mounted"].as_array().unwrap();
+    assert_eq!(nm.len(), 1);
+    assert!(nm[0]
+        .as_str()
+        .unwrap()
+        .ends_with("CUE4ParseFixtures-PatchBase.utoc"));
+    assert!(v["mount_order"][0]
+        .as_str()
+        .unwrap()
+        .ends_with("PatchBase.utoc"));
+    let (code, _, err) = common::run(&[
+        "list",
+        paks.to_str().unwrap(),
+        "--aes-key",
+        common::FIXTURE_KEY,
+    ]);
+    assert_eq!(code, 0);
+    assert!(err.contains("the engine does not mount it"), "{err}");
+    // A folder with neither.
+    let empty = t.path().join("Empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let (code, _, err) = common::run(&["list", empty.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("no .pak files or IoStore containers"), "{err}");
+}

@@ -2,7 +2,7 @@
 //! engine mounts them), verify, extract, and `pak create`.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
@@ -228,88 +228,6 @@ pub fn list(a: &ListArgs) -> Result<ExitCode> {
         )?;
         Ok(ExitCode::SUCCESS)
     })
-}
-
-/// `list DIR`: the paks of a folder merged in mount order, with the pak
-/// that provides each file.
-pub fn list_dir(a: &ListArgs) -> Result<ExitCode> {
-    let mut paks: Vec<PathBuf> = std::fs::read_dir(&a.file)
-        .with_context(|| format!("reading {}", a.file.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x.eq_ignore_ascii_case("pak")) && p.is_file())
-        .collect();
-    if paks.is_empty() {
-        bail!("{}: no .pak files in this folder", a.file.display());
-    }
-    pak::mount_order(&mut paks);
-    let ring = keyring(&a.keys)?;
-    let g = globset(&a.globs)?;
-    // Virtual path (mount point + path, lower-cased) → (path, pak, size).
-    let mut merged: BTreeMap<String, (String, usize, u64)> = BTreeMap::new();
-    let mut errors = Vec::new();
-    for (i, path) in paks.iter().enumerate() {
-        let p = match Pak::open(path, &ring) {
-            Ok(p) => p,
-            Err(e) => {
-                errors.push(e.to_string());
-                continue;
-            }
-        };
-        for e in &p.index.entries {
-            let full = format!("{}{}", p.index.mount_point, e.path);
-            let key = full.to_lowercase();
-            if e.deleted() {
-                merged.remove(&key);
-            } else {
-                merged.insert(key, (full, i, e.uncompressed_size));
-            }
-        }
-    }
-    let sel: Vec<&(String, usize, u64)> = merged
-        .values()
-        .filter(|(f, _, _)| g.as_ref().is_none_or(|g| g.is_match(f)))
-        .collect();
-    if sel.is_empty() && !a.globs.is_empty() && errors.is_empty() {
-        bail!(
-            "{}: no file matches {}",
-            a.file.display(),
-            a.globs.join(" ")
-        );
-    }
-    if a.out.json {
-        print_json(&json!({
-            "file": a.file.display().to_string(),
-            "mount_order": paks.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
-            "entries": sel.iter().map(|(f, i, s)| json!({"path": f, "pak": paks[*i].display().to_string(), "size": s})).collect::<Vec<_>>(),
-            "errors": errors,
-        }))?;
-    } else {
-        crate::output::with_stdout(|w| {
-            for (f, i, s) in &sel {
-                let name = paks[*i]
-                    .file_name()
-                    .map(|n| n.to_string_lossy().to_string())
-                    .unwrap_or_default();
-                writeln!(w, "{s:>12}  {}  [{}]", show(f), show(&name))?;
-            }
-            writeln!(
-                w,
-                "{} files from {} paks (later paks win: {})",
-                sel.len(),
-                paks.len(),
-                paks.iter()
-                    .filter_map(|p| p.file_name())
-                    .map(|n| n.to_string_lossy().to_string())
-                    .collect::<Vec<_>>()
-                    .join(" < ")
-            )?;
-            Ok(ExitCode::SUCCESS)
-        })?;
-        for e in &errors {
-            eprintln!("pakrat: error: {}", show(e));
-        }
-    }
-    Ok(exit_code(errors.is_empty()))
 }
 
 /// `verify` for a pak.
