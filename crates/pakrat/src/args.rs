@@ -660,9 +660,19 @@ pub struct PakCreateArgs {
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: PathBuf,
     /// Pak version: 1–15 (4.20 → 5, 4.21 → 7, 4.22/4.23–4.24 → 8, 4.25 → 9,
-    /// 4.26–5.6 → 11, 5.8 → 12, 6.0 → 15).
-    #[arg(long, default_value_t = 11)]
-    pub version: u32,
+    /// 4.26–5.6 → 11, 5.8 → 12, 6.0 → 15). Default: the --ue-version
+    /// release's, else 11.
+    #[arg(long)]
+    pub version: Option<u32>,
+    /// The engine release the pak is for (4.27, 5.0 … 5.8, 6.0): it decides
+    /// the pak version and, from UE 5.6 on, writes the IoStore companion
+    /// (Name.utoc + Name.ucas beside the pak) without which those games do
+    /// not mount a pak.
+    #[arg(long, value_name = "X.Y")]
+    pub ue_version: Option<String>,
+    /// With --ue-version 5.6 or later: do not write the IoStore companion.
+    #[arg(long)]
+    pub no_companion: bool,
     /// Version 8 only: 4 compression-method slots (UE 4.22) or 5 (4.23+).
     #[arg(long, value_name = "4|5", default_value_t = 5)]
     pub method_slots: usize,

@@ -616,3 +616,103 @@ fn repack_across_the_ue4_ue5_line_is_refused() {
     let p = json_ok(&["packages", s(&out), "--json"]);
     assert_eq!(p["packages"].as_array().unwrap().len(), 97, "{p}");
 }
+
+/// Issue 30 item 6: `pak create --ue-version 5.6` (and later) also writes
+/// the IoStore companion those games need to mount a pak; earlier releases
+/// and `--no-companion` do not. The companion is the release's format, holds
+/// no files and an empty container header, and reads in utocref.py.
+#[test]
+fn pak_create_writes_the_ue56_companion() {
+    if pakrat_testkit::corpus_dir().is_none() {
+        return; // utocref.py sits beside the corpus
+    }
+    let t = tempfile::tempdir().unwrap();
+    let src = t.path().join("src/Game/Content");
+    std::fs::create_dir_all(&src).unwrap();
+    std::fs::write(src.join("a.txt"), b"hello").unwrap();
+    let src = t.path().join("src");
+    for (ue, companion, toc, pak_v) in [
+        ("5.5", false, 0, 11),
+        ("5.6", true, 8, 11),
+        ("5.8", true, 8, 12),
+        ("6.0", true, 10, 15),
+    ] {
+        let dir = t.path().join(format!("out{ue}"));
+        let pak = dir.join("Mod_P.pak");
+        let v = json_ok(&[
+            "pak",
+            "create",
+            s(&src),
+            "-o",
+            s(&pak),
+            "--ue-version",
+            ue,
+            "--json",
+        ]);
+        assert_eq!(v["version"], pak_v, "{ue}: {v}");
+        let utoc = dir.join("Mod_P.utoc");
+        assert_eq!(utoc.is_file(), companion, "{ue}");
+        assert_eq!(v["companion"].is_null(), !companion, "{ue}: {v}");
+        if !companion {
+            continue;
+        }
+        let (toc_v, header, footer) = written_format(&utoc);
+        assert_eq!((toc_v, footer), (toc, pak_v), "{ue}");
+        let f = pakrat_iostore::engine::format_for(ue).unwrap();
+        assert_eq!(header, Some(f.header), "{ue}");
+        utocref_reads(&utoc, toc);
+        // No files: the pak alone provides them.
+        let list = json_ok(&["list", s(&dir), "--json"]);
+        let e = list["entries"].as_array().unwrap();
+        assert_eq!(e.len(), 1, "{list}");
+        assert!(e[0]["pak"].as_str().unwrap().ends_with("Mod_P.pak"));
+        let info = json_ok(&["packages", s(&utoc), "--json"]);
+        assert_eq!(info["packages"].as_array().unwrap().len(), 0, "{info}");
+    }
+    // --no-companion, and a companion in the way without --force: refused,
+    // and the pak is not written alone.
+    let dir = t.path().join("none");
+    json_ok(&[
+        "pak",
+        "create",
+        s(&src),
+        "-o",
+        s(&dir.join("M.pak")),
+        "--ue-version",
+        "5.6",
+        "--no-companion",
+        "--json",
+    ]);
+    assert!(!dir.join("M.utoc").exists());
+    let dir = t.path().join("busy");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("M.utoc"), b"mine").unwrap();
+    pakrat()
+        .args([
+            "pak",
+            "create",
+            s(&src),
+            "-o",
+            s(&dir.join("M.pak")),
+            "--ue-version",
+            "5.6",
+        ])
+        .assert()
+        .failure();
+    assert!(!dir.join("M.pak").exists());
+    assert_eq!(std::fs::read(dir.join("M.utoc")).unwrap(), b"mine");
+    // A release the table lacks is refused by name.
+    pakrat()
+        .args([
+            "pak",
+            "create",
+            s(&src),
+            "-o",
+            s(&t.path().join("x/M.pak")),
+            "--ue-version",
+            "4.20",
+        ])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("--version"));
+}

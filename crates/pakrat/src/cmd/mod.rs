@@ -11,6 +11,7 @@ pub mod iostore_write;
 pub mod legacy;
 pub mod package;
 pub mod pak;
+pub mod pak_companion;
 pub mod paks_folder;
 pub mod props;
 pub mod props_edit;

@@ -426,6 +426,7 @@ pub fn create(a: &PakCreateArgs) -> Result<ExitCode> {
             .with_context(|| format!("--path-hash-seed {s:?}: expected a number"))?,
         ),
     };
+    let (version, companion) = pak_release(a)?;
     let ring = keyring(&a.keys)?;
     let (key, key_guid) = if a.encrypt || a.encrypt_index {
         let guid = match &a.key_guid {
@@ -448,7 +449,7 @@ pub fn create(a: &PakCreateArgs) -> Result<ExitCode> {
         (None, pakrat_io::Guid::default())
     };
     let o = write::Options {
-        version: a.version,
+        version,
         method_slots: a.method_slots,
         mount_point: a.mount.clone(),
         compression,
@@ -518,12 +519,30 @@ pub fn create(a: &PakCreateArgs) -> Result<ExitCode> {
         pb.finish_and_clear();
     }
     let w = res?;
-    pending.commit()?;
+    // The companion first: a pak the game would skip is not committed alone.
+    let companion_paths = match companion {
+        Some(f) => crate::cmd::pak_companion::write(&a.output, f, a.force)?,
+        None => Vec::new(),
+    };
+    if let Err(e) = pending.commit() {
+        for p in &companion_paths {
+            let _ = std::fs::remove_file(p);
+        }
+        return Err(e.into());
+    }
     let secs = start.elapsed().as_secs_f64();
+    let companion_json = companion.map(|f| {
+        json!({
+            "files": companion_paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
+            "toc_version": f.toc_version,
+            "container_header": f.header.describe(),
+        })
+    });
     if a.out.json {
         print_json(&json!({
             "output": a.output.display().to_string(),
-            "version": a.version,
+            "version": version,
+            "companion": companion_json,
             "files": w.entries.len(),
             "input_bytes": w.input_bytes,
             "pak_bytes": w.pak_bytes,
@@ -534,7 +553,7 @@ pub fn create(a: &PakCreateArgs) -> Result<ExitCode> {
         println!(
             "wrote {}: pak v{}, {} files, {} → {} in {secs:.2}s{}",
             a.output.display(),
-            a.version,
+            version,
             w.entries.len(),
             human_size(w.input_bytes),
             human_size(w.pak_bytes),
@@ -548,5 +567,53 @@ pub fn create(a: &PakCreateArgs) -> Result<ExitCode> {
             }
         );
     }
+    if let (Some(f), false) = (companion, a.out.json) {
+        println!(
+            "wrote the IoStore companion UE {}+ needs to mount the pak: {} (TOC v{}, no files)",
+            f.engine,
+            companion_paths
+                .iter()
+                .filter_map(|p| p.file_name())
+                .map(|n| n.to_string_lossy().into_owned())
+                .collect::<Vec<_>>()
+                .join(" + "),
+            f.toc_version
+        );
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The pak version of `pak create` and the release whose IoStore companion
+/// it writes: `--version`, else the `--ue-version` release's pak version,
+/// else 11; the companion from UE 5.6 on (unless `--no-companion`).
+fn pak_release(
+    a: &PakCreateArgs,
+) -> Result<(
+    u32,
+    Option<&'static pakrat_iostore::engine::ContainerFormat>,
+)> {
+    use pakrat_iostore::engine;
+    let f = match &a.ue_version {
+        None => None,
+        Some(v) => Some(engine::format_for(v).with_context(|| {
+            format!(
+                "--ue-version {v:?}: not a release whose formats pakrat knows ({}); give the pak version with --version",
+                engine::known()
+            )
+        })?),
+    };
+    let version = match (a.version, f) {
+        (Some(v), Some(f)) if v != f.pak_version => {
+            eprintln!(
+                "pakrat: warning: --version {v}: UE {} writes pak v{}; the pak is written as v{v}",
+                f.engine, f.pak_version
+            );
+            v
+        }
+        (Some(v), _) => v,
+        (None, Some(f)) => f.pak_version,
+        (None, None) => 11,
+    };
+    let companion = f.filter(|f| !a.no_companion && crate::cmd::pak_companion::needed(f));
+    Ok((version, companion))
 }

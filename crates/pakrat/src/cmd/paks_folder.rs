@@ -75,6 +75,12 @@ fn sources(dir: &Path) -> Result<Vec<Source>> {
         .cloned()
         .collect();
     let mut order = files.clone();
+    // Paks before containers, so that the stable mount-order sort keeps a
+    // stem's pak below its container.
+    order.sort_by_key(|p| {
+        p.extension()
+            .is_some_and(|x| x.eq_ignore_ascii_case("utoc"))
+    });
     pakrat_pak::mount_order(&mut order);
     // Stable: within one stem the pak (mounted first) precedes its container.
     let mut out: Vec<Source> = order
