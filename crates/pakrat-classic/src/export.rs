@@ -29,6 +29,9 @@ pub enum Kind {
     /// Vertex mesh → glTF, through the [`MeshHook`] of
     /// [`ExportOptions::mesh`] (the `pakrat-mesh` crate).
     Mesh,
+    /// UE2 material object (Shader, Combiner, FinalBlend, ...) → a JSON
+    /// description ([`crate::material`]).
+    Material,
 }
 
 impl Kind {
@@ -41,6 +44,7 @@ impl Kind {
             "textbuffer" | "script" | "scripttext" => Some(Kind::TextBuffer),
             "mesh" | "meshes" | "lodmesh" | "staticmesh" | "skeletalmesh" | "vertmesh"
             | "meshanimation" | "animation" => Some(Kind::Mesh),
+            "material" | "materials" | "shader" | "combiner" | "finalblend" => Some(Kind::Material),
             _ => None,
         }
     }
@@ -88,6 +92,8 @@ pub fn kind_of_class(class: &str) -> Option<Kind> {
         Some(Kind::TextBuffer)
     } else if MESH_CLASSES.iter().any(|c| c.eq_ignore_ascii_case(class)) {
         Some(Kind::Mesh)
+    } else if crate::material::is_material_class(class) {
+        Some(Kind::Material)
     } else {
         None
     }
@@ -115,6 +121,10 @@ pub struct ExportOptions {
     /// beside it); kept script text then goes to
     /// `KeptSource/Classes/<Class>.uc`.
     pub decompile: Option<std::sync::Arc<crate::script::natives::NativeTable>>,
+    /// The package's name (its file name without the extension, as the
+    /// engine names a package), for full object paths in JSON output
+    /// (materials); empty when unknown.
+    pub package: String,
 }
 
 /// One file written.
@@ -302,6 +312,7 @@ fn build(pkg: &Package<'_>, i: usize, opts: &ExportOptions, dry: bool) -> Result
             Some(hook) => hook(pkg, i, opts, dry)?,
             None => return Ok(Made::NoExporter),
         },
+        Kind::Material => material_file(pkg, i, &opts.package, dry)?,
     };
     Ok(match made {
         Ok(files) => Made::Files(kind, files),
@@ -517,6 +528,22 @@ pub fn read_text_buffer(pkg: &Package<'_>, i: usize) -> Result<(i32, i32, pakrat
     let top = r.i32("TextBuffer Top")?;
     let text = r.fstring("TextBuffer Text")?;
     Ok((pos, top, text))
+}
+
+fn material_file(pkg: &Package<'_>, i: usize, package: &str, dry: bool) -> Result<Produced> {
+    let path = format!("{}.material.json", rel_path(pkg, i)?);
+    if dry {
+        return Ok(Ok(vec![(path, Vec::new(), String::new())]));
+    }
+    let j = crate::material::material_json(pkg, package, i)?;
+    let detail = format!(
+        "material JSON: {} references, base colour {}",
+        j["references"].as_array().map_or(0, Vec::len),
+        j["base_color"].as_str().unwrap_or("none")
+    );
+    let mut bytes = serde_json::to_vec_pretty(&j).map_err(|e| Error::Other(e.to_string()))?;
+    bytes.push(b'\n');
+    Ok(Ok(vec![(path, bytes, detail)]))
 }
 
 fn text_file(pkg: &Package<'_>, i: usize, decompiling: bool, dry: bool) -> Result<Produced> {

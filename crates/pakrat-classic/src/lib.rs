@@ -41,6 +41,7 @@ pub mod flags;
 pub mod headers;
 pub mod json;
 pub mod lineage;
+pub mod material;
 mod package;
 pub mod props;
 pub mod script;

@@ -81,8 +81,9 @@ pub fn check_export(pkg: &Package<'_>, i: usize) -> Result<(usize, u64), Problem
             Some(Kind::TextBuffer) => {
                 read_text_buffer(pkg, i).map_err(wrap)?;
             }
-            // Mesh data is read by pakrat-mesh (`pakrat export`).
-            Some(Kind::Mesh) => {}
+            // Mesh data is read by pakrat-mesh (`pakrat export`); a material
+            // is its properties, read above.
+            Some(Kind::Mesh | Kind::Material) => {}
             None if class.eq_ignore_ascii_case("Palette") => {
                 read_palette(pkg, i).map_err(wrap)?;
             }

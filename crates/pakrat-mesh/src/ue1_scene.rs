@@ -221,14 +221,19 @@ pub fn to_scene(pkg: &Package<'_>, i: usize, m: &VertMesh) -> Result<Scene> {
 }
 
 /// The image of material reference `r` when it is a texture of this
-/// package that exports as PNG: pushed to `images` (once per name, its
-/// `.gltf` file in `<mesh>_skins/`), its index returned.
+/// package that exports as PNG, or a UE2 material whose base colour is one
+/// (`pakrat_classic::material::base_texture`): pushed to `images` (once per
+/// name, its `.gltf` file in `<mesh>_skins/`), its index returned.
 pub fn skin_image(
     pkg: &Package<'_>,
     r: pakrat_classic::ObjRef,
     mesh: &str,
     images: &mut Vec<Image>,
 ) -> Option<usize> {
+    // A UE2 material (Shader, Combiner, FinalBlend...) shows the texture its
+    // colour chain reaches (`pakrat_classic::material`).
+    let i = pakrat_classic::material::base_texture(pkg, r)?;
+    let r = pakrat_classic::ObjRef::export(i);
     let Ok(Target::Export(i)) = pkg.check_ref(r) else {
         return None;
     };

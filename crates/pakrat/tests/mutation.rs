@@ -123,6 +123,7 @@ fn package_case(data: &[u8]) -> Result<(), String> {
         mesh_psk: false,
         mesh_all_lods: false,
         decompile: None,
+        package: "Case".into(),
     };
     // `export --decompile`: the classes decompiled with the package's own
     // natives (errors are fine, panics are not).

@@ -37,7 +37,8 @@ pub fn natives_for(pkg: &Package<'_>, path: &Path) -> NativeTable {
     t
 }
 
-/// `opts` with the natives of `pkg` when `--decompile` is given.
+/// `opts` for the package at `path`: its name (the file stem, as the
+/// engine names a package), and its natives when `--decompile` is given.
 pub fn options_for(
     a: &ExportArgs,
     opts: &ExportOptions,
@@ -45,6 +46,10 @@ pub fn options_for(
     path: &Path,
 ) -> ExportOptions {
     let mut o = opts.clone();
+    o.package = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
     if a.decompile {
         o.decompile = Some(std::sync::Arc::new(natives_for(pkg, path)));
     }

@@ -511,7 +511,7 @@ fn export_options(a: &ExportArgs) -> Result<ExportOptions> {
         match Kind::parse(c) {
             Some(k) => kinds.push(k),
             None => {
-                bail!("unknown --class {c:?}: expected Texture, Sound, Music, TextBuffer or Mesh")
+                bail!("unknown --class {c:?}: expected Texture, Sound, Music, TextBuffer, Mesh or Material")
             }
         }
     }
@@ -523,6 +523,7 @@ fn export_options(a: &ExportArgs) -> Result<ExportOptions> {
         mesh_psk: a.mesh_format == Some(crate::args_export::MeshFormat::Psk),
         mesh_all_lods: a.all_lods,
         decompile: None,
+        package: String::new(),
     })
 }
 
