@@ -251,3 +251,72 @@ fn a_new_path_outside_the_folder_is_refused_before_writing() {
     let (code, a, b) = run(&["props", s(&t.path().join("ModTextures/T_BC6H.uasset"))]);
     assert_eq!(code, 0, "{a}{b}");
 }
+
+/// Every folder below `dir`, relative.
+fn folders(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                out.push(p.strip_prefix(dir).unwrap().display().to_string());
+                todo.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// A run that fails midway (an I/O error injected at the Nth step: while
+/// staging the new files, putting them in place, moving companions or
+/// removing the old files) is undone: every file and folder is as it was.
+#[test]
+fn a_run_failing_midway_leaves_the_folder_as_it_was() {
+    let t = tempfile::tempdir().unwrap();
+    let Some(content) = converted(t.path()) else {
+        return;
+    };
+    let snapshot = || (files(t.path()), folders(t.path()));
+    let before = snapshot();
+    let mut phases = std::collections::BTreeSet::new();
+    // 27 packages are rewritten (21 moved): 105 steps in all (27 staged
+    // files, then 78 renames).
+    for n in [1, 20, 27, 28, 40, 55, 60, 75, 90, 105] {
+        let out = common::pakrat()
+            .env("PAKRAT_TEST_RENAME_FAIL_AT", n.to_string())
+            .args(["asset", "rename", OLD, NEW, s(&content)])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "step {n} did not fail");
+        assert!(err.contains("the folder is as it was"), "step {n}: {err}");
+        let phase = err
+            .split("as it was: ")
+            .nth(1)
+            .and_then(|x| x.split(' ').next())
+            .unwrap()
+            .to_string();
+        phases.insert(phase);
+        assert!(
+            snapshot() == before,
+            "step {n} left the folder changed: {err}"
+        );
+    }
+    let want = ["moving", "removing", "setting", "staging", "writing"];
+    assert_eq!(phases.into_iter().collect::<Vec<_>>(), want);
+    // Past the last step, the run completes.
+    let out = common::pakrat()
+        .env("PAKRAT_TEST_RENAME_FAIL_AT", "106")
+        .args(["asset", "rename", OLD, NEW, s(&content)])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(content.join("ModTextures/T_BC6H.uasset").is_file());
+    assert!(named_in(&content, "/Game/Fixtures/Textures/").is_empty());
+}

@@ -2,6 +2,7 @@
 //! [`common`].
 
 pub mod asset;
+mod asset_commit;
 pub mod common;
 pub mod decompile;
 pub mod headers;
