@@ -320,3 +320,68 @@ fn a_run_failing_midway_leaves_the_folder_as_it_was() {
     assert!(content.join("ModTextures/T_BC6H.uasset").is_file());
     assert!(named_in(&content, "/Game/Fixtures/Textures/").is_empty());
 }
+
+/// An unversioned package whose properties hold the old path as text (a
+/// string planted with `props set`) is rewritten with the mappings
+/// (`--usmap`); without them the run stops, says why, and writes nothing.
+#[test]
+fn unversioned_strings_renamed_with_usmap() {
+    let Some(c) = pakrat_testkit::corpus_dir() else {
+        return;
+    };
+    let t = tempfile::tempdir().unwrap();
+    let pak = c.join("pak/cue4parse/UE5_8/LegacyPak/Unversioned/Uncompressed/CUE4ParseFixtures-Legacy-Unversioned-Uncompressed.pak");
+    let usmap = c.join("pak/cue4parse/UE5_8/Mappings/CUE4ParseFixtures-Uncompressed.usmap");
+    common::ok(&["extract", "-q", s(&pak), "-o", s(t.path())]);
+    let da = t.path().join("Properties/DA_AllProperties.uasset");
+    let ue = ["--ue-version", "5.8", "--usmap", s(&usmap)];
+    let mut set = vec![
+        "props",
+        "set",
+        s(&da),
+        "String=/Game/Fixtures/Textures/T_BC7.T_BC7",
+    ];
+    set.extend(ue);
+    set.push("--in-place");
+    common::ok(&set);
+    let new = "/Game/Fixtures/ModTextures";
+    let before = files(t.path());
+    let (code, _, err) = run(&[
+        "asset",
+        "rename",
+        OLD,
+        new,
+        s(t.path()),
+        "--ue-version",
+        "5.8",
+    ]);
+    assert_ne!(code, 0);
+    assert!(
+        err.contains("--usmap") && err.contains("nothing was written"),
+        "{err}"
+    );
+    assert_eq!(files(t.path()), before);
+    let mut args = vec!["asset", "rename", OLD, new, s(t.path()), "--json"];
+    args.extend(ue);
+    let v = json_ok(&args);
+    assert_eq!(v["packages_changed"], 3);
+    let ch = v["packages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["file"] == "Properties/DA_AllProperties.uasset")
+        .unwrap()["changes"]
+        .to_string();
+    assert!(
+        ch.contains("/Game/Fixtures/ModTextures/T_BC7.T_BC7"),
+        "{ch}"
+    );
+    assert!(named_in(t.path(), OLD).is_empty());
+    let mut props = vec!["props", "--json", s(&da)];
+    props.extend(ue);
+    let p = json_ok(&props).to_string();
+    assert!(
+        p.contains("\"/Game/Fixtures/ModTextures/T_BC7.T_BC7\""),
+        "{p}"
+    );
+}

@@ -109,7 +109,7 @@ fn plan_one(
     root: &Path,
     r: &PathRename,
     layout: Option<pakrat_asset::legacy::Layout>,
-    schemas: &dyn pakrat_asset::props::Schemas,
+    (schemas, with_usmap): (&dyn pakrat_asset::props::Schemas, bool),
     skipped: &mut Vec<String>,
 ) -> Result<Option<Planned>> {
     let Some((stem, ext)) = stem_rel(&f.rel) else {
@@ -140,8 +140,17 @@ fn plan_one(
         skipped.push(format!("{}: {why}", f.rel));
         return Ok(None);
     }
-    let Some(done) = rename_package(&data, uexp.as_deref(), layout, schemas, r)
-        .map_err(|e| anyhow!("{}: {e}; nothing was written", f.rel))?
+    let unversioned = LegacyPackage::read(&data, layout)
+        .map(|p| p.summary.unversioned_properties())
+        .unwrap_or(false);
+    let Some(done) = rename_package(&data, uexp.as_deref(), layout, schemas, r).map_err(|e| {
+        let hint = if unversioned && !with_usmap {
+            " (an unversioned package: its properties decode with the game's mappings, --usmap)"
+        } else {
+            ""
+        };
+        anyhow!("{}: {e}{hint}; nothing was written", f.rel)
+    })?
     else {
         return Ok(None);
     };
@@ -267,7 +276,14 @@ pub fn rename(a: &AssetRenameArgs) -> Result<ExitCode> {
             continue;
         }
         read += 1;
-        if let Some(p) = plan_one(f, &root, &r, layout, schemas.as_ref(), &mut skipped)? {
+        if let Some(p) = plan_one(
+            f,
+            &root,
+            &r,
+            layout,
+            (schemas.as_ref(), a.usmap.is_some()),
+            &mut skipped,
+        )? {
             plans.push(p);
         }
     }
