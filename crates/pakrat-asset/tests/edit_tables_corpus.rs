@@ -56,8 +56,11 @@ fn container(dir: &Path, v: &str, mode: &str) -> (Container, ScriptObjects) {
     (c, load_script_objects(&global).unwrap())
 }
 
-/// The edits made to each package: (package, export, [(path, value)]).
-const EDITS: &[(&str, &str, &[(&str, &str)])] = &[
+/// `(path, value)` pairs, as `props set` takes them.
+type Edits = &'static [(&'static str, &'static str)];
+
+/// The edits made to each package: (package, export, edits).
+const EDITS: &[(&str, &str, Edits)] = &[
     (
         "/Game/Fixtures/Curves/CT_Rich",
         "CT_Rich",
