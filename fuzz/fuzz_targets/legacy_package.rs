@@ -1,5 +1,5 @@
-//! Legacy .uasset headers (summary, name/import/export maps, preload
-//! dependencies, data resources): a header that reads writes back to bytes
+//! Legacy .uasset headers (summary, name/import/export maps, soft object
+//! path list, preload dependencies, data resources): a header that reads writes back to bytes
 //! that read as the same package.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
@@ -16,6 +16,7 @@ fuzz_target!(|data: &[u8]| {
             if let Some(bytes) = ok(p.to_bytes()) {
                 let back = LegacyPackage::read(&bytes, Some(p.layout)).expect("a written header reads back");
                 assert_eq!(back.names, p.names);
+                assert_eq!(back.soft_object_path_list, p.soft_object_path_list);
                 assert_eq!(back.imports, p.imports);
                 assert_eq!(back.preload_dependencies, p.preload_dependencies);
                 assert_eq!(back.exports.len(), p.exports.len());

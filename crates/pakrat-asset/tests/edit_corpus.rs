@@ -738,3 +738,71 @@ fn zenpair_packages_write_back_to_their_bytes() {
         bad.join("\n")
     );
 }
+
+/// UE 5.4+ tagged legacy packages store each export's
+/// `ScriptSerializationStart/EndOffset` (counted from the export's
+/// start). A size-changing edit of `DA_AllProperties` (UE 5.8 and 6.0)
+/// moves the end by the property stream's change and keeps the start;
+/// read back from the written header, the end lies where it lay before
+/// relative to the new property stream's end, and the other exports'
+/// offsets are as stored.
+#[test]
+fn script_serialization_offsets_follow_a_size_change() {
+    let Some(dir) = pakrat_testkit::corpus_dir() else {
+        return;
+    };
+    let mut checked = 0;
+    for (v, mode) in VARIANTS.into_iter().filter(|(_, m)| *m == "Tagged") {
+        let m = usmap(&dir, v);
+        let o = da_legacy(&dir, v, mode);
+        let (i, base) = main_export(&o, &m);
+        let label = format!("{v} {mode}");
+        let (main, _) = o.raw();
+        let old = LegacyPackage::read(main, engine(v)).unwrap();
+        assert!(old.layout.ue5 >= 1010, "{label}: a UE 5.4+ layout");
+        let mut p = base.clone();
+        *prop(&mut p, "String") = Value::Str("CUE4Parse_日本語_äöü, and 29 bytes longer".into());
+        let out = write_edited(
+            &o,
+            &m,
+            &[ExportEdit {
+                export: i,
+                props: p,
+            }],
+        )
+        .unwrap();
+        let new = LegacyPackage::read(&out.main, engine(v)).unwrap();
+        let d = new.exports[i].serial_size - old.exports[i].serial_size;
+        assert!(d > 0, "{label}: the export grew");
+        let (a0, b0) = old.exports[i].script_serialization.expect("stored offsets");
+        let (a1, b1) = new.exports[i].script_serialization.unwrap();
+        assert_eq!(a1, a0, "{label}: start");
+        assert_eq!(b1, b0 + d, "{label}: end moved by {d}");
+        // Against the written package re-read: the end keeps its place
+        // relative to the end of the property stream.
+        let (_, before) = main_export(&o, &m);
+        let r = open::open_legacy_bytes("edited", out.main.clone(), out.uexp.clone(), engine(v))
+            .unwrap();
+        let (_, after) = main_export(&r, &m);
+        assert_eq!(
+            after.native_start as i64 - b1,
+            before.native_start as i64 - b0,
+            "{label}: end relative to the property stream"
+        );
+        assert!(
+            b1 <= new.exports[i].serial_size,
+            "{label}: end inside the export"
+        );
+        for k in (0..old.exports.len()).filter(|&k| k != i) {
+            assert_eq!(
+                new.exports[k].script_serialization, old.exports[k].script_serialization,
+                "{label}: export {k}"
+            );
+        }
+        eprintln!(
+            "{label}: export {i} grew {d} bytes; script serialization {a0}..{b0} -> {a1}..{b1}"
+        );
+        checked += 1;
+    }
+    assert_eq!(checked, 2);
+}

@@ -170,3 +170,112 @@ fn the_package_itself_renamed() {
         .unwrap()
         .is_none());
 }
+
+/// A header with a soft object path list (UE 5.1+ summaries; no cooked
+/// fixture has entries, so two are planted in `DA_AllProperties`): the
+/// list reads back and writes byte for byte, and a rename rewrites its
+/// package names (they are name-map entries) while its sub paths and
+/// the export data stay.
+#[test]
+fn header_soft_object_path_list_renamed() {
+    use pakrat_asset::legacy::{FName, NameEntry, SoftObjectPathEntry};
+    let Some((o, engine)) = opened() else {
+        return;
+    };
+    let (main, uexp) = o.raw();
+    let mut pkg = LegacyPackage::read(main, engine).unwrap();
+    assert!(pkg.soft_object_path_list.is_empty());
+    let idx = |p: &LegacyPackage, t: &str| {
+        p.names
+            .iter()
+            .position(|n| n.text.eq_ignore_ascii_case(t))
+            .unwrap_or_else(|| panic!("no name {t}")) as i32
+    };
+    pkg.names
+        .push(NameEntry::new("/Game/Fixtures/Textures/T_BC1"));
+    pkg.names.push(NameEntry::new("T_BC1"));
+    let none = idx(&pkg, "None");
+    pkg.soft_object_path_list = vec![
+        SoftObjectPathEntry {
+            package: FName {
+                index: idx(&pkg, "/Game/Fixtures/Textures/T_BC1"),
+                number: 0,
+            },
+            asset: FName {
+                index: idx(&pkg, "T_BC1"),
+                number: 0,
+            },
+            sub_path: String::new(),
+            sub_path_wide: false,
+        },
+        SoftObjectPathEntry {
+            package: FName {
+                index: idx(&pkg, "/Game/Fixtures/Textures/T_BC6H"),
+                number: 0,
+            },
+            asset: FName {
+                index: none,
+                number: 0,
+            },
+            sub_path: "Sub.Object".into(),
+            sub_path_wide: false,
+        },
+    ];
+    let header = pkg.to_bytes().unwrap();
+    let back = LegacyPackage::read(&header, engine).unwrap();
+    assert_eq!(back.soft_object_path_list, pkg.soft_object_path_list);
+    assert_eq!(back.summary.soft_object_paths.unwrap().count, 2);
+    // Unchanged, it writes the same bytes.
+    assert_eq!(back.to_bytes().unwrap(), header);
+    let planted =
+        open::open_legacy_bytes("planted", header.clone(), uexp.map(<[u8]>::to_vec), engine)
+            .unwrap();
+    assert_eq!(
+        planted.asset().soft_object_paths,
+        vec![
+            (
+                "/Game/Fixtures/Textures/T_BC1.T_BC1".to_string(),
+                String::new()
+            ),
+            (
+                "/Game/Fixtures/Textures/T_BC6H".to_string(),
+                "Sub.Object".to_string()
+            ),
+        ]
+    );
+    let before = all_props(&planted);
+
+    let r = PathRename::new("/Game/Fixtures/Textures", "/Game/ModTextures").unwrap();
+    let done = rename_package(&header, uexp, engine, &NoSchemas, &r)
+        .unwrap()
+        .unwrap();
+    assert!(done.uexp.is_none(), "only the header changes");
+    let h = LegacyPackage::read(&done.main, engine).unwrap();
+    let after = open::open_legacy_bytes(
+        "renamed",
+        done.main.clone(),
+        uexp.map(<[u8]>::to_vec),
+        engine,
+    )
+    .unwrap();
+    assert_eq!(
+        after.asset().soft_object_paths,
+        vec![
+            ("/Game/ModTextures/T_BC1.T_BC1".to_string(), String::new()),
+            (
+                "/Game/ModTextures/T_BC6H".to_string(),
+                "Sub.Object".to_string()
+            ),
+        ]
+    );
+    assert_eq!(h.soft_object_path_list.len(), 2);
+    assert!(h
+        .names
+        .iter()
+        .all(|n| !n.text.contains("/Game/Fixtures/Textures")));
+    let expect: Vec<String> = before
+        .iter()
+        .map(|s| s.replace("/Game/Fixtures/Textures", "/Game/ModTextures"))
+        .collect();
+    assert_eq!(all_props(&after), expect);
+}

@@ -28,6 +28,11 @@ pub struct AssetRenameArgs {
     /// e.g. made by `pakrat extract` or `pakrat zen to-legacy`; nothing is
     /// written outside it.
     pub dir: PathBuf,
+    /// The game's .usmap mappings: unversioned packages whose properties
+    /// hold the old path as text (strings, soft object paths) are
+    /// rewritten through them (without, such a package stops the run).
+    #[arg(long, value_name = "FILE")]
+    pub usmap: Option<PathBuf>,
     /// The engine release of unversioned packages (e.g. 5.4).
     #[arg(long, value_name = "X.Y")]
     pub ue_version: Option<String>,

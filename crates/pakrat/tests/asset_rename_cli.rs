@@ -251,3 +251,137 @@ fn a_new_path_outside_the_folder_is_refused_before_writing() {
     let (code, a, b) = run(&["props", s(&t.path().join("ModTextures/T_BC6H.uasset"))]);
     assert_eq!(code, 0, "{a}{b}");
 }
+
+/// Every folder below `dir`, relative.
+fn folders(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                out.push(p.strip_prefix(dir).unwrap().display().to_string());
+                todo.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// A run that fails midway (an I/O error injected at the Nth step: while
+/// staging the new files, putting them in place, moving companions or
+/// removing the old files) is undone: every file and folder is as it was.
+#[test]
+fn a_run_failing_midway_leaves_the_folder_as_it_was() {
+    let t = tempfile::tempdir().unwrap();
+    let Some(content) = converted(t.path()) else {
+        return;
+    };
+    let snapshot = || (files(t.path()), folders(t.path()));
+    let before = snapshot();
+    let mut phases = std::collections::BTreeSet::new();
+    // 27 packages are rewritten (21 moved): 105 steps in all (27 staged
+    // files, then 78 renames).
+    for n in [1, 20, 27, 28, 40, 55, 60, 75, 90, 105] {
+        let out = common::pakrat()
+            .env("PAKRAT_TEST_RENAME_FAIL_AT", n.to_string())
+            .args(["asset", "rename", OLD, NEW, s(&content)])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "step {n} did not fail");
+        assert!(err.contains("the folder is as it was"), "step {n}: {err}");
+        let phase = err
+            .split("as it was: ")
+            .nth(1)
+            .and_then(|x| x.split(' ').next())
+            .unwrap()
+            .to_string();
+        phases.insert(phase);
+        assert!(
+            snapshot() == before,
+            "step {n} left the folder changed: {err}"
+        );
+    }
+    let want = ["moving", "removing", "setting", "staging", "writing"];
+    assert_eq!(phases.into_iter().collect::<Vec<_>>(), want);
+    // Past the last step, the run completes.
+    let out = common::pakrat()
+        .env("PAKRAT_TEST_RENAME_FAIL_AT", "106")
+        .args(["asset", "rename", OLD, NEW, s(&content)])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(content.join("ModTextures/T_BC6H.uasset").is_file());
+    assert!(named_in(&content, "/Game/Fixtures/Textures/").is_empty());
+}
+
+/// An unversioned package whose properties hold the old path as text (a
+/// string planted with `props set`) is rewritten with the mappings
+/// (`--usmap`); without them the run stops, says why, and writes nothing.
+#[test]
+fn unversioned_strings_renamed_with_usmap() {
+    let Some(c) = pakrat_testkit::corpus_dir() else {
+        return;
+    };
+    let t = tempfile::tempdir().unwrap();
+    let pak = c.join("pak/cue4parse/UE5_8/LegacyPak/Unversioned/Uncompressed/CUE4ParseFixtures-Legacy-Unversioned-Uncompressed.pak");
+    let usmap = c.join("pak/cue4parse/UE5_8/Mappings/CUE4ParseFixtures-Uncompressed.usmap");
+    common::ok(&["extract", "-q", s(&pak), "-o", s(t.path())]);
+    let da = t.path().join("Properties/DA_AllProperties.uasset");
+    let ue = ["--ue-version", "5.8", "--usmap", s(&usmap)];
+    let mut set = vec![
+        "props",
+        "set",
+        s(&da),
+        "String=/Game/Fixtures/Textures/T_BC7.T_BC7",
+    ];
+    set.extend(ue);
+    set.push("--in-place");
+    common::ok(&set);
+    let new = "/Game/Fixtures/ModTextures";
+    let before = files(t.path());
+    let (code, _, err) = run(&[
+        "asset",
+        "rename",
+        OLD,
+        new,
+        s(t.path()),
+        "--ue-version",
+        "5.8",
+    ]);
+    assert_ne!(code, 0);
+    assert!(
+        err.contains("--usmap") && err.contains("nothing was written"),
+        "{err}"
+    );
+    assert_eq!(files(t.path()), before);
+    let mut args = vec!["asset", "rename", OLD, new, s(t.path()), "--json"];
+    args.extend(ue);
+    let v = json_ok(&args);
+    assert_eq!(v["packages_changed"], 3);
+    let ch = v["packages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["file"] == "Properties/DA_AllProperties.uasset")
+        .unwrap()["changes"]
+        .to_string();
+    assert!(
+        ch.contains("/Game/Fixtures/ModTextures/T_BC7.T_BC7"),
+        "{ch}"
+    );
+    assert!(named_in(t.path(), OLD).is_empty());
+    let mut props = vec!["props", "--json", s(&da)];
+    props.extend(ue);
+    let p = json_ok(&props).to_string();
+    assert!(
+        p.contains("\"/Game/Fixtures/ModTextures/T_BC7.T_BC7\""),
+        "{p}"
+    );
+}

@@ -149,6 +149,7 @@ pub fn to_legacy(
         summary,
         layout,
         names: names.entries,
+        soft_object_path_list: Vec::new(),
         imports,
         exports: exports.exports,
         cell_imports: Vec::new(),

@@ -63,17 +63,13 @@ pub(super) fn write(
         e.serial_size = size as i64;
         // Script serialization offsets count from the export's start
         // (UE 5.4+ `FObjectExport::ScriptSerializationStart/EndOffset`):
-        // the end follows the property stream.
+        // the start lies before the tagged properties and stays; the end
+        // is where they end (before the object GUID trailer, so inside
+        // the property stream, seen on the fixtures: 4 bytes before its
+        // end), and moves with the stream's change in size.
         if let (Some((a, b)), Some(n)) = (e.script_serialization, &new[i]) {
-            let d = n.props_delta;
-            let shift = |v: i64| {
-                if v > 0 && v as u64 >= n.props_end {
-                    v + d
-                } else {
-                    v
-                }
-            };
-            e.script_serialization = Some((shift(a), shift(b)));
+            let end = if b > a { b + n.props_delta } else { b };
+            e.script_serialization = Some((a, end));
         }
     }
     p.summary.bulk_data_start_offset = map(pkg.summary.bulk_data_start_offset);

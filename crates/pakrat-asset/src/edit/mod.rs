@@ -289,8 +289,12 @@ fn import_users(
 
 /// Whether the native part of export `i` may be written from `new`:
 /// the classes whose tail pakrat encodes, the object GUID unchanged, and
-/// not a composite table (the engine rebuilds its rows from its parent
-/// tables when it loads).
+/// not a composite table: when the engine loads one,
+/// `UCompositeDataTable::Serialize` (and `UCompositeCurveTable`'s) reads
+/// the stored rows, then calls `OnParentTablesUpdated`, whose
+/// `UpdateCachedRowMap` empties the table and adds the rows of each
+/// parent table in turn, so stored rows are never used. Its
+/// `ParentTables` property is edited like any other.
 fn native_editable(
     asset: &Asset<'_>,
     i: usize,
@@ -311,7 +315,7 @@ fn native_editable(
             asset,
             i,
             format!(
-                "a {class}'s rows are rebuilt from its ParentTables when the engine loads it: edit the parent tables"
+                "a {class}'s rows are rebuilt from its ParentTables when the engine loads it (U{class}::Serialize calls OnParentTablesUpdated, which empties the rows and adds the parents'): edit ParentTables or the parent tables"
             ),
         ));
     }

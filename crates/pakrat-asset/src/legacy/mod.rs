@@ -237,6 +237,21 @@ pub enum SoftPackageRef {
     Text(String),
 }
 
+/// One entry of the header's soft object path list (UE5 1008+,
+/// `SoftObjectPathsCount`/`Offset` in the summary): an
+/// `FTopLevelAssetPath` (package and asset names) and a sub path.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SoftObjectPathEntry {
+    /// The package's name (`/Game/A/B`).
+    pub package: FName,
+    /// The asset's name inside it (`B`), or `None`.
+    pub asset: FName,
+    /// The sub path (`PersistentLevel.Actor`), as stored.
+    pub sub_path: String,
+    /// Whether the sub path is stored as UTF-16.
+    pub sub_path_wide: bool,
+}
+
 /// A parsed legacy package header.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct LegacyPackage {
@@ -246,6 +261,9 @@ pub struct LegacyPackage {
     pub layout: Layout,
     /// Name map.
     pub names: Vec<NameEntry>,
+    /// The soft object path list (UE5 1008+; its names are name-map
+    /// entries, renamed with them).
+    pub soft_object_path_list: Vec<SoftObjectPathEntry>,
     /// Import map.
     pub imports: Vec<Import>,
     /// Export map.
@@ -315,6 +333,11 @@ impl LegacyPackage {
     /// Every name, object reference and preload range resolves; outer chains
     /// end (no cycles).
     pub fn check_references(&self) -> Result<()> {
+        for (i, e) in self.soft_object_path_list.iter().enumerate() {
+            let w = format!("soft object path {i}");
+            self.check_name(e.package, &w)?;
+            self.check_name(e.asset, &w)?;
+        }
         for (i, im) in self.imports.iter().enumerate() {
             let w = format!("import {i}");
             self.check_name(im.class_package, &w)?;

@@ -6,7 +6,7 @@ use pakrat_io::{Error, Reader, Result};
 use super::summary::{ue4, ue5};
 use super::{
     CellExport, CellImport, DataResource, Export, FName, Import, Layout, LegacyPackage, NameEntry,
-    Section, SoftPackageRef, Summary,
+    Section, SoftObjectPathEntry, SoftPackageRef, Summary,
 };
 
 fn read_fname(r: &mut Reader<'_>, what: &str) -> Result<FName> {
@@ -101,6 +101,7 @@ impl LegacyPackage {
             end: ths as usize,
         };
         let names = h.names(layout)?;
+        let soft_object_path_list = h.soft_object_path_list(layout)?;
         let imports = h.imports(&mut layout)?;
         let exports = h.exports(layout)?;
         let (cell_imports, cell_exports) = h.cells()?;
@@ -113,6 +114,7 @@ impl LegacyPackage {
             summary,
             layout,
             names,
+            soft_object_path_list,
             imports,
             exports,
             cell_imports,
@@ -157,6 +159,32 @@ impl<'d> Header<'_, 'd> {
             names.push(NameEntry { text, wide, hashes });
         }
         Ok(names)
+    }
+
+    /// The soft object path list (UE5 1008+): per entry two `FName`s
+    /// and an `FString`.
+    fn soft_object_path_list(&self, layout: Layout) -> Result<Vec<SoftObjectPathEntry>> {
+        let Some(s) = self.s.soft_object_paths else {
+            return Ok(Vec::new());
+        };
+        if s.count <= 0 || layout.ue5 < ue5::ADD_SOFTOBJECTPATH_LIST {
+            return Ok(Vec::new());
+        }
+        let what = "soft object path list";
+        let mut r = self.section(s, 20, what)?;
+        let mut out = Vec::with_capacity(s.count as usize);
+        for _ in 0..s.count {
+            let package = read_fname(&mut r, what)?;
+            let asset = read_fname(&mut r, what)?;
+            let (sub_path, sub_path_wide) = read_fstring_wide(&mut r, what)?;
+            out.push(SoftObjectPathEntry {
+                package,
+                asset,
+                sub_path,
+                sub_path_wide,
+            });
+        }
+        Ok(out)
     }
 
     /// Whether imports store `PackageName`: fixed by the layout, except

@@ -18,10 +18,16 @@ impl LegacyPackage {
                 "writing uncooked (editor) packages is not supported: their thumbnails, gatherable text and searchable names are not modelled".into(),
             ));
         }
-        if s0.soft_object_paths.is_some_and(|s| s.count > 0)
-            || s0.gatherable_text.is_some_and(|s| s.count > 0)
-        {
-            return Err(Error::Other("packages with header soft object paths or gatherable text are not written (cooked packages have none)".into()));
+        if s0.gatherable_text.is_some_and(|s| s.count > 0) {
+            return Err(Error::Other(
+                "packages with gatherable text are not written (cooked packages have none)".into(),
+            ));
+        }
+        if s0.soft_object_paths.is_none() && !self.soft_object_path_list.is_empty() {
+            return Err(Error::Other(format!(
+                "a soft object path list needs UE5 {} or later",
+                ue5::ADD_SOFTOBJECTPATH_LIST
+            )));
         }
         let mut h = HeaderWriter {
             pkg: self,
@@ -76,7 +82,14 @@ impl HeaderWriter<'_> {
             }
         }
         if self.s.soft_object_paths.is_some() {
-            self.s.soft_object_paths = Some(self.here(0));
+            let list = &self.pkg.soft_object_path_list;
+            self.s.soft_object_paths = Some(self.here(list.len()));
+            for e in list {
+                let w = &mut self.w;
+                w.i32(e.package.index).i32(e.package.number);
+                w.i32(e.asset.index).i32(e.asset.number);
+                write_fstring(w, &e.sub_path, e.sub_path_wide);
+            }
         }
     }
 

@@ -11,11 +11,10 @@ use std::process::ExitCode;
 
 use anyhow::{anyhow, bail, Context, Result};
 use pakrat_asset::legacy::{is_legacy_package, LegacyPackage};
-use pakrat_asset::props::NoSchemas;
 use pakrat_asset::rename::{find_in_export_data, rename_package, Change, PathRename};
-use pakrat_io::fsutil::OutputDir;
 use serde::Serialize;
 
+use super::asset_commit::{write_all_or_nothing, Work};
 use crate::args::AssetRenameArgs;
 use crate::cmd::common::engine;
 
@@ -110,6 +109,7 @@ fn plan_one(
     root: &Path,
     r: &PathRename,
     layout: Option<pakrat_asset::legacy::Layout>,
+    (schemas, with_usmap): (&dyn pakrat_asset::props::Schemas, bool),
     skipped: &mut Vec<String>,
 ) -> Result<Option<Planned>> {
     let Some((stem, ext)) = stem_rel(&f.rel) else {
@@ -140,8 +140,17 @@ fn plan_one(
         skipped.push(format!("{}: {why}", f.rel));
         return Ok(None);
     }
-    let Some(done) = rename_package(&data, uexp.as_deref(), layout, &NoSchemas, r)
-        .map_err(|e| anyhow!("{}: {e}; nothing was written", f.rel))?
+    let unversioned = LegacyPackage::read(&data, layout)
+        .map(|p| p.summary.unversioned_properties())
+        .unwrap_or(false);
+    let Some(done) = rename_package(&data, uexp.as_deref(), layout, schemas, r).map_err(|e| {
+        let hint = if unversioned && !with_usmap {
+            " (an unversioned package: its properties decode with the game's mappings, --usmap)"
+        } else {
+            ""
+        };
+        anyhow!("{}: {e}{hint}; nothing was written", f.rel)
+    })?
     else {
         return Ok(None);
     };
@@ -201,43 +210,39 @@ fn check_targets(root: &Path, plans: &[Planned]) -> Result<()> {
     Ok(())
 }
 
-/// Write the plans: moved packages' headers at their new path and their
-/// companions renamed beside them, the old header removed last; the other
-/// headers replaced atomically in place.
+/// Write the plans, all or nothing ([`super::asset_commit`]): moved
+/// packages' headers and rewritten companions at their new paths, their
+/// other companions moved beside them, the old files removed; the other
+/// packages' files replaced in place. Then the folders the moves emptied
+/// are removed.
 fn write_plans(root: &Path, plans: &[Planned]) -> Result<()> {
-    let fresh = OutputDir::create(root, false)?;
-    let replace = OutputDir::create(root, true)?;
+    let mut work = Work::default();
     let mut emptied = BTreeMap::new();
     for p in plans {
         match &p.moved_to {
             None => {
                 for (_, to, b) in &p.rewritten {
-                    replace.write(to, b)?;
+                    work.replace.push((to.clone(), b.clone()));
                 }
-                replace.write(&p.file, &p.header)?;
+                work.replace.push((p.file.clone(), p.header.clone()));
             }
             Some(to) => {
-                for (_, to, b) in &p.rewritten {
-                    fresh.write(to, b)?;
+                for (from, to, b) in &p.rewritten {
+                    work.create.push((to.clone(), b.clone()));
+                    work.remove.push(from.clone());
                 }
-                fresh.write(to, &p.header)?;
+                work.create.push((to.clone(), p.header.clone()));
                 for [from, dest] in &p.files_moved {
-                    let d = fresh.resolve(dest)?;
-                    std::fs::rename(root.join(from), &d)
-                        .with_context(|| format!("moving {from} to {dest}"))?;
+                    work.moves.push((from.clone(), dest.clone()));
                 }
-                for (from, _, _) in &p.rewritten {
-                    std::fs::remove_file(root.join(from))
-                        .with_context(|| format!("removing {from}"))?;
-                }
-                let old = root.join(&p.file);
-                std::fs::remove_file(&old).with_context(|| format!("removing {}", p.file))?;
-                if let Some(parent) = old.parent() {
+                work.remove.push(p.file.clone());
+                if let Some(parent) = root.join(&p.file).parent() {
                     emptied.insert(parent.to_path_buf(), ());
                 }
             }
         }
     }
+    write_all_or_nothing(root, &work)?;
     // Folders the moves emptied go too (deepest first; a folder that still
     // holds something stays).
     for dir in emptied.keys().rev() {
@@ -256,6 +261,7 @@ fn write_plans(root: &Path, plans: &[Planned]) -> Result<()> {
 pub fn rename(a: &AssetRenameArgs) -> Result<ExitCode> {
     let r = PathRename::new(&a.old_path, &a.new_path)?;
     let layout = engine(a.ue_version.as_deref())?;
+    let schemas = super::props::schemas(a.usmap.as_deref())?;
     if !a.dir.is_dir() {
         bail!("{}: not a folder", a.dir.display());
     }
@@ -270,7 +276,14 @@ pub fn rename(a: &AssetRenameArgs) -> Result<ExitCode> {
             continue;
         }
         read += 1;
-        if let Some(p) = plan_one(f, &root, &r, layout, &mut skipped)? {
+        if let Some(p) = plan_one(
+            f,
+            &root,
+            &r,
+            layout,
+            (schemas.as_ref(), a.usmap.is_some()),
+            &mut skipped,
+        )? {
             plans.push(p);
         }
     }

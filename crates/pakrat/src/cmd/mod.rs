@@ -2,6 +2,7 @@
 //! [`common`].
 
 pub mod asset;
+mod asset_commit;
 pub mod common;
 pub mod container_header;
 pub mod decompile;
