@@ -116,6 +116,9 @@ pub struct ExportOptions {
     pub mesh_psk: bool,
     /// Skeletal meshes: every LOD, not only LOD 0.
     pub mesh_all_lods: bool,
+    /// UE1 vertex meshes: the editor's import pair `Name_d.3d` +
+    /// `Name_a.3d` (with the `#exec` lines in `Name.uc`) instead of glTF.
+    pub mesh_3d: bool,
     /// Classes: decompile each class's bytecode into `Classes/<Class>.uc`
     /// with these natives (the package's own and those of the packages
     /// beside it); kept script text then goes to

@@ -46,6 +46,9 @@ pub fn hook(pkg: &Package<'_>, i: usize, opts: &ExportOptions, dry: bool) -> Res
         Out::Gltf(Format::Glb)
     };
     let base = rel_path(pkg, i)?;
+    if opts.mesh_3d {
+        return unreal_3d(pkg, i, class, &base, dry);
+    }
     if class.eq_ignore_ascii_case("MeshAnimation") && ue2_export::animation_has_mesh(pkg, i) {
         return Ok(Err(
             "exported with the skeletal mesh that plays it".to_string()
@@ -100,6 +103,51 @@ pub fn hook(pkg: &Package<'_>, i: usize, opts: &ExportOptions, dry: bool) -> Res
         scene.images.len()
     );
     files_of(&scene, format, &base, detail, None)
+}
+
+/// A UE1 vertex mesh as the editor's import pair (`ue1_3d`).
+fn unreal_3d(pkg: &Package<'_>, i: usize, class: &str, base: &str, dry: bool) -> Result<Produced> {
+    if ue1::mesh_class(class).is_none() || pkg.summary.version >= 100 {
+        return Ok(Err(format!(
+            "the .3d pair is the UE1 vertex-mesh form (Mesh, LodMesh); this is a {class} (use glb, gltf or psk)"
+        )));
+    }
+    let names = [
+        format!("{base}_d.3d"),
+        format!("{base}_a.3d"),
+        format!("{base}.uc"),
+    ];
+    if dry {
+        return Ok(Ok(names
+            .into_iter()
+            .map(|n| (n, Vec::new(), String::new()))
+            .collect()));
+    }
+    let m = ue1::read_mesh(pkg, i)?;
+    let (d, a) = match crate::ue1_3d::write_pair(&m) {
+        Ok(x) => x,
+        Err(why) => return Ok(Err(why)),
+    };
+    let name = pkg.name(pkg.export(i)?.object_name).to_string();
+    let uc = crate::ue1_3d::exec_script(&name, &m).into_bytes();
+    let [dn, an, un] = names;
+    Ok(Ok(vec![
+        (
+            dn,
+            d,
+            format!(
+                "Unreal _d.3d: {} triangles, {} vertices",
+                m.triangle_count(),
+                m.vertex_count()
+            ),
+        ),
+        (an, a, format!("Unreal _a.3d: {} frames", m.frame_count())),
+        (
+            un,
+            uc,
+            format!("#exec import lines, {} sequences", m.seqs.len()),
+        ),
+    ]))
 }
 
 /// The output container.

@@ -28,6 +28,7 @@ pub mod gltf;
 pub mod model;
 pub mod psk;
 pub mod ue1;
+pub mod ue1_3d;
 pub mod ue1_scene;
 pub mod ue2_anim;
 pub mod ue2_export;

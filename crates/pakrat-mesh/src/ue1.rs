@@ -473,15 +473,21 @@ impl VertMesh {
         }
     }
 
-    /// Vertex `v` of frame `f`, in Unreal units: `(packed − MeshOrigin) ×
-    /// MeshScale`, Unreal axes. Indices must be in range ([`read_mesh`]
-    /// checked them).
-    pub fn vertex(&self, f: usize, v: usize) -> [f32; 3] {
+    /// Vertex `v` of frame `f` as packed in the package (after the remap),
+    /// before origin and scale.
+    pub fn packed(&self, f: usize, v: usize) -> [i16; 3] {
         let stored = match &self.lod {
             Some(l) if !l.remap.is_empty() => l.remap[v] as usize,
             _ => v,
         };
-        let p = self.verts[f * self.stored_per_frame() + stored];
+        self.verts[f * self.stored_per_frame() + stored]
+    }
+
+    /// Vertex `v` of frame `f`, in Unreal units: `(packed − MeshOrigin) ×
+    /// MeshScale`, Unreal axes. Indices must be in range ([`read_mesh`]
+    /// checked them).
+    pub fn vertex(&self, f: usize, v: usize) -> [f32; 3] {
+        let p = self.packed(f, v);
         [0, 1, 2].map(|k| (f32::from(p[k]) - self.origin[k]) * self.scale[k])
     }
 

@@ -37,6 +37,10 @@ pub enum MeshFormat {
     /// ActorX: `.psk` for meshes, `.psa` for animations (the Blender
     /// psk/psa importer reads them).
     Psk,
+    /// UE1 vertex meshes: the editor's import pair `Name_d.3d` + `Name_a.3d`
+    /// and the `#exec` lines that import them (`Name.uc`).
+    #[value(name = "3d")]
+    Unreal3d,
 }
 
 /// `pakrat export`.

@@ -122,6 +122,7 @@ fn package_case(data: &[u8]) -> Result<(), String> {
         mesh_gltf: false,
         mesh_psk: false,
         mesh_all_lods: false,
+        mesh_3d: false,
         decompile: None,
         package: "Case".into(),
     };

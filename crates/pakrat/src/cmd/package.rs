@@ -522,6 +522,7 @@ fn export_options(a: &ExportArgs) -> Result<ExportOptions> {
         mesh_gltf: a.mesh_format == Some(crate::args_export::MeshFormat::Gltf),
         mesh_psk: a.mesh_format == Some(crate::args_export::MeshFormat::Psk),
         mesh_all_lods: a.all_lods,
+        mesh_3d: a.mesh_format == Some(crate::args_export::MeshFormat::Unreal3d),
         decompile: None,
         package: String::new(),
     })
