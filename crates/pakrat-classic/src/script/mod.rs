@@ -67,6 +67,9 @@ pub fn statements(
     let bytes = h.rest.rest();
     let mut tr = read::TokenReader::new(bytes, h.rest.offset(), ctx, natives);
     tr.func = pkg.name(pkg.exports[i].object_name).to_string();
+    if pkg.export_class_name(i).ok() == Some("Function") {
+        tr.ret_enum = natives::function_info(pkg, i).and_then(|f| f.ret);
+    }
     let s = tr.statements(size)?;
     let labels = s
         .iter()

@@ -133,6 +133,9 @@ pub struct TokenReader<'r, 'a, 'p> {
     pub func: String,
     /// Reading the right side of a context (`a.f()` is never a super call).
     in_context: bool,
+    /// The enum of the function's return value (`return 3;` is written
+    /// with its value name).
+    pub ret_enum: Option<String>,
 }
 
 /// What an expression token read ended with (`EX_EndFunctionParms`
@@ -219,6 +222,7 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
             switch_enum: None,
             func: String::new(),
             in_context: false,
+            ret_enum: None,
         }
     }
 
@@ -301,7 +305,14 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
                     Stmt::Return(None)
                 } else {
                     match self.item()? {
-                        Item::Expr(e) => Stmt::Return(Some(e.text)),
+                        Item::Expr(e) => {
+                            let other = Expr {
+                                byte: self.ret_enum.clone().map(ByteInfo::Enum),
+                                ..Expr::atom("")
+                            };
+                            let t = self.enum_literal(&e, &other).unwrap_or(e.text);
+                            Stmt::Return(Some(t))
+                        }
                         _ => Stmt::Return(None),
                     }
                 }
@@ -613,7 +624,17 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
 
     fn variable(&mut self, prefix: &str) -> Result<Expr> {
         let o = self.obj("variable")?;
-        let mut e = Expr::atom(format!("{prefix}{}", self.obj_name(o)));
+        let name = self.obj_name(o);
+        // A delegate's property is `__Name__Delegate`; the source names it
+        // `Name`.
+        let name = match name
+            .strip_prefix("__")
+            .and_then(|n| n.strip_suffix("__Delegate"))
+        {
+            Some(n) if !n.is_empty() => n.to_string(),
+            _ => name,
+        };
+        let mut e = Expr::atom(format!("{prefix}{name}"));
         e.byte = self.natives.prop_enum(self.ctx.pkg, o).map(ByteInfo::Enum);
         Ok(e)
     }
@@ -752,10 +773,24 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
     }
 
     fn call(&mut self, name: String) -> Result<Expr> {
-        let args = self.args()?;
+        // A virtual call: the function is found from the class upwards, or
+        // (through a context, whose class is not known here) by its name
+        // when every function of that name agrees.
+        let info = if self.in_context {
+            None
+        } else {
+            let class = self.ctx.pkg.name(self.ctx.pkg.exports[self.ctx.class].object_name);
+            self.natives.lookup(class, &name).map(|(_, i)| i)
+        }
+        .or_else(|| self.natives.by_name(&name));
+        let mut args = self.args()?;
+        if let Some(i) = &info {
+            uncoerce(&mut args, &i.coerce, &i.enums, self.natives);
+        }
         let list: Vec<&str> = args.iter().map(|a| a.text.as_str()).collect();
         let mut e = Expr::atom(format!("{name}({})", list.join(", ")));
         e.call = true;
+        e.byte = info.and_then(|i| i.ret).map(ByteInfo::Enum);
         Ok(e)
     }
 
@@ -783,12 +818,13 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
                 }
             };
         let prefix = if is_super {
-            super::natives::super_prefix(self.ctx, f)
+            super::natives::super_prefix(self.ctx, self.natives, f)
         } else {
             String::new()
         };
         let mut e = Expr::atom(format!("{prefix}{name}({})", list.join(", ")));
         e.call = true;
+        e.byte = info.and_then(|i| i.ret).map(ByteInfo::Enum);
         Ok(e)
     }
 
@@ -811,6 +847,7 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
         let list: Vec<&str> = args.iter().map(|a| a.text.as_str()).collect();
         let mut e = Expr::atom(format!("{}({})", info.friendly, list.join(", ")));
         e.call = true;
+        e.byte = info.ret.map(ByteInfo::Enum);
         Ok(e)
     }
 
