@@ -109,7 +109,11 @@ pub fn super_prefix(ctx: &Ctx<'_, '_>, natives: &dyn Natives, f: ObjRef) -> Stri
     // Functions of states are left as `Super.`.
     match pkg.check_ref(outer) {
         Ok(Target::Export(k)) if !pkg.exports[k].class.is_none() => return plain(),
-        Ok(Target::Import(k)) if !pkg.name(pkg.imports[k].class_name).eq_ignore_ascii_case("Class") => {
+        Ok(Target::Import(k))
+            if !pkg
+                .name(pkg.imports[k].class_name)
+                .eq_ignore_ascii_case("Class") =>
+        {
             return plain()
         }
         _ => {}

@@ -732,7 +732,7 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
             || t.starts_with("vect(")
             || t.starts_with("rot(")
             || matches!(t, "true" | "false" | "none");
-        if constant {
+        if constant || self.implicit_outer(&left, &right) {
             return Ok(right);
         }
         let text = if class_context && right.call {
@@ -744,6 +744,32 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
         e.call = right.call;
         e.byte = right.byte;
         Ok(e)
+    }
+
+    /// Whether `Outer.f()` is the compiler's: in a `within` class, a call
+    /// to a function that the class's own hierarchy does not define is
+    /// made on `Outer` (the source writes `f()`; where the class has a
+    /// function of that name too, the source must write `Outer.`).
+    fn implicit_outer(&self, left: &Expr, right: &Expr) -> bool {
+        if !left.text.eq_ignore_ascii_case("Outer") || !right.call {
+            return false;
+        }
+        let pkg = self.ctx.pkg;
+        let within =
+            crate::class::read_class_tail(pkg, self.ctx.class).is_ok_and(|t| !t.within.is_none());
+        let Some(f) = right.text.split('(').next() else {
+            return false;
+        };
+        let class = pkg.name(pkg.exports[self.ctx.class].object_name);
+        // The whole hierarchy must be known (up to Object).
+        let mut c = class.to_lowercase();
+        for _ in 0..64 {
+            match self.natives.super_of(&c) {
+                Some(s) => c = s,
+                None => break,
+            }
+        }
+        within && c == "object" && self.natives.lookup(class, f).is_none()
     }
 
     fn args(&mut self) -> Result<Vec<Expr>> {
@@ -779,7 +805,10 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
         let info = if self.in_context {
             None
         } else {
-            let class = self.ctx.pkg.name(self.ctx.pkg.exports[self.ctx.class].object_name);
+            let class = self
+                .ctx
+                .pkg
+                .name(self.ctx.pkg.exports[self.ctx.class].object_name);
             self.natives.lookup(class, &name).map(|(_, i)| i)
         }
         .or_else(|| self.natives.by_name(&name));
