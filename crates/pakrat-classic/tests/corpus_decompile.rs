@@ -92,10 +92,15 @@ fn tokens(src: &str) -> Vec<String> {
             let t = if b[s].is_ascii_digit() || b[s] == b'.' {
                 // Floats as the f32 the compiler stores (`3.1415926535`
                 // and `3.1415927` are the same constant).
+                let hex = t
+                    .strip_prefix("0x")
+                    .or_else(|| t.strip_prefix("0X"))
+                    .and_then(|h| i64::from_str_radix(h, 16).ok());
                 let t = t.trim_end_matches(['f', 'F']);
-                match (t.contains('.'), t.parse::<f64>()) {
-                    (true, Ok(v)) => format!("{}", v as f32),
-                    (false, Ok(v)) => format!("{v}"),
+                match (hex, t.contains('.'), t.parse::<f64>()) {
+                    (Some(h), _, _) => h.to_string(),
+                    (_, true, Ok(v)) => format!("{}", v as f32),
+                    (_, false, Ok(v)) => format!("{v}"),
                     _ => t.to_lowercase(),
                 }
             } else {
@@ -299,6 +304,8 @@ struct Known {
     dims: HashMap<String, Option<usize>>,
     /// Class → super class (lower-case).
     supers: HashMap<String, String>,
+    /// Enum name → its values (lower-case).
+    enums: HashMap<String, Vec<String>>,
 }
 
 impl Known {
@@ -313,7 +320,12 @@ impl Known {
                 continue;
             }
             let class = pkg.export_class_name(i).unwrap_or("");
-            if class == "Const" {
+            if class == "Enum" {
+                if let FieldKind::Enum(_, v) = read_field(pkg, i) {
+                    let v = v.iter().map(|x| x.to_lowercase()).collect();
+                    self.enums.entry(name).or_insert(v);
+                }
+            } else if class == "Const" {
                 if let FieldKind::Const(_, v) = read_field(pkg, i) {
                     let v = Some(tokens(&v));
                     let slot = self.consts.entry(name).or_insert_with(|| v.clone());
@@ -478,6 +490,18 @@ fn substitute_consts(t: &[String], known: &Known) -> Vec<String> {
                 continue;
             }
         }
+        // `EEnum.Value` (the compiler stores the value's number).
+        if t.get(k + 1).is_some_and(|x| x == ".") && !prev_dot {
+            let v = known.enums.get(t[k].as_str()).and_then(|vals| {
+                let v = t.get(k + 2)?;
+                vals.iter().position(|x| x == v)
+            });
+            if let Some(v) = v {
+                out.push(v.to_string());
+                k += 3;
+                continue;
+            }
+        }
         if is_ident(&t[k]) && !prev_dot {
             if let Some(Some(v)) = known.consts.get(t[k].as_str()) {
                 out.extend(v.iter().cloned());
@@ -517,8 +541,18 @@ fn every_corpus_class_decompiles() {
             let dir = e.path.parent().unwrap();
             let mut table = NativeTable::new();
             table.add(&pkg);
-            let extra: Vec<Vec<u8>> = native_sources(kind, &file)
+            // The packages it imports found beside it as `<Name>.u` (what
+            // the CLI reads), then Core/Engine of its generation.
+            let beside: Vec<String> = pkg
+                .imported_packages()
                 .into_iter()
+                .map(|n| format!("{n}.u"))
+                .filter(|n| !n.eq_ignore_ascii_case(&file))
+                .collect();
+            let extra: Vec<Vec<u8>> = beside
+                .iter()
+                .map(String::as_str)
+                .chain(native_sources(kind, &file))
                 .filter_map(|n| std::fs::read(dir.join(n)).ok())
                 .collect();
             let extra_pkgs: Vec<Package<'_>> = extra
@@ -702,7 +736,7 @@ fn compare_class(
 fn level_kind(l: Level) -> &'static str {
     match l {
         Level::Plain => "equal",
-        Level::Consts => "equal with the source's constants / ArrayCount as values",
+        Level::Consts => "equal with the source's constants, EEnum.Value, ArrayCount as numbers",
         Level::NumericCasts => "equal with byte/int/float conversions dropped",
         Level::ObjectPaths => "equal with object literals read as the same object",
     }
