@@ -98,15 +98,24 @@ fn tokens(src: &str) -> Vec<String> {
                     .and_then(|h| i64::from_str_radix(h, 16).ok());
                 let t = t.trim_end_matches(['f', 'F']);
                 match (hex, t.contains('.'), t.parse::<f64>()) {
-                    (Some(h), _, _) => h.to_string(),
+                    (Some(h), _, _) => int_text(h),
                     (_, true, Ok(v)) => format!("{}", v as f32),
+                    (_, false, Ok(v)) if v.fract() == 0.0 && v.abs() < 1e12 => int_text(v as i64),
                     (_, false, Ok(v)) => format!("{v}"),
                     _ => t.to_lowercase(),
                 }
             } else {
                 t.to_lowercase()
             };
-            out.push(t);
+            // An int literal past i32 is the wrapped 32-bit value
+            // (`4023233417` is stored as `-271733879`).
+            match t.strip_prefix('-') {
+                Some(n) => {
+                    out.push("-".to_string());
+                    out.push(n.to_string());
+                }
+                None => out.push(t),
+            }
         } else {
             // Two-character operators stay whole.
             let two = src.get(i..i + 2).unwrap_or("");
@@ -128,6 +137,15 @@ fn tokens(src: &str) -> Vec<String> {
     }
     out.retain(|t| t != "(" && t != ")" && t != "{" && t != "}");
     out
+}
+
+/// An int literal as the compiler stores it (32 bits).
+fn int_text(v: i64) -> String {
+    if (0..=u32::MAX as i64).contains(&v) {
+        (v as u32 as i32).to_string()
+    } else {
+        v.to_string()
+    }
 }
 
 /// The function bodies of a source text, by lower-case name (the text
@@ -377,13 +395,18 @@ enum Level {
     /// provably name the same object (same name, same package where both
     /// say it, the source's class the object's class or above it).
     ObjectPaths,
+    /// `string(x)` conversions dropped on both sides: into a `coerce`
+    /// parameter (`$`, `Log`, `Left`...) the bytecode is the same whether
+    /// the source wrote it or not.
+    StringCasts,
 }
 
-const LEVELS: [Level; 4] = [
+const LEVELS: [Level; 5] = [
     Level::Plain,
     Level::Consts,
     Level::NumericCasts,
     Level::ObjectPaths,
+    Level::StringCasts,
 ];
 
 fn is_ident(t: &str) -> bool {
@@ -433,10 +456,24 @@ fn normalise(body: &[String], known: &Known, level: Level, source: bool) -> Vec<
         }
     }
     if level >= Level::Consts && source {
-        t = substitute_consts(&t, known);
+        // Function-local `const X = V;` declarations: dropped, their
+        // values substituted like the class's.
+        let mut local = Known::default();
+        while t.first().is_some_and(|x| x == "const") && t.get(2).is_some_and(|x| x == "=") {
+            let Some(p) = t.iter().position(|x| x == ";") else {
+                break;
+            };
+            local.consts.insert(t[1].clone(), Some(t[3..p].to_vec()));
+            t.drain(..=p);
+        }
+        t = substitute_consts(&substitute_consts(&t, &local), known);
     }
     if level >= Level::NumericCasts {
-        let casts = ["int", "float", "byte"];
+        let casts: &[&str] = if level >= Level::StringCasts {
+            &["int", "float", "byte", "string"]
+        } else {
+            &["int", "float", "byte"]
+        };
         t = (0..t.len())
             .filter(|&k| {
                 !(casts.contains(&t[k].as_str()) && t.get(k + 1).is_some_and(|x| x == "("))
@@ -739,6 +776,7 @@ fn level_kind(l: Level) -> &'static str {
         Level::Consts => "equal with the source's constants, EEnum.Value, ArrayCount as numbers",
         Level::NumericCasts => "equal with byte/int/float conversions dropped",
         Level::ObjectPaths => "equal with object literals read as the same object",
+        Level::StringCasts => "equal with string conversions dropped (coerce parameters)",
     }
 }
 

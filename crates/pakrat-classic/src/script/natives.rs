@@ -158,6 +158,10 @@ pub trait Natives {
     fn by_name(&self, _f: &str) -> Option<NativeInfo> {
         None
     }
+    /// Whether class `class` or a class above it has a property `p`.
+    fn has_property(&self, _class: &str, _p: &str) -> bool {
+        false
+    }
 }
 
 fn byte_enum(pkg: &Package<'_>, k: usize) -> Option<String> {
@@ -246,6 +250,8 @@ pub struct NativeTable {
     enums: HashMap<String, Vec<String>>,
     /// Class lower-case → its super class lower-case.
     supers: HashMap<String, String>,
+    /// (class, property) lower-case, for every property of a class.
+    props: std::collections::HashSet<(String, String)>,
     /// Function name lower-case → its info, `None` when definitions of
     /// that name disagree on parameters.
     names: HashMap<String, Option<NativeInfo>>,
@@ -284,7 +290,18 @@ impl NativeTable {
                     }
                     continue;
                 }
-                "ByteProperty" => {
+                c if c.ends_with("Property") => {
+                    if let Ok(Target::Export(k)) = pkg.check_ref(e.outer) {
+                        if pkg.exports[k].class.is_none() {
+                            self.props.insert((
+                                pkg.name(pkg.exports[k].object_name).to_lowercase(),
+                                pkg.name(e.object_name).to_lowercase(),
+                            ));
+                        }
+                    }
+                    if c != "ByteProperty" {
+                        continue;
+                    }
                     if let Some(en) = byte_enum(pkg, i) {
                         let key = (
                             outer_name(pkg, e.outer),
@@ -382,5 +399,20 @@ impl Natives for NativeTable {
 
     fn by_name(&self, f: &str) -> Option<NativeInfo> {
         self.names.get(&f.to_lowercase())?.clone()
+    }
+
+    fn has_property(&self, class: &str, p: &str) -> bool {
+        let p = p.to_lowercase();
+        let mut c = class.to_lowercase();
+        for _ in 0..crate::arrays::MAX_SUPER_DEPTH {
+            if self.props.contains(&(c.clone(), p.clone())) {
+                return true;
+            }
+            match self.supers.get(&c) {
+                Some(s) => c = s.clone(),
+                None => return false,
+            }
+        }
+        false
     }
 }

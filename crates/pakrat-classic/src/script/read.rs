@@ -457,7 +457,13 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
             0x13 => {
                 let c = self.obj("metacast class")?;
                 let e = self.expr()?;
-                Expr::atom(format!("class<{}>({})", self.obj_name(c), e.text))
+                // `Class(x)` compiles to a metacast to `class<Object>`.
+                let meta = self.obj_name(c);
+                if meta.eq_ignore_ascii_case("Object") {
+                    Expr::atom(format!("class({})", e.text))
+                } else {
+                    Expr::atom(format!("class<{meta}>({})", e.text))
+                }
             }
             0x15 => {
                 self.u16("line number")?;
@@ -751,13 +757,18 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
     /// made on `Outer` (the source writes `f()`; where the class has a
     /// function of that name too, the source must write `Outer.`).
     fn implicit_outer(&self, left: &Expr, right: &Expr) -> bool {
-        if !left.text.eq_ignore_ascii_case("Outer") || !right.call {
+        if !left.text.eq_ignore_ascii_case("Outer") {
             return false;
         }
         let pkg = self.ctx.pkg;
         let within =
             crate::class::read_class_tail(pkg, self.ctx.class).is_ok_and(|t| !t.within.is_none());
-        let Some(f) = right.text.split('(').next() else {
+        // A call `f(...)` or a variable `v`.
+        let f = if right.call {
+            right.text.split('(').next().unwrap_or("")
+        } else if right.text.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+            right.text.as_str()
+        } else {
             return false;
         };
         let class = pkg.name(pkg.exports[self.ctx.class].object_name);
@@ -769,7 +780,10 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
                 None => break,
             }
         }
-        within && c == "object" && self.natives.lookup(class, f).is_none()
+        within
+            && c == "object"
+            && self.natives.lookup(class, f).is_none()
+            && !self.natives.has_property(class, f)
     }
 
     fn args(&mut self) -> Result<Vec<Expr>> {
