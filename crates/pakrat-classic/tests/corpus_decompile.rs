@@ -332,7 +332,7 @@ impl Known {
         for (i, e) in pkg.exports.iter().enumerate() {
             let name = pkg.name(e.object_name).to_lowercase();
             if e.class.is_none() {
-                if let Ok(s) = pkg.object_name(e.super_) {
+                if let (false, Ok(s)) = (e.super_.is_none(), pkg.object_name(e.super_)) {
                     self.supers.entry(name).or_insert_with(|| s.to_lowercase());
                 }
                 continue;

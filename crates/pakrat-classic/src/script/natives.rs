@@ -273,7 +273,7 @@ impl NativeTable {
     pub fn add(&mut self, pkg: &Package<'_>) {
         for (i, e) in pkg.exports.iter().enumerate() {
             if e.class.is_none() {
-                if let Ok(sup) = pkg.object_name(e.super_) {
+                if let (false, Ok(sup)) = (e.super_.is_none(), pkg.object_name(e.super_)) {
                     self.supers
                         .entry(pkg.name(e.object_name).to_lowercase())
                         .or_insert_with(|| sup.to_lowercase());
