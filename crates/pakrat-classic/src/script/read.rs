@@ -766,7 +766,11 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
         // A call `f(...)` or a variable `v`.
         let f = if right.call {
             right.text.split('(').next().unwrap_or("")
-        } else if right.text.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+        } else if right
+            .text
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        {
             right.text.as_str()
         } else {
             return false;
