@@ -662,7 +662,17 @@ fn every_corpus_class_decompiles() {
         exact,
         matched,
         kinds,
+        repl_blocks,
+        repl_groups,
+        repl_kinds,
     } = tally;
+    eprintln!(
+        "replication blocks compared {}, equal {}; their ifs {}, equal {}",
+        repl_blocks.0, repl_blocks.1, repl_groups.0, repl_groups.1
+    );
+    for (k, n) in &repl_kinds {
+        eprintln!("  {n:5}  {k}");
+    }
     let pct = |n: usize| {
         if compared > 0 {
             n as f64 * 100.0 / compared as f64
@@ -695,6 +705,12 @@ fn every_corpus_class_decompiles() {
 /// The comparison's counts.
 #[derive(Default)]
 struct Tally {
+    /// `replication` blocks compared / equal.
+    repl_blocks: (usize, usize),
+    /// Their `if`s compared / equal.
+    repl_groups: (usize, usize),
+    /// Why an `if` differs.
+    repl_kinds: BTreeMap<&'static str, usize>,
     compared: usize,
     /// Equal after the plain normalisation.
     exact: usize,
@@ -720,6 +736,7 @@ fn compare_class(
     let Ok((_, _, text)) = pakrat_classic::export::read_text_buffer(pkg, t) else {
         return;
     };
+    compare_replication(ctx, table, known, class, &text.text, tally);
     let orig = source_bodies(&text.text);
     for f in pakrat_classic::headers::model::children(pkg, class) {
         if pkg.export_class_name(f).ok() != Some("Function") {
@@ -767,6 +784,118 @@ fn compare_class(
                 }
             }
         }
+    }
+}
+
+/// The `if`s of the kept source's `replication` block: (reliable,
+/// condition tokens, lower-case names sorted).
+fn source_replication(src: &str) -> Option<Vec<(bool, Vec<String>, Vec<String>)>> {
+    let t = tokens_keep_braces(src);
+    let start = t.iter().position(|x| x == "replication")?;
+    if t.get(start + 1).map(String::as_str) != Some("{") {
+        return None;
+    }
+    let end = close_of(&t, start + 1);
+    let mut k = start + 2;
+    let mut out = Vec::new();
+    while k + 1 < end {
+        let reliable = match t[k].as_str() {
+            "reliable" => true,
+            "unreliable" => false,
+            _ => return None,
+        };
+        if t.get(k + 1).map(String::as_str) != Some("if")
+            || t.get(k + 2).map(String::as_str) != Some("(")
+        {
+            return None;
+        }
+        let close = close_of(&t, k + 2);
+        let cond = t[k + 3..close - 1].to_vec();
+        let semi = (close..end).find(|&j| t[j] == ";")?;
+        let mut names: Vec<String> = t[close..semi]
+            .iter()
+            .filter(|x| *x != ",")
+            .cloned()
+            .collect();
+        names.sort();
+        out.push((reliable, cond, names));
+        k = semi + 1;
+    }
+    Some(out)
+}
+
+fn compare_replication(
+    ctx: &Ctx<'_, '_>,
+    table: &NativeTable,
+    known: &Known,
+    class: usize,
+    src: &str,
+    tally: &mut Tally,
+) {
+    let Some(orig) = source_replication(src) else {
+        return;
+    };
+    let fields = pakrat_classic::headers::model::children(ctx.pkg, class);
+    let dec = script::repl::groups(ctx, table, class, &fields);
+    tally.repl_blocks.0 += 1;
+    if std::env::var_os("DECOMP_REPL").is_some() {
+        for g in &dec {
+            eprintln!(
+                "R {} {} | {} | {}",
+                g.offset,
+                g.reliable,
+                g.condition,
+                g.names.join(",")
+            );
+        }
+        for (r, c, n) in &orig {
+            eprintln!("S {r} | {} | {}", c.join(" "), n.join(","));
+        }
+    }
+    let mut all = orig.len() == dec.len();
+    for (reliable, cond, names) in &orig {
+        tally.repl_groups.0 += 1;
+        let found = dec.iter().find(|g| {
+            let mut n: Vec<String> = g.names.iter().map(|x| x.to_lowercase()).collect();
+            n.sort();
+            n == *names
+        });
+        let kind = match found {
+            None => Some("names differ"),
+            Some(g) => {
+                let dc = tokens_keep_braces(&g.condition);
+                let same = [Level::Plain, Level::Consts]
+                    .iter()
+                    .any(|&l| normalise(cond, known, l, true) == normalise(&dc, known, l, false));
+                if !same {
+                    if std::env::var_os("DECOMP_DIFF").is_some() {
+                        eprintln!("repl: {} | {}", cond.join(" "), g.condition);
+                    }
+                    Some("condition differs")
+                } else if g.functions && g.reliable != *reliable {
+                    Some("reliable/unreliable differs")
+                } else {
+                    if !g.functions && !reliable {
+                        // Not stored for variables: written `reliable`.
+                        *tally
+                            .repl_kinds
+                            .entry("(equal) variables the source marks unreliable")
+                            .or_default() += 1;
+                    }
+                    None
+                }
+            }
+        };
+        match kind {
+            None => tally.repl_groups.1 += 1,
+            Some(k) => {
+                all = false;
+                *tally.repl_kinds.entry(k).or_default() += 1;
+            }
+        }
+    }
+    if all {
+        tally.repl_blocks.1 += 1;
     }
 }
 

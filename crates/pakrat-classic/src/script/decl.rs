@@ -168,6 +168,11 @@ pub fn class_source(ctx: &Ctx<'_, '_>, natives: &dyn Natives, class: usize) -> R
             },
         }
     }
+    let repl = super::repl::block(ctx, natives, class, &fields);
+    if !repl.is_empty() {
+        out.push('\n');
+        out.push_str(&repl);
+    }
     // Fields are linked newest first: print functions in declaration order.
     for &f in funcs.iter().rev() {
         out.push('\n');

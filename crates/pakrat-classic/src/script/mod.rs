@@ -7,6 +7,7 @@
 //! - [`natives`]: native functions and operators by index, from the
 //!   package and the packages given beside it.
 //! - [`decl`]: declarations (class line, variables, functions, states).
+//! - [`repl`]: the `replication` block (conditions at each `RepOffset`).
 //!
 //! ```no_run
 //! # fn main() -> pakrat_io::Result<()> {
@@ -26,6 +27,7 @@ pub mod decl;
 pub mod flow;
 pub mod natives;
 pub mod read;
+pub mod repl;
 
 use pakrat_io::{Error, Result};
 
