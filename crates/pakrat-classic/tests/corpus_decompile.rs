@@ -665,7 +665,12 @@ fn every_corpus_class_decompiles() {
         repl_blocks,
         repl_groups,
         repl_kinds,
+        ignores,
     } = tally;
+    eprintln!(
+        "UE1 states with ignores {}, equal {} ({} names in the sources are not probes)",
+        ignores.0, ignores.1, ignores.2
+    );
     eprintln!(
         "replication blocks compared {}, equal {}; their ifs {}, equal {}",
         repl_blocks.0, repl_blocks.1, repl_groups.0, repl_groups.1
@@ -711,6 +716,9 @@ struct Tally {
     repl_groups: (usize, usize),
     /// Why an `if` differs.
     repl_kinds: BTreeMap<&'static str, usize>,
+    /// UE1 states with `ignores` compared / equal, and the source's names
+    /// that are not probes (not in the IgnoreMask).
+    ignores: (usize, usize, usize),
     compared: usize,
     /// Equal after the plain normalisation.
     exact: usize,
@@ -737,6 +745,9 @@ fn compare_class(
         return;
     };
     compare_replication(ctx, table, known, class, &text.text, tally);
+    if pkg.summary.version < 100 {
+        compare_ignores(ctx, table, class, &text.text, tally);
+    }
     let orig = source_bodies(&text.text);
     for f in pakrat_classic::headers::model::children(pkg, class) {
         if pkg.export_class_name(f).ok() != Some("Function") {
@@ -896,6 +907,73 @@ fn compare_replication(
     }
     if all {
         tally.repl_blocks.1 += 1;
+    }
+}
+
+/// Each UE1 state's probe `ignores` against the kept source's.
+fn compare_ignores(
+    ctx: &Ctx<'_, '_>,
+    table: &NativeTable,
+    class: usize,
+    src: &str,
+    tally: &mut Tally,
+) {
+    let pkg = ctx.pkg;
+    let t = tokens_keep_braces(src);
+    let probes: Vec<String> = script::UE1_PROBES
+        .iter()
+        .flatten()
+        .map(|n| n.to_lowercase())
+        .collect();
+    for st in pakrat_classic::headers::model::children(pkg, class) {
+        if pkg.export_class_name(st).ok() != Some("State") {
+            continue;
+        }
+        let name = pkg.name(pkg.exports[st].object_name).to_lowercase();
+        // `state [()] Name [extends X] { [ignores a, b;]`
+        let Some(k) =
+            (1..t.len()).find(|&k| t[k] == name && (t[k - 1] == "state" || t[k - 1] == ")"))
+        else {
+            continue;
+        };
+        let Some(open) = (k..t.len()).find(|&j| t[j] == "{") else {
+            continue;
+        };
+        let mut src_names: Vec<String> = Vec::new();
+        if t.get(open + 1).is_some_and(|x| x == "ignores") {
+            let semi = (open..t.len()).find(|&j| t[j] == ";").unwrap_or(open);
+            src_names = t[open + 2..semi]
+                .iter()
+                .filter(|x| *x != ",")
+                .cloned()
+                .collect();
+        }
+        let others = src_names.iter().filter(|n| !probes.contains(n)).count();
+        let mut src_probes: Vec<String> = src_names
+            .into_iter()
+            .filter(|n| probes.contains(n))
+            .collect();
+        src_probes.sort();
+        let Some(tail) = script::state_tail(ctx, table, st) else {
+            continue;
+        };
+        let mut dec: Vec<String> = script::UE1_PROBES
+            .iter()
+            .enumerate()
+            .filter(|(b, _)| tail.ignore_mask & (1u64 << b) == 0)
+            .filter_map(|(_, n)| n.map(str::to_lowercase))
+            .collect();
+        dec.sort();
+        if src_probes.is_empty() && dec.is_empty() {
+            continue;
+        }
+        tally.ignores.0 += 1;
+        tally.ignores.2 += others;
+        if src_probes == dec {
+            tally.ignores.1 += 1;
+        } else if std::env::var_os("DECOMP_DIFF").is_some() {
+            eprintln!("ignores {name}: {src_probes:?} | {dec:?}");
+        }
     }
 }
 
