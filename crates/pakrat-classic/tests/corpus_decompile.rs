@@ -745,7 +745,7 @@ fn compare_class(
         return;
     };
     compare_replication(ctx, table, known, class, &text.text, tally);
-    if pkg.summary.version < 100 {
+    if pkg.summary.version < 100 || std::env::var_os("DECOMP_PROBES").is_some() {
         compare_ignores(ctx, table, class, &text.text, tally);
     }
     let orig = source_bodies(&text.text);
@@ -957,6 +957,23 @@ fn compare_ignores(
         let Some(tail) = script::state_tail(ctx, table, st) else {
             continue;
         };
+        if std::env::var_os("DECOMP_PROBES").is_some() {
+            let bits: Vec<String> = (0..64)
+                .filter(|b| tail.ignore_mask & (1u64 << b) == 0)
+                .map(|b| b.to_string())
+                .collect();
+            let all: Vec<&String> = t[open + 1..].iter().take_while(|x| *x != ";").collect();
+            if t.get(open + 1).is_some_and(|x| x == "ignores") {
+                eprintln!(
+                    "PROBES v{} {} | {:?}",
+                    pkg.summary.version,
+                    bits.join(","),
+                    all
+                );
+            } else {
+                eprintln!("PROBES v{} {} | []", pkg.summary.version, bits.join(","));
+            }
+        }
         let mut dec: Vec<String> = script::UE1_PROBES
             .iter()
             .enumerate()
