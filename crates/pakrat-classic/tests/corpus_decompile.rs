@@ -1,7 +1,9 @@
 //! The UnrealScript decompiler over the corpus: every class of every UE1,
 //! UE2 and licensee script package and map decompiles (failures counted by
 //! reason), and where a package keeps its source text each function body is
-//! compared with the original after normalising (see `normalise`).
+//! compared with the original after normalising (see `normalise`; the
+//! recorded normalisations are `Level`s, each counted as a kind), as are
+//! the `replication` block and UE1 states' `ignores`.
 //!
 //! Figures: docs/decompile.md. Run with `--nocapture` to see them.
 
