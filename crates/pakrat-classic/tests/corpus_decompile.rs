@@ -811,9 +811,12 @@ fn compare_class(
     }
 }
 
-/// The `if`s of the kept source's `replication` block: (reliable,
-/// condition tokens, lower-case names sorted).
-fn source_replication(src: &str) -> Option<Vec<(bool, Vec<String>, Vec<String>)>> {
+/// One `if` of a kept source's `replication` block: (reliable, condition
+/// tokens, lower-case names sorted).
+type SourceRep = (bool, Vec<String>, Vec<String>);
+
+/// The `if`s of the kept source's `replication` block.
+fn source_replication(src: &str) -> Option<Vec<SourceRep>> {
     let t = tokens_keep_braces(src);
     let start = t.iter().position(|x| x == "replication")?;
     if t.get(start + 1).map(String::as_str) != Some("{") {
