@@ -331,6 +331,8 @@ struct Known {
 impl Known {
     fn add(&mut self, pkg: &Package<'_>) {
         use pakrat_classic::headers::model::{read_field, FieldKind};
+        let earlier: std::collections::HashSet<String> = self.dims.keys().cloned().collect();
+        let mut here = std::collections::HashSet::new();
         for (i, e) in pkg.exports.iter().enumerate() {
             let name = pkg.name(e.object_name).to_lowercase();
             if e.class.is_none() {
@@ -355,7 +357,15 @@ impl Known {
                 }
             } else if class.ends_with("Property") {
                 if let Ok(p) = pakrat_classic::headers::model::read_prop(pkg, i) {
+                    // The first package that defines the name wins (the
+                    // package, then those beside it, then Core/Engine: the
+                    // order the compiler's imports would resolve); within
+                    // one package, definitions that disagree give none.
                     let d = Some(p.array_dim.max(1) as usize);
+                    if earlier.contains(&name) {
+                        continue;
+                    }
+                    here.insert(name.clone());
                     let slot = self.dims.entry(name).or_insert(d);
                     if *slot != d {
                         *slot = None;
@@ -514,6 +524,7 @@ fn normalise(body: &[String], known: &Known, level: Level, source: bool) -> Vec<
 fn substitute_consts(t: &[String], known: &Known) -> Vec<String> {
     let mut out = Vec::new();
     let mut k = 0;
+    let mut dropped_context = false;
     while k < t.len() {
         let prev_dot = k > 0 && t[k - 1] == ".";
         if t[k] == "arraycount" && t.get(k + 1).is_some_and(|x| x == "(") {
@@ -529,6 +540,22 @@ fn substitute_consts(t: &[String], known: &Known) -> Vec<String> {
                 continue;
             }
         }
+        // `x.EEnum.Value` and `x.CONST` compile to the value alone (the
+        // context is dropped): the `x.` goes with it.
+        let through = prev_dot && k >= 2 && is_ident(&t[k - 2]) && (k < 3 || t[k - 3] != ".");
+        if through {
+            let enum_v = t.get(k + 1).is_some_and(|x| x == ".")
+                && known
+                    .enums
+                    .get(t[k].as_str())
+                    .is_some_and(|vals| t.get(k + 2).is_some_and(|v| vals.contains(v)));
+            let konst = matches!(known.consts.get(t[k].as_str()), Some(Some(_)));
+            if enum_v || konst {
+                out.truncate(out.len().saturating_sub(2));
+                dropped_context = true;
+            }
+        }
+        let prev_dot = prev_dot && !std::mem::take(&mut dropped_context);
         // `EEnum.Value` (the compiler stores the value's number).
         if t.get(k + 1).is_some_and(|x| x == ".") && !prev_dot {
             let v = known.enums.get(t[k].as_str()).and_then(|vals| {
