@@ -373,6 +373,13 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
                 self.debug_info()?;
                 Stmt::Nothing
             }
+            // A line number (Unreal 2 and XMP) before a statement of any
+            // kind (a jump, too): a statement of its own, so that jumps to
+            // it land on a statement.
+            0x15 if self.v() >= 62 => {
+                self.u16("line number")?;
+                Stmt::Nothing
+            }
             0x47 if ue2 => Stmt::Nothing,
             _ => {
                 self.depth = 0;
@@ -385,11 +392,25 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
         })
     }
 
+    /// `EX_DebugInfo`: version, line and text position (i32 each), then
+    /// the opcode: a byte in UT2004 (`EDebugInfo`, small values), a
+    /// NUL-terminated name (`NEWSTACK`, `SIMPLEIF`) in Unreal 2 XMP, seen
+    /// in the corpus's XMP packages; an upper-case letter where the byte
+    /// would be starts the name.
     fn debug_info(&mut self) -> Result<()> {
         self.i32("DebugInfo version")?;
         self.i32("DebugInfo line")?;
         self.i32("DebugInfo position")?;
-        self.u8("DebugInfo opcode")?;
+        let named = self
+            .r
+            .rest()
+            .first()
+            .is_some_and(|b| b.is_ascii_uppercase());
+        if named {
+            self.zstring8()?;
+        } else {
+            self.u8("DebugInfo opcode")?;
+        }
         Ok(())
     }
 
@@ -492,6 +513,11 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
                 self.call(n)?
             }
             0x44 if ue2 => Expr::atom(self.name("delegate name")?),
+            // Debug information inside an expression (Unreal 2 XMP).
+            0x42 if ue2 => {
+                self.debug_info()?;
+                return self.item();
+            }
             _ => return self.constant(t, off),
         }))
     }
