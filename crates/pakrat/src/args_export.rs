@@ -68,11 +68,17 @@ pub struct ExportArgs {
     #[arg(long)]
     pub mips: bool,
     /// UE1/UE2 classes: write `Classes/<Class>.uc` decompiled from the
-    /// bytecode (natives from the package and the packages it imports
-    /// found beside it as `<Name>.u`); kept source text then goes to
+    /// bytecode (natives from the package, the `--natives` entries, the
+    /// packages it imports found beside it as `<Name>.u`, and a game
+    /// folder's `[Core.System] Paths`); kept source text then goes to
     /// `KeptSource/Classes/<Class>.uc`.
     #[arg(long)]
     pub decompile: bool,
+    /// With `--decompile`: packages whose natives and classes to use, in
+    /// order, before those found beside the input: a file (any name, e.g.
+    /// `ut2004_Core.u`) or a folder (`<Name>.u` of each import).
+    #[arg(long, value_name = "PATH", num_args = 1.., requires = "decompile")]
+    pub natives: Vec<PathBuf>,
     /// Meshes: glTF container (default glb), or ActorX psk/psa (UE1/UE2).
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub mesh_format: Option<MeshFormat>,

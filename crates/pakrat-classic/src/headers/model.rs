@@ -442,3 +442,41 @@ pub fn read_field(pkg: &Package<'_>, i: usize) -> FieldKind {
     }
     FieldKind::Other(class)
 }
+
+/// `RepOffset` of property export `i` (present with `CPF_Net`): the
+/// memory offset, in its class's script, of its replication condition.
+pub fn prop_rep_offset(pkg: &Package<'_>, i: usize) -> Option<u16> {
+    let mut r = field_reader(pkg, i)?;
+    read_obj(pkg, &mut r, "SuperField").ok()?;
+    read_obj(pkg, &mut r, "Next").ok()?;
+    r.i32("ArrayDim").ok()?;
+    let flags = r.u32("PropertyFlags").ok()?;
+    read_name(pkg, &mut r, "Category").ok()?;
+    if flags & CPF_NET == 0 {
+        return None;
+    }
+    r.u16("RepOffset").ok()
+}
+
+/// `RepOffset` of function export `i` (the two bytes after its flags when
+/// `FUNC_Net` is set).
+pub fn function_rep_offset(pkg: &Package<'_>, i: usize) -> Option<u16> {
+    let (_, flags) = function_tail(pkg, i)?;
+    if flags & FUNC_NET == 0 {
+        return None;
+    }
+    let rest = struct_header(pkg, i)?.rest.rest();
+    let n = rest.len();
+    Some(u16::from_le_bytes([
+        *rest.get(n.checked_sub(2)?)?,
+        *rest.get(n - 1)?,
+    ]))
+}
+
+/// Whether function export `i` overrides a function of a superclass
+/// (`SuperField` set).
+pub fn function_overrides(pkg: &Package<'_>, i: usize) -> bool {
+    field_reader(pkg, i)
+        .and_then(|mut r| read_obj(pkg, &mut r, "SuperField").ok())
+        .is_some_and(|s| !s.is_none())
+}

@@ -168,6 +168,11 @@ pub fn class_source(ctx: &Ctx<'_, '_>, natives: &dyn Natives, class: usize) -> R
             },
         }
     }
+    let repl = super::repl::block(ctx, natives, class, &fields);
+    if !repl.is_empty() {
+        out.push('\n');
+        out.push_str(&repl);
+    }
     // Fields are linked newest first: print functions in declaration order.
     for &f in funcs.iter().rev() {
         out.push('\n');
@@ -331,7 +336,28 @@ fn state(ctx: &Ctx<'_, '_>, natives: &dyn Natives, s: usize, out: &mut String) -
         }
         _ => String::new(),
     };
-    let _ = writeln!(out, "state {name}{ext}\n{{");
+    let tail = super::state_tail(ctx, natives, s);
+    let flags = tail.map_or(0, |t| t.flags);
+    let mods: String = [(0x4, "simulated "), (0x2, "auto ")]
+        .iter()
+        .filter(|(b, _)| flags & b != 0)
+        .map(|(_, w)| *w)
+        .collect();
+    let edit = if flags & 0x1 != 0 { "()" } else { "" };
+    let _ = writeln!(out, "{mods}state{edit} {name}{ext}\n{{");
+    // `ignores`: the probes whose IgnoreMask bit is cleared (UE1 names;
+    // the UE2 probe list is not known here).
+    if let (Some(t), true) = (tail, pkg.summary.version < 100) {
+        let ignored: Vec<&str> = super::UE1_PROBES
+            .iter()
+            .enumerate()
+            .filter(|(b, _)| t.ignore_mask & (1u64 << b) == 0)
+            .filter_map(|(_, n)| *n)
+            .collect();
+        if !ignored.is_empty() {
+            let _ = writeln!(out, "    ignores {};", ignored.join(", "));
+        }
+    }
     let funcs: Vec<usize> = children(pkg, s)
         .into_iter()
         .filter(|&k| pkg.export_class_name(k).ok() == Some("Function"))

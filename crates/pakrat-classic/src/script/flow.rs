@@ -25,6 +25,18 @@ pub type Lines = Vec<(usize, String)>;
 struct Loop {
     brk: u16,
     cont: u16,
+    /// A second `continue` target: a `while` loop's closing jump back
+    /// (the compiler's `continue` jumps there, not to the top).
+    cont2: Option<u16>,
+    /// A `foreach`: `continue` is `IteratorNext; Jump(end)`, `break` a
+    /// plain `Jump(end)`.
+    foreach: bool,
+}
+
+impl Loop {
+    fn is_cont(&self, t: u16) -> bool {
+        self.cont == t || self.cont2 == Some(t)
+    }
 }
 
 struct Builder<'s> {
@@ -110,6 +122,8 @@ impl Builder<'_> {
                 let l = Loop {
                     brk: self.end_at(k + 1),
                     cont: self.s[k].at,
+                    cont2: None,
+                    foreach: false,
                 };
                 self.block(i, k, ind + 1, Some(l), None);
                 self.line(ind, "}".into());
@@ -128,9 +142,12 @@ impl Builder<'_> {
         match self.s[i].stmt.clone() {
             Stmt::JumpIfNot(t, c) if t > at => self.jump_if_not(i, to, ind, t, c, lp, sw),
             Stmt::Jump(t) => {
-                let text = if lp.is_some_and(|l| l.brk == t) || sw == Some(t) {
+                let after_next = i > 0 && matches!(self.s[i - 1].stmt, Stmt::IteratorNext);
+                let text = if lp.is_some_and(|l| l.foreach && l.brk == t) {
+                    if after_next { "continue;" } else { "break;" }.to_string()
+                } else if lp.is_some_and(|l| l.brk == t) || sw == Some(t) {
                     "break;".to_string()
-                } else if lp.is_some_and(|l| l.cont == t) {
+                } else if lp.is_some_and(|l| l.is_cont(t)) {
                     "continue;".to_string()
                 } else if self.index_of(t, i + 1, to).is_none() && t == self.end_at(to) {
                     // A jump to the end of this block: nothing to write
@@ -150,12 +167,15 @@ impl Builder<'_> {
                 self.line(ind, format!("foreach {e}"));
                 self.line(ind, "{".into());
                 let mut body_end = stop;
-                let mut cont = end;
                 if body_end > i + 1 && matches!(self.s[body_end - 1].stmt, Stmt::IteratorNext) {
                     body_end -= 1;
-                    cont = self.s[body_end].at;
                 }
-                let l = Loop { brk: end, cont };
+                let l = Loop {
+                    brk: end,
+                    cont: end,
+                    cont2: None,
+                    foreach: true,
+                };
                 self.block(i + 1, body_end, ind + 1, Some(l), None);
                 self.line(ind, "}".into());
                 if stop < to && matches!(self.s[stop].stmt, Stmt::IteratorPop) {
@@ -224,7 +244,8 @@ impl Builder<'_> {
             Some((l, j))
                 if j > t
                     && l > i + 1
-                    && (!lp.is_some_and(|x| x.brk == j || x.cont == j) || j == self.end_at(to))
+                    && (!lp.is_some_and(|x| x.brk == j || x.is_cont(j))
+                        || j == self.end_at(to))
                     && sw != Some(j) =>
             {
                 let after = self
@@ -279,6 +300,8 @@ impl Builder<'_> {
                 let lp = Loop {
                     brk: t,
                     cont: self.s[*k].at,
+                    cont2: None,
+                    foreach: false,
                 };
                 self.block(i + 1, *k, ind + 1, Some(lp), None);
                 self.line(ind, "}".into());
@@ -287,7 +310,12 @@ impl Builder<'_> {
         }
         self.line(ind, format!("while ({c})"));
         self.line(ind, "{".into());
-        let lp = Loop { brk: t, cont: at };
+        let lp = Loop {
+            brk: t,
+            cont: at,
+            cont2: Some(self.s[l].at),
+            foreach: false,
+        };
         self.block(i + 1, l, ind + 1, Some(lp), None);
         self.line(ind, "}".into());
     }
@@ -331,18 +359,25 @@ impl Builder<'_> {
             self.line(ind, format!("switch ({e}) {{}}"));
             return i + 1;
         };
-        // The end: the furthest forward jump from the cases past the last case.
-        let mut end_off = None::<u16>;
-        for j in i + 1..to {
-            if let Stmt::Jump(t) = self.s[j].stmt {
-                if t > self.s[last_case].at
-                    && self.index_of(t, j, to).is_some()
-                    && !lp.is_some_and(|x| x.brk == t || x.cont == t)
-                {
-                    end_off = Some(end_off.map_or(t, |m| m.max(t)));
-                }
-            }
-        }
+        // The end: where the `break`s of the cases before the last one
+        // land (the nearest such target); without one, the furthest
+        // forward jump past the last case.
+        let past = |j: usize, t: u16| {
+            t > self.s[last_case].at
+                && self.index_of(t, j, to).is_some()
+                && !lp.is_some_and(|x| x.brk == t || x.is_cont(t))
+        };
+        let jumps = |r: std::ops::Range<usize>| {
+            r.filter_map(|j| match self.s[j].stmt {
+                Stmt::Jump(t) if past(j, t) => Some(t),
+                _ => None,
+            })
+            .collect::<Vec<u16>>()
+        };
+        let end_off = jumps(i + 1..last_case)
+            .into_iter()
+            .min()
+            .or_else(|| jumps(last_case..to).into_iter().max());
         // Without a `break` the end is not recorded: the switch ends right
         // after the last case's token when that is the implicit `default`
         // the compiler adds (what follows runs in both readings).

@@ -7,6 +7,7 @@
 //! - [`natives`]: native functions and operators by index, from the
 //!   package and the packages given beside it.
 //! - [`decl`]: declarations (class line, variables, functions, states).
+//! - [`repl`]: the `replication` block (conditions at each `RepOffset`).
 //!
 //! ```no_run
 //! # fn main() -> pakrat_io::Result<()> {
@@ -26,6 +27,7 @@ pub mod decl;
 pub mod flow;
 pub mod natives;
 pub mod read;
+pub mod repl;
 
 use pakrat_io::{Error, Result};
 
@@ -67,6 +69,9 @@ pub fn statements(
     let bytes = h.rest.rest();
     let mut tr = read::TokenReader::new(bytes, h.rest.offset(), ctx, natives);
     tr.func = pkg.name(pkg.exports[i].object_name).to_string();
+    if pkg.export_class_name(i).ok() == Some("Function") {
+        tr.ret_enum = natives::function_info(pkg, i).and_then(|f| f.ret);
+    }
     let s = tr.statements(size)?;
     let labels = s
         .iter()
@@ -114,3 +119,111 @@ pub fn decompile_class(
     };
     decl::class_source(&ctx, natives, class)
 }
+
+/// What a state stores after its bytecode (UT432 `UnClass.cpp`
+/// `UState::Serialize`): `ProbeMask` and `IgnoreMask` (u64 each),
+/// `LabelTableOffset` (u16) and `StateFlags` (u32).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StateTail {
+    /// Probes the state's functions implement.
+    pub probe_mask: u64,
+    /// A probe's bit is cleared when the state `ignores` it.
+    pub ignore_mask: u64,
+    /// `STATE_Editable` 0x1, `STATE_Auto` 0x2, `STATE_Simulated` 0x4.
+    pub flags: u32,
+}
+
+/// The tail of state export `i` (read after its bytecode).
+pub fn state_tail(
+    ctx: &Ctx<'_, '_>,
+    natives: &dyn natives::Natives,
+    i: usize,
+) -> Option<StateTail> {
+    let pkg = ctx.pkg;
+    let h = struct_header(pkg, i)?;
+    let size = u32::try_from(h.script_size).ok()?;
+    let bytes = h.rest.rest();
+    let mut tr = read::TokenReader::new(bytes, h.rest.offset(), ctx, natives);
+    tr.statements(size).ok()?;
+    let mut r = pakrat_io::Reader::with_base(bytes.get(tr.disk_pos()..)?, 0);
+    let probe_mask = r.u64("ProbeMask").ok()?;
+    let ignore_mask = r.u64("IgnoreMask").ok()?;
+    r.u16("LabelTableOffset").ok()?;
+    let flags = r.u32("StateFlags").ok()?;
+    Some(StateTail {
+        probe_mask,
+        ignore_mask,
+        flags,
+    })
+}
+
+/// The UE1 probe names, by bit (`UnNames.h` of UT432–UT469: names 300–362,
+/// `NAME_PROBEMIN` 300); `None` for the unnamed `ProbeNN` slots.
+pub const UE1_PROBES: [Option<&str>; 63] = {
+    const N: Option<&str> = None;
+    [
+        Some("Spawned"),
+        Some("Destroyed"),
+        Some("GainedChild"),
+        Some("LostChild"),
+        Some("OwnerChanged"),
+        N,
+        Some("Trigger"),
+        Some("UnTrigger"),
+        Some("Timer"),
+        Some("HitWall"),
+        Some("Falling"),
+        Some("Landed"),
+        Some("ZoneChange"),
+        Some("Touch"),
+        Some("UnTouch"),
+        Some("Bump"),
+        Some("BeginState"),
+        Some("EndState"),
+        Some("BaseChange"),
+        Some("Attach"),
+        Some("Detach"),
+        Some("ActorEntered"),
+        Some("ActorLeaving"),
+        Some("KillCredit"),
+        Some("AnimEnd"),
+        Some("EndedRotation"),
+        Some("InterpolateEnd"),
+        Some("EncroachingOn"),
+        Some("EncroachedBy"),
+        Some("FootZoneChange"),
+        Some("HeadZoneChange"),
+        Some("PainTimer"),
+        Some("SpeechTimer"),
+        Some("MayFall"),
+        N,
+        Some("Die"),
+        Some("Tick"),
+        Some("PlayerTick"),
+        Some("Expired"),
+        N,
+        Some("SeePlayer"),
+        Some("EnemyNotVisible"),
+        Some("HearNoise"),
+        Some("UpdateEyeHeight"),
+        Some("SeeMonster"),
+        Some("SeeFriend"),
+        Some("SpecialHandling"),
+        Some("BotDesireability"),
+        N,
+        N,
+        N,
+        N,
+        N,
+        N,
+        N,
+        N,
+        N,
+        N,
+        N,
+        N,
+        N,
+        N,
+        N,
+    ]
+};

@@ -55,6 +55,8 @@ pub struct NativeInfo {
     pub coerce: Vec<bool>,
     /// For each parameter, its enum when it is a byte with one.
     pub enums: Vec<Option<String>>,
+    /// The enum of the return value, when it is a byte with one.
+    pub ret: Option<String>,
 }
 
 impl NativeInfo {
@@ -62,7 +64,7 @@ impl NativeInfo {
     /// (the compiler emits it for final and static functions and for
     /// super calls; anything else reached by a final call is a super call).
     pub fn is_super_call(&self) -> bool {
-        self.flags & (FUNC_FINAL | FUNC_STATIC) == 0 && self.kind == OpKind::Call
+        self.flags & FUNC_FINAL == 0 && self.kind == OpKind::Call
     }
 }
 
@@ -91,9 +93,42 @@ pub fn unknown_is_super(ctx: &Ctx<'_, '_>, f: ObjRef) -> bool {
     }
 }
 
-/// The prefix of a super call.
-pub fn super_prefix(_ctx: &Ctx<'_, '_>, _f: ObjRef) -> String {
-    "Super.".into()
+/// The prefix of a super call to `f`: `Super.` when the nearest
+/// definition of `f`'s name above the class's direct super is `f` itself
+/// (what `Super.F()` compiles to), else `Super(Owner).` naming the class
+/// that defines `f` (the source skipped a level). `Super.` when the
+/// hierarchy is not known (a package not given).
+pub fn super_prefix(ctx: &Ctx<'_, '_>, natives: &dyn Natives, f: ObjRef) -> String {
+    let pkg = ctx.pkg;
+    let plain = || "Super.".to_string();
+    let (outer, fname) = match pkg.check_ref(f) {
+        Ok(Target::Export(k)) => (pkg.exports[k].outer, pkg.exports[k].object_name),
+        Ok(Target::Import(k)) => (pkg.imports[k].outer, pkg.imports[k].object_name),
+        _ => return plain(),
+    };
+    // Functions of states are left as `Super.`.
+    match pkg.check_ref(outer) {
+        Ok(Target::Export(k)) if !pkg.exports[k].class.is_none() => return plain(),
+        Ok(Target::Import(k))
+            if !pkg
+                .name(pkg.imports[k].class_name)
+                .eq_ignore_ascii_case("Class") =>
+        {
+            return plain()
+        }
+        _ => {}
+    }
+    let Ok(owner) = pkg.object_name(outer) else {
+        return plain();
+    };
+    let class = pkg.name(pkg.exports[ctx.class].object_name);
+    let Some(sup) = natives.super_of(class) else {
+        return plain();
+    };
+    match natives.lookup(&sup, pkg.name(fname)) {
+        Some((found, _)) if !found.eq_ignore_ascii_case(owner) => format!("Super({owner})."),
+        _ => plain(),
+    }
 }
 
 /// Resolves native indices and function objects.
@@ -107,6 +142,26 @@ pub trait Natives {
     fn prop_enum(&self, pkg: &Package<'_>, p: ObjRef) -> Option<String>;
     /// The name of value `v` of enum `name`.
     fn enum_value(&self, name: &str, v: u8) -> Option<String>;
+    /// The direct super class of class `name` (lower-case), when known.
+    fn super_of(&self, _name: &str) -> Option<String> {
+        None
+    }
+    /// Function `f` looked up from class `class` upwards: the (lower-case)
+    /// class that defines it and its info.
+    fn lookup(&self, _class: &str, _f: &str) -> Option<(String, NativeInfo)> {
+        None
+    }
+    /// A function known only by name (a virtual call through a context
+    /// whose class is not known): its info when every function of that
+    /// name in the packages given has the same parameters' `coerce` flags
+    /// and enums.
+    fn by_name(&self, _f: &str) -> Option<NativeInfo> {
+        None
+    }
+    /// Whether class `class` or a class above it has a property `p`.
+    fn has_property(&self, _class: &str, _p: &str) -> bool {
+        false
+    }
 }
 
 fn byte_enum(pkg: &Package<'_>, k: usize) -> Option<String> {
@@ -138,9 +193,19 @@ pub fn function_info(pkg: &Package<'_>, i: usize) -> Option<NativeInfo> {
     let start = rest.len().checked_sub(net + fixed)?;
     let prec = *rest.get(start + if old { 5 } else { 2 })?;
     let friendly = pkg.name(h.friendly_name).to_string();
-    let parms: Vec<crate::headers::model::Prop> = children(pkg, i)
+    let all: Vec<crate::headers::model::Prop> = children(pkg, i)
         .into_iter()
         .filter_map(|k| crate::headers::model::read_prop(pkg, k).ok())
+        .collect();
+    let ret = all
+        .iter()
+        .find(|p| p.flags & CPF_RETURN_PARM != 0)
+        .and_then(|p| match &p.kind {
+            crate::headers::model::PropKind::Byte(e) => e.clone(),
+            _ => None,
+        });
+    let parms: Vec<crate::headers::model::Prop> = all
+        .into_iter()
         .filter(|p| p.flags & CPF_PARM != 0 && p.flags & CPF_RETURN_PARM == 0)
         .collect();
     let coerce: Vec<bool> = parms.iter().map(|p| p.flags & 0x800 != 0).collect();
@@ -168,6 +233,7 @@ pub fn function_info(pkg: &Package<'_>, i: usize) -> Option<NativeInfo> {
         native,
         coerce,
         enums,
+        ret,
     })
 }
 
@@ -182,6 +248,19 @@ pub struct NativeTable {
     prop_enums: HashMap<(String, String), String>,
     /// Enum name lower-case → value names.
     enums: HashMap<String, Vec<String>>,
+    /// Class lower-case → its super class lower-case.
+    supers: HashMap<String, String>,
+    /// (class, property) lower-case, for every property of a class.
+    props: std::collections::HashSet<(String, String)>,
+    /// Function name lower-case → its info, `None` when definitions of
+    /// that name disagree on parameters.
+    names: HashMap<String, Option<NativeInfo>>,
+}
+
+/// Whether two functions of the same name take the same kinds of
+/// parameters (what a call through an unknown class may rely on).
+fn same_params(a: &NativeInfo, b: &NativeInfo) -> bool {
+    a.coerce == b.coerce && a.enums == b.enums && a.ret == b.ret && a.kind == b.kind
 }
 
 impl NativeTable {
@@ -193,6 +272,14 @@ impl NativeTable {
     /// Add the functions of `pkg` (earlier additions win).
     pub fn add(&mut self, pkg: &Package<'_>) {
         for (i, e) in pkg.exports.iter().enumerate() {
+            if e.class.is_none() {
+                if let (false, Ok(sup)) = (e.super_.is_none(), pkg.object_name(e.super_)) {
+                    self.supers
+                        .entry(pkg.name(e.object_name).to_lowercase())
+                        .or_insert_with(|| sup.to_lowercase());
+                }
+                continue;
+            }
             match pkg.export_class_name(i).unwrap_or("") {
                 "Function" => {}
                 "Enum" => {
@@ -203,7 +290,18 @@ impl NativeTable {
                     }
                     continue;
                 }
-                "ByteProperty" => {
+                c if c.ends_with("Property") => {
+                    if let Ok(Target::Export(k)) = pkg.check_ref(e.outer) {
+                        if pkg.exports[k].class.is_none() {
+                            self.props.insert((
+                                pkg.name(pkg.exports[k].object_name).to_lowercase(),
+                                pkg.name(e.object_name).to_lowercase(),
+                            ));
+                        }
+                    }
+                    if c != "ByteProperty" {
+                        continue;
+                    }
                     if let Some(en) = byte_enum(pkg, i) {
                         let key = (
                             outer_name(pkg, e.outer),
@@ -227,6 +325,16 @@ impl NativeTable {
                 self.by_index
                     .entry(info.native)
                     .or_insert_with(|| info.clone());
+            }
+            match self.names.get_mut(&fname) {
+                None => {
+                    self.names.insert(fname.clone(), Some(info.clone()));
+                }
+                Some(slot) => {
+                    if slot.as_ref().is_some_and(|s| !same_params(s, &info)) {
+                        *slot = None;
+                    }
+                }
             }
             self.by_path.entry((owner, fname)).or_insert(info);
         }
@@ -271,5 +379,40 @@ impl Natives for NativeTable {
             .get(&name.to_lowercase())?
             .get(usize::from(v))
             .cloned()
+    }
+
+    fn super_of(&self, name: &str) -> Option<String> {
+        self.supers.get(&name.to_lowercase()).cloned()
+    }
+
+    fn lookup(&self, class: &str, f: &str) -> Option<(String, NativeInfo)> {
+        let f = f.to_lowercase();
+        let mut c = class.to_lowercase();
+        for _ in 0..crate::arrays::MAX_SUPER_DEPTH {
+            if let Some(i) = self.by_path.get(&(c.clone(), f.clone())) {
+                return Some((c, i.clone()));
+            }
+            c = self.supers.get(&c)?.clone();
+        }
+        None
+    }
+
+    fn by_name(&self, f: &str) -> Option<NativeInfo> {
+        self.names.get(&f.to_lowercase())?.clone()
+    }
+
+    fn has_property(&self, class: &str, p: &str) -> bool {
+        let p = p.to_lowercase();
+        let mut c = class.to_lowercase();
+        for _ in 0..crate::arrays::MAX_SUPER_DEPTH {
+            if self.props.contains(&(c.clone(), p.clone())) {
+                return true;
+            }
+            match self.supers.get(&c) {
+                Some(s) => c = s.clone(),
+                None => return false,
+            }
+        }
+        false
     }
 }

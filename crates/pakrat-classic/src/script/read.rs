@@ -133,6 +133,9 @@ pub struct TokenReader<'r, 'a, 'p> {
     pub func: String,
     /// Reading the right side of a context (`a.f()` is never a super call).
     in_context: bool,
+    /// The enum of the function's return value (`return 3;` is written
+    /// with its value name).
+    pub ret_enum: Option<String>,
 }
 
 /// What an expression token read ended with (`EX_EndFunctionParms`
@@ -219,6 +222,7 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
             switch_enum: None,
             func: String::new(),
             in_context: false,
+            ret_enum: None,
         }
     }
 
@@ -301,7 +305,14 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
                     Stmt::Return(None)
                 } else {
                     match self.item()? {
-                        Item::Expr(e) => Stmt::Return(Some(e.text)),
+                        Item::Expr(e) => {
+                            let other = Expr {
+                                byte: self.ret_enum.clone().map(ByteInfo::Enum),
+                                ..Expr::atom("")
+                            };
+                            let t = self.enum_literal(&e, &other).unwrap_or(e.text);
+                            Stmt::Return(Some(t))
+                        }
                         _ => Stmt::Return(None),
                     }
                 }
@@ -362,6 +373,13 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
                 self.debug_info()?;
                 Stmt::Nothing
             }
+            // A line number (Unreal 2 and XMP) before a statement of any
+            // kind (a jump, too): a statement of its own, so that jumps to
+            // it land on a statement.
+            0x15 if self.v() >= 62 => {
+                self.u16("line number")?;
+                Stmt::Nothing
+            }
             0x47 if ue2 => Stmt::Nothing,
             _ => {
                 self.depth = 0;
@@ -374,11 +392,25 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
         })
     }
 
+    /// `EX_DebugInfo`: version, line and text position (i32 each), then
+    /// the opcode: a byte in UT2004 (`EDebugInfo`, small values), a
+    /// NUL-terminated name (`NEWSTACK`, `SIMPLEIF`) in Unreal 2 XMP, seen
+    /// in the corpus's XMP packages; an upper-case letter where the byte
+    /// would be starts the name.
     fn debug_info(&mut self) -> Result<()> {
         self.i32("DebugInfo version")?;
         self.i32("DebugInfo line")?;
         self.i32("DebugInfo position")?;
-        self.u8("DebugInfo opcode")?;
+        let named = self
+            .r
+            .rest()
+            .first()
+            .is_some_and(|b| b.is_ascii_uppercase());
+        if named {
+            self.zstring8()?;
+        } else {
+            self.u8("DebugInfo opcode")?;
+        }
         Ok(())
     }
 
@@ -446,7 +478,13 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
             0x13 => {
                 let c = self.obj("metacast class")?;
                 let e = self.expr()?;
-                Expr::atom(format!("class<{}>({})", self.obj_name(c), e.text))
+                // `Class(x)` compiles to a metacast to `class<Object>`.
+                let meta = self.obj_name(c);
+                if meta.eq_ignore_ascii_case("Object") {
+                    Expr::atom(format!("class({})", e.text))
+                } else {
+                    Expr::atom(format!("class<{meta}>({})", e.text))
+                }
             }
             0x15 => {
                 self.u16("line number")?;
@@ -475,6 +513,11 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
                 self.call(n)?
             }
             0x44 if ue2 => Expr::atom(self.name("delegate name")?),
+            // Debug information inside an expression (Unreal 2 XMP).
+            0x42 if ue2 => {
+                self.debug_info()?;
+                return self.item();
+            }
             _ => return self.constant(t, off),
         }))
     }
@@ -613,7 +656,17 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
 
     fn variable(&mut self, prefix: &str) -> Result<Expr> {
         let o = self.obj("variable")?;
-        let mut e = Expr::atom(format!("{prefix}{}", self.obj_name(o)));
+        let name = self.obj_name(o);
+        // A delegate's property is `__Name__Delegate`; the source names it
+        // `Name`.
+        let name = match name
+            .strip_prefix("__")
+            .and_then(|n| n.strip_suffix("__Delegate"))
+        {
+            Some(n) if !n.is_empty() => n.to_string(),
+            _ => name,
+        };
+        let mut e = Expr::atom(format!("{prefix}{name}"));
         e.byte = self.natives.prop_enum(self.ctx.pkg, o).map(ByteInfo::Enum);
         Ok(e)
     }
@@ -711,7 +764,7 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
             || t.starts_with("vect(")
             || t.starts_with("rot(")
             || matches!(t, "true" | "false" | "none");
-        if constant {
+        if constant || self.implicit_outer(&left, &right) {
             return Ok(right);
         }
         let text = if class_context && right.call {
@@ -723,6 +776,44 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
         e.call = right.call;
         e.byte = right.byte;
         Ok(e)
+    }
+
+    /// Whether `Outer.f()` is the compiler's: in a `within` class, a call
+    /// to a function that the class's own hierarchy does not define is
+    /// made on `Outer` (the source writes `f()`; where the class has a
+    /// function of that name too, the source must write `Outer.`).
+    fn implicit_outer(&self, left: &Expr, right: &Expr) -> bool {
+        if !left.text.eq_ignore_ascii_case("Outer") {
+            return false;
+        }
+        let pkg = self.ctx.pkg;
+        let within =
+            crate::class::read_class_tail(pkg, self.ctx.class).is_ok_and(|t| !t.within.is_none());
+        // A call `f(...)` or a variable `v`.
+        let f = if right.call {
+            right.text.split('(').next().unwrap_or("")
+        } else if right
+            .text
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        {
+            right.text.as_str()
+        } else {
+            return false;
+        };
+        let class = pkg.name(pkg.exports[self.ctx.class].object_name);
+        // The whole hierarchy must be known (up to Object).
+        let mut c = class.to_lowercase();
+        for _ in 0..64 {
+            match self.natives.super_of(&c) {
+                Some(s) => c = s,
+                None => break,
+            }
+        }
+        within
+            && c == "object"
+            && self.natives.lookup(class, f).is_none()
+            && !self.natives.has_property(class, f)
     }
 
     fn args(&mut self) -> Result<Vec<Expr>> {
@@ -752,10 +843,27 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
     }
 
     fn call(&mut self, name: String) -> Result<Expr> {
-        let args = self.args()?;
+        // A virtual call: the function is found from the class upwards, or
+        // (through a context, whose class is not known here) by its name
+        // when every function of that name agrees.
+        let info = if self.in_context {
+            None
+        } else {
+            let class = self
+                .ctx
+                .pkg
+                .name(self.ctx.pkg.exports[self.ctx.class].object_name);
+            self.natives.lookup(class, &name).map(|(_, i)| i)
+        }
+        .or_else(|| self.natives.by_name(&name));
+        let mut args = self.args()?;
+        if let Some(i) = &info {
+            uncoerce(&mut args, &i.coerce, &i.enums, self.natives);
+        }
         let list: Vec<&str> = args.iter().map(|a| a.text.as_str()).collect();
         let mut e = Expr::atom(format!("{name}({})", list.join(", ")));
         e.call = true;
+        e.byte = info.and_then(|i| i.ret).map(ByteInfo::Enum);
         Ok(e)
     }
 
@@ -783,12 +891,13 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
                 }
             };
         let prefix = if is_super {
-            super::natives::super_prefix(self.ctx, f)
+            super::natives::super_prefix(self.ctx, self.natives, f)
         } else {
             String::new()
         };
         let mut e = Expr::atom(format!("{prefix}{name}({})", list.join(", ")));
         e.call = true;
+        e.byte = info.and_then(|i| i.ret).map(ByteInfo::Enum);
         Ok(e)
     }
 
@@ -811,6 +920,7 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
         let list: Vec<&str> = args.iter().map(|a| a.text.as_str()).collect();
         let mut e = Expr::atom(format!("{}({})", info.friendly, list.join(", ")));
         e.call = true;
+        e.byte = info.ret.map(ByteInfo::Enum);
         Ok(e)
     }
 

@@ -1,7 +1,8 @@
 //! `export --decompile`: the natives a package's bytecode calls, from the
-//! package itself and the packages it imports found beside it.
+//! package itself, the files and folders given with `--natives`, the
+//! packages it imports found beside it, and a game folder's `Paths`.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use pakrat_classic::export::ExportOptions;
 use pakrat_classic::script::natives::NativeTable;
@@ -9,32 +10,92 @@ use pakrat_classic::Package;
 
 use crate::args_export::ExportArgs;
 
-/// The natives of `pkg` (read from `path`) and of each package it imports
-/// that sits in the same folder as `<Name>.u` (case-insensitive): Core for
-/// the operators, Engine for the actor natives. A package not found leaves
-/// its natives unknown, and a class calling one fails with the index.
-pub fn natives_for(pkg: &Package<'_>, path: &Path) -> NativeTable {
+/// The natives of `pkg` (read from `path`), looked up in this order (the
+/// first definition of a native index wins):
+/// 1. the package itself;
+/// 2. each `--natives` entry in the order given: a file is read as it is
+///    (any name: `ut2004_Core.u`), a folder gives `<Name>.u` for each
+///    package `pkg` imports;
+/// 3. `<Name>.u` beside the input (case-insensitive) for each import;
+/// 4. when the input sits in a game's `System` folder (or in a folder
+///    beside one), each import resolved the way `deps` does, through the
+///    ini's `[Core.System] Paths`.
+///
+/// A package not found leaves its natives unknown: a call to one is
+/// written `UnknownNative<index>(...)`.
+pub fn natives_for(pkg: &Package<'_>, path: &Path, extra: &[PathBuf]) -> NativeTable {
     let mut t = NativeTable::new();
     t.add(pkg);
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return t;
-    };
-    let files: Vec<std::path::PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
-    for name in pkg.imported_packages() {
-        let found = files.iter().find(|f| {
-            f.extension().is_some_and(|e| e.eq_ignore_ascii_case("u"))
-                && f.file_stem()
-                    .is_some_and(|s| s.to_string_lossy().eq_ignore_ascii_case(name))
-                && f.as_path() != path
-        });
-        let Some(f) = found else { continue };
-        let Ok(data) = std::fs::read(f) else { continue };
+    let imports: Vec<&str> = pkg.imported_packages();
+    let add_file = |t: &mut NativeTable, f: &Path| {
+        if f == path {
+            return;
+        }
+        let Ok(data) = std::fs::read(f) else { return };
         if let Ok(p) = Package::parse(&data) {
             t.add(&p);
         }
+    };
+    for e in extra {
+        if e.is_dir() {
+            for f in imports.iter().filter_map(|n| beside(e, n)) {
+                add_file(&mut t, &f);
+            }
+        } else {
+            add_file(&mut t, e);
+        }
+    }
+    let dir = path.parent().unwrap_or(Path::new("."));
+    for f in imports.iter().filter_map(|n| beside(dir, n)) {
+        add_file(&mut t, &f);
+    }
+    if let Some(game) = game_of(dir) {
+        for n in &imports {
+            if let Some(found) = game.resolve(n, None) {
+                add_file(&mut t, &found.path);
+            }
+        }
     }
     t
+}
+
+/// `<name>.u` in `dir` (case-insensitive).
+fn beside(dir: &Path, name: &str) -> Option<PathBuf> {
+    let entries = std::fs::read_dir(dir).ok()?;
+    entries.filter_map(|e| e.ok().map(|e| e.path())).find(|f| {
+        f.extension().is_some_and(|e| e.eq_ignore_ascii_case("u"))
+            && f.file_stem()
+                .is_some_and(|s| s.to_string_lossy().eq_ignore_ascii_case(name))
+    })
+}
+
+/// The game folder `dir` belongs to: `dir` itself when it is a `System`
+/// folder, or its parent when that holds one (`Maps/`, `Textures/`...).
+/// `None` for a plain folder of packages (no `System`, no ini).
+fn game_of(dir: &Path) -> Option<pakrat_system::game::GameDir> {
+    let named_system = dir
+        .file_name()
+        .is_some_and(|n| n.to_string_lossy().eq_ignore_ascii_case("System"));
+    let root = if named_system {
+        dir.to_path_buf()
+    } else {
+        let parent = dir.parent()?;
+        let has_system = std::fs::read_dir(parent)
+            .ok()?
+            .filter_map(|e| e.ok())
+            .any(|e| {
+                e.file_name()
+                    .to_string_lossy()
+                    .eq_ignore_ascii_case("System")
+                    && e.path().is_dir()
+            });
+        if !has_system {
+            return None;
+        }
+        parent.to_path_buf()
+    };
+    let game = pakrat_system::game::GameDir::open(&root, None).ok()?;
+    (!game.plain_folder).then_some(game)
 }
 
 /// `opts` for the package at `path`: its name (the file stem, as the
@@ -51,7 +112,7 @@ pub fn options_for(
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
     if a.decompile {
-        o.decompile = Some(std::sync::Arc::new(natives_for(pkg, path)));
+        o.decompile = Some(std::sync::Arc::new(natives_for(pkg, path, &a.natives)));
     }
     o
 }
