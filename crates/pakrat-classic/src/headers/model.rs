@@ -182,7 +182,13 @@ pub fn struct_header<'a>(pkg: &Package<'a>, i: usize) -> Option<StructHeader<'a>
     // derived games do not include this despite reporting version 128+";
     // checked on the corpus's ut2004_Engine.u, whose function headers only
     // parse this way).
-    let ue25 = (119..=129).contains(&v) && (25..=29).contains(&lic);
+    // The Vengeance engine (SWAT 4 129/27, Tribes: Vengeance 130/27) is not
+    // one of them: it keeps CppText, then StructFlags (licensee 2+), an
+    // object from licensee 29, and ProcessedText from licensee 14 (UELib
+    // `UStruct.Deserialize`, its `Vengeance` branches). Read as UE2.5, its
+    // ScriptSize came out 2 bytes early (CppText and ProcessedText, both 0).
+    let vengeance = crate::summary::vengeance_header(v, lic);
+    let ue25 = (119..=129).contains(&v) && (25..=29).contains(&lic) && !vengeance;
     let cpp_text = if v >= 120 && !ue25 {
         read_obj(pkg, &mut r, "CppText").ok()?
     } else {
@@ -190,6 +196,17 @@ pub fn struct_header<'a>(pkg: &Package<'a>, i: usize) -> Option<StructHeader<'a>
     };
     if ue25 && lic >= 26 {
         r.u32("StructFlags").ok()?;
+    }
+    if vengeance {
+        if lic >= 2 {
+            r.u32("StructFlags").ok()?;
+        }
+        if lic >= 29 {
+            read_obj(pkg, &mut r, "Vengeance object").ok()?;
+        }
+        if lic >= 14 {
+            read_obj(pkg, &mut r, "ProcessedText").ok()?;
+        }
     }
     r.i32("Line").ok()?;
     r.i32("TextPos").ok()?;
