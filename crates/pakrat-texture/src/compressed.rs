@@ -1,5 +1,5 @@
 //! Block-compressed formats: BC1–BC7 through `bcdec_rs`, ETC1/ETC2 through
-//! `texture2ddecoder`, ASTC through `astc-decode`, EAC R11/RG11 by hand
+//! `texture2ddecoder`, ASTC through `astc-decode` (corrected in [`crate::astc`]), EAC R11/RG11 by hand
 //! ([`crate::eac`]; the crate docs say why).
 
 use crate::drive::{self, Blocks};
@@ -136,15 +136,7 @@ pub(crate) fn decode(
                 what: "decoding (ASTC HDR: no decoder crate does it)",
             })
         }
-        Astc { bw, bh, .. } => {
-            let fp = astc_decode::Footprint::new(u32::from(bw), u32::from(bh));
-            c.rgba8(|s, d, p| {
-                let block: &[u8; 16] = s.try_into().expect("blocks of 16 bytes");
-                astc_decode::astc_decode_block(block, fp, |x, y, c| {
-                    d[y as usize * p + x as usize * 4..][..4].copy_from_slice(&c);
-                });
-            })
-        }
+        Astc { bw, bh, .. } => c.rgba8(|s, d, p| crate::astc::block(s, d, p, bw, bh)),
         _ => return Ok(None),
     };
     Ok(Some(px))

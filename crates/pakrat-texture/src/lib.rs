@@ -38,6 +38,7 @@
 //! target `ue_texture_decode`), so no `catch_unwind` is needed.
 #![deny(missing_docs)]
 
+mod astc;
 mod compressed;
 mod dds;
 mod decode;
