@@ -39,8 +39,9 @@ pub(crate) fn block(src: &[u8], dst: &mut [u8], pitch: usize, bw: u8, bh: u8) {
         }
         Some(fix) => {
             let small = u32::from(bw) * u32::from(bh) < 32;
+            let parts = Partitions::new(fix.seed, fix.partitions, small);
             astc_decode::astc_decode_block(&fix.block, fp, |x, y, c| {
-                let p = partition(fix.seed, x, y, fix.partitions, small);
+                let p = parts.of(x, y);
                 put(x, y, if fix.hdr & (1 << p) != 0 { ERROR } else { c });
             });
         }
@@ -184,50 +185,65 @@ fn hash52(mut p: u32) -> u32 {
     p
 }
 
-/// The partition (0..count) of texel (`x`, `y`) of a 2D block, after the
-/// specification's partition selection function; `small` for blocks of
-/// fewer than 32 texels.
-pub(crate) fn partition(seed: u32, x: u32, y: u32, count: u32, small: bool) -> u32 {
-    let (x, y) = if small { (x << 1, y << 1) } else { (x, y) };
-    let seed = seed + (count - 1) * 1024;
-    let r = hash52(seed);
-    let mut s = [0u32; 8];
-    for (i, s) in s.iter_mut().enumerate() {
-        let v = (r >> (4 * i)) & 0xF;
-        *s = v * v;
+/// The specification's partition selection function for one 2D block:
+/// the seed's hash is computed once, [`Partitions::of`] then takes a texel.
+pub(crate) struct Partitions {
+    /// The eight x/y factors (seeds 1–8, squared and shifted).
+    f: [u32; 8],
+    /// The four offsets (hash >> 14, 10, 6, 2).
+    off: [u32; 4],
+    count: u32,
+    small: bool,
+}
+
+impl Partitions {
+    /// Partitioning `seed` (the block's 10-bit partition index) into
+    /// `count` partitions; `small` for blocks of fewer than 32 texels.
+    pub(crate) fn new(seed: u32, count: u32, small: bool) -> Partitions {
+        let seed = seed + (count - 1) * 1024;
+        let r = hash52(seed);
+        let (sh1, sh2) = if seed & 1 != 0 {
+            (
+                if seed & 2 != 0 { 4 } else { 5 },
+                if count == 3 { 6 } else { 5 },
+            )
+        } else {
+            (
+                if count == 3 { 6 } else { 5 },
+                if seed & 2 != 0 { 4 } else { 5 },
+            )
+        };
+        let mut f = [0u32; 8];
+        for (i, f) in f.iter_mut().enumerate() {
+            let v = (r >> (4 * i)) & 0xF;
+            // Odd seeds (1, 3, 5, 7) shift by sh1, even ones by sh2; z is 0
+            // in 2D, so seeds 9 to 12 (the z factors) drop out.
+            *f = (v * v) >> if i % 2 == 0 { sh1 } else { sh2 };
+        }
+        Partitions {
+            f,
+            off: [r >> 14, r >> 10, r >> 6, r >> 2],
+            count,
+            small,
+        }
     }
-    let (sh1, sh2) = if seed & 1 != 0 {
-        (
-            if seed & 2 != 0 { 4 } else { 5 },
-            if count == 3 { 6 } else { 5 },
-        )
-    } else {
-        (
-            if count == 3 { 6 } else { 5 },
-            if seed & 2 != 0 { 4 } else { 5 },
-        )
-    };
-    let f = |i: usize, sh: u32| s[i] >> sh;
-    // z is 0 in 2D, so seeds 9 to 12 (the z factors) drop out.
-    let a = (f(0, sh1) * x + f(1, sh2) * y + (r >> 14)) & 0x3F;
-    let b = (f(2, sh1) * x + f(3, sh2) * y + (r >> 10)) & 0x3F;
-    let c = if count >= 3 {
-        (f(4, sh1) * x + f(5, sh2) * y + (r >> 6)) & 0x3F
-    } else {
-        0
-    };
-    let d = if count >= 4 {
-        (f(6, sh1) * x + f(7, sh2) * y + (r >> 2)) & 0x3F
-    } else {
-        0
-    };
-    if a >= b && a >= c && a >= d {
-        0
-    } else if b >= c && b >= d {
-        1
-    } else if c >= d {
-        2
-    } else {
-        3
+
+    /// The partition (0..count) of texel (`x`, `y`).
+    #[inline]
+    pub(crate) fn of(&self, x: u32, y: u32) -> u32 {
+        let (x, y) = if self.small { (x << 1, y << 1) } else { (x, y) };
+        let v = |k: usize| (self.f[2 * k] * x + self.f[2 * k + 1] * y + self.off[k]) & 0x3F;
+        let (a, b) = (v(0), v(1));
+        let c = if self.count >= 3 { v(2) } else { 0 };
+        let d = if self.count >= 4 { v(3) } else { 0 };
+        if a >= b && a >= c && a >= d {
+            0
+        } else if b >= c && b >= d {
+            1
+        } else if c >= d {
+            2
+        } else {
+            3
+        }
     }
 }
