@@ -1,21 +1,30 @@
 //! Decode speed per pixel format, and the decoder crates compared.
 //!
 //! ```text
-//! cargo run --release -p pakrat-texture --example decode_bench [-- SIZE [RUNS]]
+//! cargo run --release -p pakrat-texture --example decode_bench [-- SIZE [RUNS [FORMAT...]]]
 //! ```
 //!
-//! For each format: one SIZE×SIZE slice (default 2048) of synthetic blocks,
+//! For each format (or only the FORMATs named, `PF_BC5+Z` for BC5 with Z
+//! rebuilt): one SIZE×SIZE slice (default 2048) of synthetic blocks,
 //! decoded by `pakrat_texture::decode` on one core and on all cores, by the
 //! chosen decoder crate called directly (its own whole-image function, or a
-//! plain loop over its block function writing RGBA with a pitch), and by the
-//! alternative crate where there is one. Figures are the best of RUNS runs
-//! (default 5), in megapixels per second and MB/s of decoded RGBA8 (4 bytes a
-//! pixel, whatever the output kind). One-core figures are the calling
-//! thread's CPU time (on Linux), pakrat and the direct call timed in turn,
-//! so that a busy machine slows neither more than the other; all-core
-//! figures are wall time. "ratio" is pakrat on one core over the
-//! chosen crate direct. "agree" compares the alternative's output with the
-//! chosen one: PSNR (dB, inf = identical) and the largest channel difference.
+//! plain loop over its block function writing at a pitch as many channels
+//! as it decodes), and by the alternative crate where there is one. Figures
+//! are the best of RUNS runs (default 5), in megapixels per second.
+//!
+//! First table: one core. Figures are the calling thread's CPU time (on
+//! Linux), pakrat and the direct call timed in turn, so that a busy machine
+//! slows neither more than the other. "ratio" is pakrat on one core over
+//! the chosen crate direct. "agree" compares the alternative's output with
+//! the chosen one: PSNR (dB, inf = identical) and the largest channel
+//! difference.
+//!
+//! Second table: all cores (`parallel: true`). Wall time of the serial and
+//! of the parallel decode, the CPU seconds the whole process spent in the
+//! best parallel run and megapixels per CPU-second (on a machine shared
+//! with other work the wall time says little; the CPU time says what the
+//! parallel decode costs), the scaling (1-core wall / all-cores wall) and
+//! the 1-minute load average when the row was measured.
 //!
 //! Block data: random bytes, which are valid blocks for BC1–BC5, ETC and
 //! EAC and cover all modes of BC6H and BC7; for ASTC, random blocks that
@@ -92,15 +101,45 @@ fn best(runs: usize, mut f: impl FnMut()) -> f64 {
         .fold(f64::INFINITY, f64::min)
 }
 
-/// Best wall time of `runs` calls, in seconds (all cores).
-fn best_wall(runs: usize, mut f: impl FnMut()) -> f64 {
+/// CPU time of the whole process (all threads) in seconds (Linux; wall
+/// time elsewhere).
+#[cfg(target_os = "linux")]
+fn process_cpu() -> f64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes one timespec through a valid pointer.
+    unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
+    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
+}
+
+#[cfg(not(target_os = "linux"))]
+fn process_cpu() -> f64 {
+    thread_cpu()
+}
+
+/// The 1-minute load average (`/proc/loadavg`), NaN where there is none.
+fn load_average() -> f64 {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse().ok())
+        .unwrap_or(f64::NAN)
+}
+
+/// Best wall time of `runs` calls, and the process CPU time of that run,
+/// in seconds.
+fn best_wall(runs: usize, mut f: impl FnMut()) -> (f64, f64) {
     (0..runs)
         .map(|_| {
-            let t = Instant::now();
+            let (t, c) = (Instant::now(), process_cpu());
             f();
-            t.elapsed().as_secs_f64()
+            (t.elapsed().as_secs_f64(), process_cpu() - c)
         })
-        .fold(f64::INFINITY, f64::min)
+        .fold(
+            (f64::INFINITY, f64::NAN),
+            |a, b| if b.0 < a.0 { b } else { a },
+        )
 }
 
 /// Best of `runs` for two closures timed in turn (so both see the same
@@ -273,12 +312,13 @@ fn alternative(
     let secs = best(runs, || drop(t2d_whole(size, data, whole)));
     let mut img = from_bgra(size, &t2d_whole(size, data, whole));
     if matches!(f, Bc4 | Bc5) {
-        // texture2ddecoder leaves blue (and for BC4 green) at 0, alpha at 255.
+        // texture2ddecoder leaves blue (and for BC4 green) at 0, alpha at
+        // 255; pakrat's BC4 is gray (R = G = B), its BC5 R, G with B 0.
         if let Pixels::Rgba8(v) = &mut img.pixels {
             for px in v.chunks_exact_mut(4) {
-                px[2] = 0;
+                px[2] = if f == Bc4 { px[0] } else { 0 };
                 if f == Bc4 {
-                    px[1] = 0;
+                    px[1] = px[0];
                 }
             }
         }
@@ -319,62 +359,109 @@ fn max_diff(a: &Image, b: &Image) -> f64 {
         * 255.0
 }
 
+/// The formats measured: every decoded one, and BC5 once more with Z
+/// rebuilt (`true`).
+fn all_formats() -> Vec<(PixelFormat, bool)> {
+    use PixelFormat::*;
+    let mut v: Vec<(PixelFormat, bool)> = [
+        B8G8R8A8,
+        G8,
+        G16,
+        R16F,
+        FloatRGBA,
+        A32B32G32R32F,
+        Dxt1,
+        Dxt3,
+        Dxt5,
+        Bc4,
+        Bc5,
+    ]
+    .into_iter()
+    .map(|f| (f, false))
+    .collect();
+    v.push((Bc5, true));
+    v.extend(
+        [Bc6h, Bc7, Etc1, Etc2Rgb, Etc2Rgba, Etc2R11Eac, Etc2Rg11Eac]
+            .into_iter()
+            .map(|f| (f, false)),
+    );
+    for (bw, bh) in [(4, 4), (6, 6), (8, 8), (10, 10), (12, 12)] {
+        v.push((Astc { bw, bh, hdr: false }, false));
+    }
+    v
+}
+
+/// One row of the parallel table: 1-core wall, all-cores wall, process CPU
+/// seconds of the parallel run, the load average then.
+struct Par {
+    serial_wall: f64,
+    wall: f64,
+    cpu: f64,
+    load: f64,
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let size: u32 = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(2048);
     let runs: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(5);
+    // Further arguments: format names to measure (PF_BC5+Z for BC5 with Z).
+    let only: Vec<&String> = args.iter().skip(3).collect();
     let threads = rayon::current_num_threads();
     println!(
-        "{size}x{size}, best of {runs} runs, {threads} threads; Mpx/s (MB/s of RGBA8 = 4 x Mpx/s)"
+        "{size}x{size}, best of {runs} runs, {threads} threads, load average {:.2} at the start; Mpx/s (MB/s of RGBA8 = 4 x Mpx/s)",
+        load_average()
     );
     println!(
-        "{:<18} {:>9} {:>9} {:>9} {:>6}  {:<16} {:>9} {:>8} {:>6}  alt crate",
-        "format", "1 core", "all", "direct", "ratio", "chosen", "alt", "agree", "maxd"
+        "{:<18} {:>9} {:>9} {:>6}  {:<16} {:>9} {:>8} {:>6}  alt crate",
+        "format", "1 core", "direct", "ratio", "chosen", "alt", "agree", "maxd"
     );
     let mut rng = Rng(0x1234_5678_9ABC_DEF1);
-    let mut formats = vec![
-        PixelFormat::B8G8R8A8,
-        PixelFormat::G8,
-        PixelFormat::G16,
-        PixelFormat::R16F,
-        PixelFormat::FloatRGBA,
-        PixelFormat::A32B32G32R32F,
-    ];
-    formats.extend([
-        PixelFormat::Dxt1,
-        PixelFormat::Dxt3,
-        PixelFormat::Dxt5,
-        PixelFormat::Bc4,
-        PixelFormat::Bc5,
-        PixelFormat::Bc6h,
-        PixelFormat::Bc7,
-        PixelFormat::Etc1,
-        PixelFormat::Etc2Rgb,
-        PixelFormat::Etc2Rgba,
-        PixelFormat::Etc2R11Eac,
-        PixelFormat::Etc2Rg11Eac,
-    ]);
-    for (bw, bh) in [(4, 4), (6, 6), (8, 8), (10, 10), (12, 12)] {
-        formats.push(PixelFormat::Astc { bw, bh, hdr: false });
-    }
     let serial = DecodeOptions {
         parallel: false,
         ..DecodeOptions::default()
     };
     let par = DecodeOptions::default();
-    for f in formats {
+    let mut par_rows = Vec::new();
+    for (f, z) in all_formats() {
+        let name = format!("{}{}", f.ue_name(), if z { "+Z" } else { "" });
         let data = blocks_for(f, size, &mut rng);
+        if !only.is_empty() && !only.iter().any(|o| **o == name) {
+            continue;
+        }
+        let serial = DecodeOptions {
+            rebuild_normal_z: z,
+            ..serial.clone()
+        };
+        let par = DecodeOptions {
+            rebuild_normal_z: z,
+            ..par.clone()
+        };
         let ours = || drop(decode(f, size, size, &data, &serial).unwrap());
-        let all = best_wall(runs, || drop(decode(f, size, size, &data, &par).unwrap()));
-        let (one, direct, name) = match chosen(f, size, &data) {
-            Some((run, name)) => {
+        let (serial_wall, _) = best_wall(runs, ours);
+        let (wall, cpu) = best_wall(runs, || drop(decode(f, size, size, &data, &par).unwrap()));
+        par_rows.push((
+            name.clone(),
+            Par {
+                serial_wall,
+                wall,
+                cpu,
+                load: load_average(),
+            },
+        ));
+        let (one, direct, chosen_name) = match chosen(f, size, &data) {
+            Some((run, n)) => {
                 let (one, direct) = best_pair(runs, ours, run);
-                (one, direct, name)
+                (one, direct, n)
             }
             None => (best(runs, ours), f64::NAN, "(by hand)"),
         };
         let ours = decode(f, size, size, &data, &serial).unwrap();
-        let (alt_speed, agree, maxd, alt_name) = match alternative(f, size, &data, runs) {
+        let alt = if z {
+            None
+        } else {
+            alternative(f, size, &data, runs)
+        };
+        let (alt_speed, agree, maxd, alt_name) = match alt {
             Some((n, secs, img)) => {
                 let p = psnr(&ours, &img, [true; 4]);
                 (
@@ -386,26 +473,36 @@ fn main() {
             }
             None => ("-".into(), "-".into(), "-".into(), ""),
         };
+        let (direct_s, ratio_s) = if direct.is_nan() {
+            ("-".to_string(), "-".to_string())
+        } else {
+            (
+                format!("{:.1}", mpx(size, direct)),
+                format!("{:.0}%", direct / one * 100.0),
+            )
+        };
         println!(
-            "{:<18} {:>9.1} {:>9.1} {:>9} {:>6}  {:<16} {:>9} {:>8} {:>6}  {}",
-            f.ue_name(),
+            "{name:<18} {:>9.1} {direct_s:>9} {ratio_s:>6}  {chosen_name:<16} {alt_speed:>9} {agree:>8} {maxd:>6}  {alt_name}",
             mpx(size, one),
-            mpx(size, all),
-            if direct.is_nan() {
-                "-".to_string()
-            } else {
-                format!("{:.1}", mpx(size, direct))
-            },
-            if direct.is_nan() {
-                "-".to_string()
-            } else {
-                format!("{:.0}%", direct / one * 100.0)
-            },
-            name,
-            alt_speed,
-            agree,
-            maxd,
-            alt_name
+        );
+    }
+    println!();
+    println!(
+        "all cores ({threads} threads, parallel: true): wall times, the process CPU time of the parallel run, and the scaling 1-core wall / all-cores wall"
+    );
+    println!(
+        "{:<18} {:>10} {:>10} {:>9} {:>11} {:>8} {:>6}",
+        "format", "1c wall", "all wall", "CPU s", "Mpx/CPU-s", "scaling", "load"
+    );
+    for (name, p) in par_rows {
+        println!(
+            "{name:<18} {:>10.1} {:>10.1} {:>9.4} {:>11.1} {:>7.2}x {:>6.2}",
+            mpx(size, p.serial_wall),
+            mpx(size, p.wall),
+            p.cpu,
+            mpx(size, p.cpu),
+            p.serial_wall / p.wall,
+            p.load
         );
     }
 }

@@ -1,5 +1,5 @@
 //! Block-compressed formats: BC1–BC7 through `bcdec_rs`, ETC1/ETC2 through
-//! `texture2ddecoder`, ASTC through `astc-decode`, EAC R11/RG11 by hand
+//! `texture2ddecoder`, ASTC through `astc-decode` (corrected in [`crate::astc`]), EAC R11/RG11 by hand
 //! ([`crate::eac`]; the crate docs say why).
 
 use crate::drive::{self, Blocks};
@@ -32,11 +32,26 @@ pub(crate) fn normal_z(x: u8, y: u8) -> u8 {
     (z * 127.5 + 127.5).round() as u8
 }
 
-/// Writes the blue channel of a 4×4 block at `pitch` from its red and green.
+/// [`normal_z`] of every (X, Y), index `X * 256 + Y`: 64 KiB, built once,
+/// so that rebuilding Z is a lookup instead of a square root per pixel.
+fn z_table() -> &'static [u8; 65536] {
+    static TABLE: std::sync::OnceLock<Box<[u8; 65536]>> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| {
+        let mut t = Box::new([0u8; 65536]);
+        for (i, z) in t.iter_mut().enumerate() {
+            *z = normal_z((i >> 8) as u8, i as u8);
+        }
+        t
+    })
+}
+
+/// Writes the blue channel of a 4×4 RGBA block at `pitch` from its red and
+/// green.
 fn rebuild_z(dst: &mut [u8], pitch: usize) {
+    let t = z_table();
     for y in 0..4 {
         for o in dst[y * pitch..][..16].chunks_exact_mut(4) {
-            o[2] = normal_z(o[0], o[1]);
+            o[2] = t[usize::from(o[0]) << 8 | usize::from(o[1])];
         }
     }
 }
@@ -53,9 +68,13 @@ struct Ctx<'a> {
 impl Ctx<'_> {
     /// RGBA8 output from a block function (generic: no dynamic call per block).
     fn rgba8<F: Fn(&[u8], &mut [u8], usize) + Sync>(&self, f: F) -> Pixels {
-        Pixels::Rgba8(drive::blocks(
-            self.w, self.h, self.g, self.data, self.par, 0u8, f,
-        ))
+        Pixels::Rgba8(self.u8s(4, f))
+    }
+
+    /// 8-bit output of `ch` channels a pixel from a block function.
+    fn u8s<F: Fn(&[u8], &mut [u8], usize) + Sync>(&self, ch: usize, f: F) -> Vec<u8> {
+        let g = drive::Blocks { ch, ..self.g };
+        drive::blocks(self.w, self.h, g, self.data, self.par, 0u8, f)
     }
 }
 
@@ -74,6 +93,7 @@ pub(crate) fn decode(
         bw: bw as usize,
         bh: bh as usize,
         bytes: bytes as usize,
+        ch: 4,
     };
     let c = Ctx { w, h, g, data, par };
     let px = match format {
@@ -81,26 +101,20 @@ pub(crate) fn decode(
         Dxt3 => c.rgba8(bcdec_rs::bc2),
         Dxt5 => c.rgba8(bcdec_rs::bc3),
         Bc7 => c.rgba8(bcdec_rs::bc7),
-        Bc4 => c.rgba8(|s, d, p| {
-            let mut r = [0u8; 16];
-            bcdec_rs::bc4(s, &mut r, 4, false);
-            for y in 0..4 {
-                for (x, o) in d[y * p..][..16].chunks_exact_mut(4).enumerate() {
-                    o.copy_from_slice(&[r[y * 4 + x], 0, 0, 255]);
-                }
-            }
-        }),
+        // One and two channels as bcdec_rs writes them (no wider output
+        // than the format holds); BC5 with Z rebuilt as RGBA, Z from a table.
+        Bc4 => Pixels::Gray8(c.u8s(1, |s, d, p| bcdec_rs::bc4(s, d, p, false))),
+        Bc5 if !rebuild_normal_z => Pixels::Rg8(c.u8s(2, |s, d, p| bcdec_rs::bc5(s, d, p, false))),
         Bc5 => c.rgba8(|s, d, p| {
             let mut rg = [0u8; 32];
             bcdec_rs::bc5(s, &mut rg, 8, false);
+            let t = z_table();
             for y in 0..4 {
                 for (x, o) in d[y * p..][..16].chunks_exact_mut(4).enumerate() {
                     let i = (y * 4 + x) * 2;
-                    o.copy_from_slice(&[rg[i], rg[i + 1], 0, 255]);
+                    let (r, g) = (rg[i], rg[i + 1]);
+                    o.copy_from_slice(&[r, g, t[usize::from(r) << 8 | usize::from(g)], 255]);
                 }
-            }
-            if rebuild_normal_z {
-                rebuild_z(d, p);
             }
         }),
         Bc6h => Pixels::RgbaF32(drive::blocks(w, h, g, data, par, 0f32, |s, d, p| {
@@ -136,16 +150,25 @@ pub(crate) fn decode(
                 what: "decoding (ASTC HDR: no decoder crate does it)",
             })
         }
-        Astc { bw, bh, .. } => {
-            let fp = astc_decode::Footprint::new(u32::from(bw), u32::from(bh));
-            c.rgba8(|s, d, p| {
-                let block: &[u8; 16] = s.try_into().expect("blocks of 16 bytes");
-                astc_decode::astc_decode_block(block, fp, |x, y, c| {
-                    d[y as usize * p + x as usize * 4..][..4].copy_from_slice(&c);
-                });
-            })
-        }
+        Astc { bw, bh, .. } => c.rgba8(|s, d, p| crate::astc::block(s, d, p, bw, bh)),
         _ => return Ok(None),
     };
     Ok(Some(px))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn z_table_is_the_formula() {
+        let t = super::z_table();
+        for x in 0..=255u8 {
+            for y in 0..=255u8 {
+                assert_eq!(
+                    t[usize::from(x) << 8 | usize::from(y)],
+                    super::normal_z(x, y)
+                );
+            }
+        }
+        assert_eq!(super::normal_z(128, 128), 255);
+    }
 }

@@ -11,9 +11,9 @@ use rayon::prelude::*;
 /// parallel path was not faster).
 const PARALLEL_MIN_PIXELS: usize = 128 * 128;
 
-/// Output for a `w`×`h` slice: `w * h * 4` values, filled with `fill`.
-fn output<T: Copy>(w: usize, h: usize, fill: T) -> Vec<T> {
-    vec![fill; w * h * 4]
+/// Output for a `w`×`h` slice of `ch` values a pixel, filled with `fill`.
+fn output<T: Copy>(w: usize, h: usize, ch: usize, fill: T) -> Vec<T> {
+    vec![fill; w * h * ch]
 }
 
 /// Uncompressed formats: `row(src_row, out_row)` converts one row of
@@ -31,7 +31,7 @@ where
     T: Copy + Send + Sync,
     F: Fn(&[u8], &mut [T]) + Sync,
 {
-    let mut out = output(w, h, fill);
+    let mut out = output(w, h, 4, fill);
     let src_row = w * bpp;
     let out_row = w * 4;
     if parallel && w * h >= PARALLEL_MIN_PIXELS {
@@ -55,13 +55,16 @@ pub(crate) struct Blocks {
     pub bh: usize,
     /// Bytes per block.
     pub bytes: usize,
+    /// Output values per pixel (4 for RGBA; 1 or 2 for BC4 and BC5).
+    pub ch: usize,
 }
 
 /// Largest block: ASTC 12×12, 4 values per pixel.
 const MAX_BLOCK_VALUES: usize = 12 * 12 * 4;
 
 /// Compressed formats: `block(src, dst, pitch)` decodes one block into
-/// `dst`, RGBA, `pitch` values from one pixel row to the next. Whole
+/// `dst`, `g.ch` values a pixel, `pitch` values from one pixel row to the
+/// next. Whole
 /// blocks are decoded straight into the output; blocks cut by the right or
 /// bottom edge go through a scratch block. `data` holds exactly the slice's
 /// blocks (checked by the caller).
@@ -78,8 +81,9 @@ where
     T: Copy + Send + Sync,
     F: Fn(&[u8], &mut [T], usize) + Sync,
 {
-    let mut out = output(w, h, fill);
-    let out_row = w * 4;
+    let ch = g.ch;
+    let mut out = output(w, h, ch, fill);
+    let out_row = w * ch;
     let blocks_x = w.div_ceil(g.bw);
     let src_row = blocks_x * g.bytes;
     let work = |(o, s): (&mut [T], &[u8])| {
@@ -89,12 +93,12 @@ where
             let x0 = bx * g.bw;
             let cols = g.bw.min(w - x0);
             if cols == g.bw && rows_here == g.bh {
-                block(src, &mut o[x0 * 4..], out_row);
+                block(src, &mut o[x0 * ch..], out_row);
             } else {
-                block(src, &mut scratch, g.bw * 4);
+                block(src, &mut scratch, g.bw * ch);
                 for r in 0..rows_here {
-                    let at = r * out_row + x0 * 4;
-                    o[at..at + cols * 4].copy_from_slice(&scratch[r * g.bw * 4..][..cols * 4]);
+                    let at = r * out_row + x0 * ch;
+                    o[at..at + cols * ch].copy_from_slice(&scratch[r * g.bw * ch..][..cols * ch]);
                 }
             }
         }

@@ -24,6 +24,14 @@ const CROSS_CELLS: [(u32, u32); 6] = [(2, 1), (0, 1), (1, 0), (1, 2), (1, 1), (3
 /// not a multiple of six for [`Layout::Cross`], an output wider or higher
 /// than `u32::MAX` or with more than 2^32 pixels.
 pub fn layout(images: &[Image], layout: Layout) -> Result<Image, Error> {
+    // Gray and two-channel images are laid out as RGBA8.
+    let expanded: Vec<Image>;
+    let images = if images.iter().any(|i| i.pixels.channels() < 4) {
+        expanded = images.iter().map(Image::to_rgba8).collect();
+        &expanded[..]
+    } else {
+        images
+    };
     let first = images
         .first()
         .ok_or_else(|| Error::Mismatch("layout of no images".into()))?;
@@ -89,6 +97,7 @@ pub fn layout(images: &[Image], layout: Layout) -> Result<Image, Error> {
             Pixels::RgbaF32(v) => v,
             _ => unreachable!("kinds checked above"),
         })),
+        Pixels::Gray8(_) | Pixels::Rg8(_) => unreachable!("expanded above"),
     };
     Ok(Image {
         width: out_w,

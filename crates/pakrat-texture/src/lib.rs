@@ -1,4 +1,5 @@
-//! Texture pixels for pakrat: Unreal pixel formats decoded to RGBA, and
+//! Texture pixels for pakrat: Unreal pixel formats decoded to RGBA (BC4
+//! and BC5 to their own one or two channels), and
 //! PNG, OpenEXR and DDS writers. This crate knows pixels, not packages:
 //! `pakrat-asset` finds a texture's mips and hands their bytes here.
 //!
@@ -26,9 +27,10 @@
 //!   pixels of these blocks out of place (15 dB against the fixture source,
 //!   47 dB and exact by hand).
 //! * ASTC (LDR, all 14 2D footprints): `astc-decode`, faster than
-//!   `texture2ddecoder` and closer to ARM's reference `astcenc`; known
-//!   limitation: multi-partition blocks mixing endpoint classes may decode
-//!   differently from the reference. ASTC HDR is not decoded.
+//!   `texture2ddecoder` and closer to ARM's reference `astcenc`, with one
+//!   correction (`astc.rs`): in blocks of several partitions with
+//!   per-partition endpoint modes, an HDR mode no longer shifts the colour
+//!   values of the partitions after it. ASTC HDR is not decoded.
 //! * f16: `half` (whole rows, F16C where available). PNG: `png`. EXR: `exr`.
 //! * DDS headers: by hand, after Microsoft's `DDS_HEADER` /
 //!   `DDS_HEADER_DXT10` documentation ([`write_dds`]).
@@ -38,6 +40,7 @@
 //! target `ue_texture_decode`), so no `catch_unwind` is needed.
 #![deny(missing_docs)]
 
+mod astc;
 mod compressed;
 mod dds;
 mod decode;

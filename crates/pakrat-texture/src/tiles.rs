@@ -47,8 +47,17 @@ pub fn assemble_tiles(
         parallel: false,
         ..opts.clone()
     };
-    let dec =
-        |&(x, y, b): &(u32, u32, &[u8])| decode(format, phys, phys, b, &one).map(|i| (x, y, i));
+    // Gray and two-channel tiles are assembled as RGBA8.
+    let dec = |&(x, y, b): &(u32, u32, &[u8])| {
+        decode(format, phys, phys, b, &one).map(|i| {
+            let i = if i.pixels.channels() < 4 {
+                i.to_rgba8()
+            } else {
+                i
+            };
+            (x, y, i)
+        })
+    };
     let decoded: Vec<(u32, u32, Image)> = if opts.parallel {
         tiles.par_iter().map(dec).collect::<Result<_, _>>()?
     } else {

@@ -13,8 +13,9 @@ fn png_err(e: png::EncodingError) -> Error {
     }
 }
 
-/// Writes `img` as an RGBA PNG: 8-bit for [`Pixels::Rgba8`], 16-bit for
-/// [`Pixels::Rgba16`]. Float pixels ([`Pixels::RgbaF32`]) are clamped to
+/// Writes `img` as a PNG: RGBA 8-bit for [`Pixels::Rgba8`] and
+/// [`Pixels::Rg8`] (B 0, A 255), 8-bit gray for [`Pixels::Gray8`], RGBA
+/// 16-bit for [`Pixels::Rgba16`]. Float pixels ([`Pixels::RgbaF32`]) are clamped to
 /// 0..1 and written 16-bit, linear (lossy: use [`write_exr`] to keep them).
 pub fn write_png(img: &Image, out: &mut impl Write) -> Result<(), Error> {
     img.check()?;
@@ -32,6 +33,19 @@ pub fn write_png(img: &Image, out: &mut impl Write) -> Result<(), Error> {
         vals.flat_map(u16::to_be_bytes).collect()
     };
     let data: std::borrow::Cow<[u8]> = match &img.pixels {
+        Pixels::Gray8(v) => {
+            enc.set_color(png::ColorType::Grayscale);
+            enc.set_depth(png::BitDepth::Eight);
+            std::borrow::Cow::Borrowed(v)
+        }
+        Pixels::Rg8(_) => {
+            // PNG has no red-green colour type: RGBA with B 0, A 255.
+            enc.set_depth(png::BitDepth::Eight);
+            match img.to_rgba8().pixels {
+                Pixels::Rgba8(v) => std::borrow::Cow::Owned(v),
+                _ => unreachable!("to_rgba8 gives RGBA8"),
+            }
+        }
         Pixels::Rgba8(v) => {
             enc.set_depth(png::BitDepth::Eight);
             std::borrow::Cow::Borrowed(v)

@@ -14,9 +14,11 @@ fn rgba8(img: &Image) -> &[u8] {
     }
 }
 
+/// Pixel (x, y) as RGBA8 (gray and two-channel pixels expanded).
 fn px8(img: &Image, x: u32, y: u32) -> [u8; 4] {
     let i = ((y * img.width + x) * 4) as usize;
-    rgba8(img)[i..i + 4].try_into().unwrap()
+    let rgba = img.to_rgba8();
+    rgba8(&rgba)[i..i + 4].try_into().unwrap()
 }
 
 fn near(a: [u8; 4], b: [u8; 4], tol: u8) -> bool {
@@ -108,7 +110,7 @@ fn dxt5_and_bc4_eight_value_alpha() {
         let v = want[i as usize % 8];
         assert_px(&img, x, y, [255, 255, 255, v], 1);
         // BC4 is one red channel: G and B 0, opaque.
-        assert_px(&bc4, x, y, [v, 0, 0, 255], 1);
+        assert_px(&bc4, x, y, [v, v, v, 255], 1);
     }
 }
 
@@ -117,8 +119,12 @@ fn bc4_six_value_mode_has_0_and_255() {
     // a0 <= a1: four interpolated values, then index 6 = 0, index 7 = 255.
     let a = bc4_block(10, 20, |i| if i == 0 { 6 } else { 7 });
     let img = decode(PixelFormat::Bc4, 4, 4, &a, &opts()).unwrap();
+    assert!(
+        matches!(img.pixels, Pixels::Gray8(ref v) if v.len() == 16),
+        "one byte a pixel"
+    );
     assert_px(&img, 0, 0, [0, 0, 0, 255], 0);
-    assert_px(&img, 1, 0, [255, 0, 0, 255], 0);
+    assert_px(&img, 1, 0, [255, 255, 255, 255], 0);
 }
 
 #[test]
@@ -127,6 +133,10 @@ fn bc5_red_green_and_rebuilt_z() {
     b[..8].copy_from_slice(&bc4_block(128, 128, |_| 0));
     b[8..].copy_from_slice(&bc4_block(255, 255, |_| 0));
     let plain = decode(PixelFormat::Bc5, 4, 4, &b, &opts()).unwrap();
+    assert!(
+        matches!(plain.pixels, Pixels::Rg8(ref v) if v.len() == 32),
+        "two bytes a pixel"
+    );
     assert_px(&plain, 0, 0, [128, 255, 0, 255], 0);
     let rebuild = DecodeOptions {
         rebuild_normal_z: true,

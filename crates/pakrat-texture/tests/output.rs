@@ -456,3 +456,46 @@ fn to_rgba8_rounds_and_clamps() {
     // NaN clamps to NaN and casts to 0.
     assert_eq!(imgf.to_rgba8().pixels, Pixels::Rgba8(vec![0, 128, 255, 0]));
 }
+
+#[test]
+fn gray_and_two_channel_pixels_write_and_lay_out() {
+    // BC4 decodes to one channel: an 8-bit gray PNG.
+    let gray = Image {
+        width: 3,
+        height: 2,
+        pixels: Pixels::Gray8(vec![0, 10, 20, 30, 40, 255]),
+    };
+    gray.check().unwrap();
+    let mut out = Vec::new();
+    write_png(&gray, &mut out).unwrap();
+    let (info, buf) = read_png(&out);
+    assert_eq!(info.color_type, png::ColorType::Grayscale);
+    assert_eq!(info.bit_depth, png::BitDepth::Eight);
+    assert_eq!(buf, vec![0, 10, 20, 30, 40, 255]);
+    // Read as RGBA: gray in R, G, B, alpha opaque.
+    assert_eq!(gray.pixels.len(), 24);
+    assert_eq!(gray.pixels.get_f64(4 + 1), 10.0 / 255.0);
+    assert_eq!(gray.pixels.get_f64(4 + 3), 1.0);
+    // BC5 without Z: two channels, written as RGBA with B 0.
+    let rg = Image {
+        width: 2,
+        height: 1,
+        pixels: Pixels::Rg8(vec![1, 2, 3, 4]),
+    };
+    let mut out = Vec::new();
+    write_png(&rg, &mut out).unwrap();
+    let (info, buf) = read_png(&out);
+    assert_eq!(info.color_type, png::ColorType::Rgba);
+    assert_eq!(buf, vec![1, 2, 0, 255, 3, 4, 0, 255]);
+    assert_eq!(rg.to_rgba8().pixels, Pixels::Rgba8(buf));
+    // EXR and layouts take them too (as RGBA).
+    let mut exr = std::io::Cursor::new(Vec::new());
+    write_exr(&gray, &mut exr).unwrap();
+    let strip = layout(&[gray.clone(), gray.clone()], Layout::Strip).unwrap();
+    assert_eq!((strip.width, strip.height), (6, 2));
+    let Pixels::Rgba8(v) = &strip.pixels else {
+        panic!("RGBA8 strip")
+    };
+    assert_eq!(&v[12..16], &[0, 0, 0, 255], "second image's first pixel");
+    assert_eq!(&v[4..8], &[10, 10, 10, 255]);
+}

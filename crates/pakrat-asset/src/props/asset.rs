@@ -66,7 +66,11 @@ pub struct ExportInfo<'a> {
     pub template: Option<String>,
     /// `EObjectFlags`.
     pub object_flags: u32,
-    /// Offset of its first byte in the file it came from (for errors).
+    /// Offset of its first byte in the file it came from (for errors, and
+    /// the base of absolute offsets in its data). A UE4 zen package's
+    /// export keeps its legacy file offset (`CookedSerialOffset`): UE4's
+    /// loader reports positions in those coordinates, and absolute offsets
+    /// stored in the data (a texture's `SkipOffset`) count in them.
     pub offset: u64,
     /// Its serialized bytes.
     #[serde(skip)]

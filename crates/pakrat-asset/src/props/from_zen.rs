@@ -144,7 +144,11 @@ impl<'a> Asset<'a> {
                 super_struct: object(e.super_index),
                 template: object(e.template),
                 object_flags: e.object_flags,
-                offset,
+                offset: if zen.layout == ZenLayout::Ue4 {
+                    e.serial_offset
+                } else {
+                    offset
+                },
                 data,
             });
         }

@@ -8,19 +8,29 @@
 //! * `bCooked` (`i32` bool); UE 5.3+ `Texture2D` and its subclasses (not
 //!   cubes, arrays, volumes): `bSerializeMipData`;
 //! * per cooked pixel format: its name (`FName`), the offset of the next
-//!   one (`i64`; relative from UE 5.0, absolute before), then
-//!   `FTexturePlatformData`, until the name `None`;
+//!   one (`i64` from UE 4.20, `i32` before; relative from UE 5.0, absolute
+//!   before: counted in the legacy file, which a UE4 zen package's exports
+//!   keep as their offset), then `FTexturePlatformData`, until the name
+//!   `None`;
 //! * `FTexturePlatformData`: UE 5.0+ a 16-byte derived-data placeholder
 //!   (UE 5.2+: its first byte a flag), `SizeX`, `SizeY`, `PackedData`
 //!   (slice count, cube-map, optional-data and CPU-copy bits), the pixel
-//!   format as an `FString`, optional data, a CPU copy (UE 5.4+), the first
-//!   mip to serialize, the mips (`FTexture2DMipMap`: bulk data, `SizeX`,
-//!   `SizeY`, `SizeZ`), and (UE 4.23+) a virtual-texture flag and
+//!   format as an `FString`, optional data (`PackedData` bit 30, UE
+//!   4.24+), a CPU copy (UE 5.4+), the first mip to serialize, the mips
+//!   (`FTexture2DMipMap`: before UE 5.0 its own `bCooked`; bulk data with
+//!   the legacy `FByteBulkData` header (64-bit sizes when
+//!   `BULKDATA_Size64Bit`) or a bulk map index; `SizeX`, `SizeY`, and from
+//!   UE 4.20 `SizeZ`), and (UE 4.23+) a virtual-texture flag and
 //!   [`VirtualTexture`] data.
+//!
+//! UE4 (4.20–4.27) is checked on hand-built data per version gate (tests)
+//! and on the one UE4 texture of the corpus (`T_Emissive`, UE 4.27 zen,
+//! tests/texture_ue4.rs).
 //!
 //! Facts: UE `Texture.cpp`/`TextureDerivedData.cpp`; CUE4Parse
 //! `UTexture*.cs`, `FTexturePlatformData.cs`, `FTexture2DMipMap.cs`,
-//! `FVirtualTextureBuiltData.cs`.
+//! `FByteBulkDataHeader.cs`, `FVirtualTextureBuiltData.cs`, `IoPackage.cs`
+//! (UE4 zen export positions); UEViewer `UnTexture4.cpp`.
 
 mod show;
 #[cfg(test)]
@@ -187,7 +197,12 @@ pub fn read(
             break;
         }
         let at = r.offset();
-        let skip = r.i64("offset of the next pixel format")?;
+        // 64-bit from UE 4.20 (32-bit before); absolute before UE 5.0.
+        let skip = if asset.versions.ue5 >= UE5_INITIAL || asset.versions.ue4 >= UE4_420 {
+            r.i64("offset of the next pixel format")?
+        } else {
+            i64::from(r.i32("offset of the next pixel format")?)
+        };
         let end = if asset.versions.ue5 >= UE5_INITIAL {
             (at as i64).checked_add(skip)
         } else {
