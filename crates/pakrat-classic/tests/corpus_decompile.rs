@@ -697,7 +697,7 @@ fn every_corpus_class_decompiles() {
         ignores,
     } = tally;
     eprintln!(
-        "UE1 states with ignores {}, equal {} ({} names in the sources are not probes)",
+        "states with ignores (UE1 and UE2) {}, equal {} ({} names in the sources are not probes)",
         ignores.0, ignores.1, ignores.2
     );
     eprintln!(
@@ -744,7 +744,7 @@ fn every_corpus_class_decompiles() {
         repl_blocks.1,
         repl_blocks.0
     );
-    assert_eq!(ignores.0, ignores.1, "UE1 states' ignores equal");
+    assert_eq!(ignores.0, ignores.1, "states' ignores equal");
 }
 
 /// The comparison's counts.
@@ -785,9 +785,7 @@ fn compare_class(
         return;
     };
     compare_replication(ctx, table, known, class, &text.text, tally);
-    if pkg.summary.version < 100 || std::env::var_os("DECOMP_PROBES").is_some() {
-        compare_ignores(ctx, table, class, &text.text, tally);
-    }
+    compare_ignores(ctx, table, class, &text.text, tally);
     let orig = source_bodies(&text.text);
     for f in pakrat_classic::headers::model::children(pkg, class) {
         if pkg.export_class_name(f).ok() != Some("Function") {
@@ -963,7 +961,7 @@ fn compare_ignores(
 ) {
     let pkg = ctx.pkg;
     let t = tokens_keep_braces(src);
-    let probes: Vec<String> = script::UE1_PROBES
+    let probes: Vec<String> = script::probes::probes_for(pkg.summary.version)
         .iter()
         .flatten()
         .map(|n| n.to_lowercase())
@@ -997,6 +995,8 @@ fn compare_ignores(
             .filter(|n| probes.contains(n))
             .collect();
         src_probes.sort();
+        // A source may name a probe twice (`notifylanded, ..., notifylanded`).
+        src_probes.dedup();
         let Some(tail) = script::state_tail(ctx, table, st) else {
             continue;
         };
@@ -1017,7 +1017,7 @@ fn compare_ignores(
                 eprintln!("PROBES v{} {} | []", pkg.summary.version, bits.join(","));
             }
         }
-        let mut dec: Vec<String> = script::UE1_PROBES
+        let mut dec: Vec<String> = script::probes::probes_for(pkg.summary.version)
             .iter()
             .enumerate()
             .filter(|(b, _)| tail.ignore_mask & (1u64 << b) == 0)

@@ -345,10 +345,10 @@ fn state(ctx: &Ctx<'_, '_>, natives: &dyn Natives, s: usize, out: &mut String) -
         .collect();
     let edit = if flags & 0x1 != 0 { "()" } else { "" };
     let _ = writeln!(out, "{mods}state{edit} {name}{ext}\n{{");
-    // `ignores`: the probes whose IgnoreMask bit is cleared (UE1 names;
-    // the UE2 probe list is not known here).
-    if let (Some(t), true) = (tail, pkg.summary.version < 100) {
-        let ignored: Vec<&str> = super::UE1_PROBES
+    // `ignores`: the probes whose IgnoreMask bit is cleared (the names of
+    // the package's generation, `probes.rs`).
+    if let Some(t) = tail {
+        let ignored: Vec<&str> = super::probes::probes_for(pkg.summary.version)
             .iter()
             .enumerate()
             .filter(|(b, _)| t.ignore_mask & (1u64 << b) == 0)

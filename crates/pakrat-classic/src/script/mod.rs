@@ -26,6 +26,7 @@
 pub mod decl;
 pub mod flow;
 pub mod natives;
+pub mod probes;
 pub mod read;
 pub mod repl;
 
