@@ -72,7 +72,13 @@ impl<'p, 'a> PropsJson<'p, 'a> {
         let p = self.pkg.object_path(r).unwrap_or_else(|e| format!("<{e}>"));
         Some(match self.pkg.check_ref(r) {
             Ok(Target::Export(i)) => {
-                let full = format!("{}.{p}", self.package);
+                // Without a package name (a library caller that has none),
+                // the path within the package.
+                let full = if self.package.is_empty() {
+                    p
+                } else {
+                    format!("{}.{p}", self.package)
+                };
                 self.links.borrow_mut().insert(full.clone(), i);
                 full
             }

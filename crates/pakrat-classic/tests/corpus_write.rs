@@ -128,9 +128,17 @@ fn decoded(p: &Package<'_>, i: usize, rename: Option<(&str, &str)>) -> String {
         Ok(Made::Files(k, files)) => files
             .into_iter()
             .map(|(path, bytes, detail)| {
-                let path = match rename {
-                    Some((old, new)) => path.replace(new, old),
-                    None => path,
+                // Text outputs (material JSON, script text) name objects: the
+                // renamed name is read back as the old one there too.
+                let (path, detail, bytes) = match rename {
+                    Some((old, new)) => {
+                        let bytes = match std::str::from_utf8(&bytes) {
+                            Ok(t) => t.replace(new, old).into_bytes(),
+                            Err(_) => bytes,
+                        };
+                        (path.replace(new, old), detail.replace(new, old), bytes)
+                    }
+                    None => (path, detail, bytes),
                 };
                 format!("{k:?} {path} {detail} {:x?}", blake(&bytes))
             })
