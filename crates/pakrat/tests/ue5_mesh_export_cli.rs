@@ -1,4 +1,4 @@
-//! `pakrat export --class Mesh` of the UE4/UE5 static meshes of the corpus:
+//! `pakrat export --class StaticMesh` of the UE4/UE5 static meshes of the corpus:
 //! the CUE4Parse fixture project's `SM_Fixture` and `SM_Nanite` in every
 //! IoStore variant that holds them (UE 5.8 and 6.0 × Tagged/Unversioned ×
 //! Uncompressed/Zlib/Oodle/OodlePartitioned/OodleEncrypted; the legacy
@@ -126,7 +126,7 @@ fn export(input: &Path, out: &Path, args: &[&str]) -> Value {
         "export",
         common::s(input),
         "--class",
-        "Mesh",
+        "StaticMesh",
         "-o",
         common::s(out),
         "--json",
@@ -306,19 +306,19 @@ fn zenpair_cube_exports_with_the_fixture_mappings() {
         assert_eq!(r["info"]["totalTriangleCount"], 12, "{r}");
         assert_eq!(r["info"]["totalVertexCount"], 24, "{r}");
     }
-    // SK_Mannequin is a SkeletalMesh: not exported yet, so `--class Mesh`
-    // finds nothing in it.
+    // SK_Mannequin is a Skeleton, not a static mesh: `--class StaticMesh`
+    // finds nothing in it (ue5_skeletal_export_cli.rs exports it).
     let sk = corpus.join("zenpair/retoc/UE5.6/SK_Mannequin.uasset");
     let (code, _, err) = common::run(&[
         "export",
         common::s(&sk),
         "--class",
-        "Mesh",
+        "StaticMesh",
         "--ue-version",
         "5.6",
         "-o",
         common::s(&tmp.path().join("sk")),
     ]);
     assert_ne!(code, 0);
-    assert!(err.contains("no object of class Mesh"), "{err}");
+    assert!(err.contains("no object of class StaticMesh"), "{err}");
 }
