@@ -25,7 +25,7 @@
 
 mod common;
 
-use common::gltf::validate;
+use common::gltf::{glb, validate, winding};
 
 use std::path::{Path, PathBuf};
 
@@ -33,10 +33,7 @@ use serde_json::Value;
 
 /// The JSON chunk of a `.glb`.
 fn glb_json(path: &Path) -> Value {
-    let b = std::fs::read(path).unwrap();
-    assert_eq!(&b[..4], b"glTF");
-    let n = u32::from_le_bytes(b[12..16].try_into().unwrap()) as usize;
-    serde_json::from_slice(&b[20..20 + n]).unwrap()
+    glb(path).0
 }
 
 /// Export `input` to `out` with `args`; the `--json` report.
@@ -128,7 +125,9 @@ fn joints(j: &Value) -> (Vec<String>, Vec<i64>) {
 }
 
 fn check_mesh(path: &Path) {
-    let j = glb_json(path);
+    let (j, bin) = glb(path);
+    // The stored normals face the counter-clockwise side of both triangles.
+    assert_eq!(winding(&j, &bin), (2, 2));
     let (names, parents) = joints(&j);
     assert_eq!(names, ["Root", "Joint_1", "Joint_2"]);
     assert_eq!(parents, [-1, 0, 1]);
