@@ -124,6 +124,45 @@ fn joints(j: &Value) -> (Vec<String>, Vec<i64>) {
     (names, parents)
 }
 
+/// Hamilton product of quaternions (x, y, z, w).
+fn qmul(a: [f64; 4], b: [f64; 4]) -> [f64; 4] {
+    [
+        a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1],
+        a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0],
+        a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3],
+        a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2],
+    ]
+}
+
+/// A node's world position (translations and rotations down from the
+/// root; the Mannequin's scales are 1).
+fn world_position(j: &Value, name: &str) -> [f64; 3] {
+    let nodes = j["nodes"].as_array().unwrap();
+    let num = |v: &Value, k: usize, d: f64| v.get(k).and_then(Value::as_f64).unwrap_or(d);
+    let mut chain = vec![nodes.iter().position(|n| n["name"] == name).unwrap()];
+    while let Some(p) = nodes.iter().position(|n| {
+        n["children"].as_array().is_some_and(|c| {
+            c.iter()
+                .any(|x| x.as_u64() == Some(*chain.last().unwrap() as u64))
+        })
+    }) {
+        chain.push(p);
+    }
+    let (mut t, mut q) = ([0.0; 3], [0.0, 0.0, 0.0, 1.0]);
+    for &i in chain.iter().rev() {
+        let n = &nodes[i];
+        let lt = [0, 1, 2].map(|k| num(&n["translation"], k, 0.0));
+        let lq = [0, 1, 2, 3].map(|k| num(&n["rotation"], k, if k == 3 { 1.0 } else { 0.0 }));
+        let r = qmul(
+            qmul(q, [lt[0], lt[1], lt[2], 0.0]),
+            [-q[0], -q[1], -q[2], q[3]],
+        );
+        t = [t[0] + r[0], t[1] + r[1], t[2] + r[2]];
+        q = qmul(q, lq);
+    }
+    t
+}
+
 fn check_mesh(path: &Path) {
     let (j, bin) = glb(path);
     // The stored normals face the counter-clockwise side of both triangles.
