@@ -338,6 +338,19 @@ fn zenpair_mannequin_skeleton_exports_and_validates() {
         .enumerate()
         .skip(1)
         .all(|(k, &p)| (0..k as i64).contains(&p)));
+    // The reference pose in glTF axes (Y up): the bone rotations compose
+    // to a standing figure, pelvis about 96 cm and head about 163 cm up,
+    // the feet near the floor and mirrored left/right.
+    let at = |name: &str| world_position(&j, name);
+    let (pelvis, head) = (at("pelvis"), at("head"));
+    let (foot_l, foot_r) = (at("foot_l"), at("foot_r"));
+    assert!((pelvis[1] - 95.9).abs() < 0.5, "{pelvis:?}");
+    assert!((head[1] - 162.6).abs() < 0.5, "{head:?}");
+    assert!(
+        foot_l[1] < 10.0 && foot_r[1] < 10.0,
+        "{foot_l:?} {foot_r:?}"
+    );
+    assert!((foot_l[2] + foot_r[2]).abs() < 0.01 && foot_l[2].abs() > 10.0);
     for r in validate(&[f]) {
         assert_eq!(r["errors"], 0, "{r}");
         assert_eq!(r["warnings"], 0, "{r}");
