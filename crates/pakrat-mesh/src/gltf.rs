@@ -411,9 +411,16 @@ impl Builder {
             });
         }
         let weights = (!m.morph_targets.is_empty()).then(|| vec![0.0; m.morph_targets.len()]);
+        // The morph targets' names, as Blender and three.js read them.
+        let extras = (!m.morph_targets.is_empty())
+            .then(|| {
+                let names: Vec<&str> = m.morph_targets.iter().map(|t| t.name.as_str()).collect();
+                serde_json::value::to_raw_value(&serde_json::json!({ "targetNames": names })).ok()
+            })
+            .flatten();
         self.root.push(json::Mesh {
             extensions: None,
-            extras: Default::default(),
+            extras,
             name: Some(m.name.clone()),
             primitives,
             weights,

@@ -61,7 +61,8 @@ pub struct ExportArgs {
     /// Texture,Sound,Music,TextBuffer,Mesh (Mesh, LodMesh, StaticMesh,
     /// SkeletalMesh, VertMesh, MeshAnimation). UE4/UE5: Texture2D, TextureCube,
     /// Texture2DArray, TextureCubeArray, VolumeTexture, TextureLightProfile
-    /// … (Texture for all), SoundWave (Sound), StaticMesh (Mesh).
+    /// … (Texture for all), SoundWave (Sound), StaticMesh, SkeletalMesh,
+    /// Skeleton, AnimSequence (Mesh).
     #[arg(long, value_delimiter = ',')]
     pub class: Vec<String>,
     /// UE1/UE2 textures: export every mip level, not only the first.
@@ -79,13 +80,16 @@ pub struct ExportArgs {
     /// `ut2004_Core.u`) or a folder (`<Name>.u` of each import).
     #[arg(long, value_name = "PATH", num_args = 1.., requires = "decompile")]
     pub natives: Vec<PathBuf>,
-    /// Meshes: glTF container (default glb), or ActorX psk/psa (UE1/UE2).
+    /// Meshes: glTF container (default glb), ActorX psk/psa (UE1/UE2, and
+    /// UE4/UE5 skeletal meshes), or the UE1 editor's `_d.3d`/`_a.3d` pair.
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub mesh_format: Option<MeshFormat>,
-    /// UE2 skeletal meshes: every LOD model (one mesh each), not only LOD 0.
+    /// UE2 and UE4/UE5 skeletal meshes: every LOD model (one mesh each),
+    /// not only LOD 0 (UE4/UE5: every LOD from `--lod` on).
     #[arg(long)]
     pub all_lods: bool,
-    /// UE4/UE5 static meshes: the LOD to export (default 0, the finest).
+    /// UE4/UE5 static and skeletal meshes: the LOD to export (default 0,
+    /// the finest).
     #[arg(long, value_name = "N")]
     pub lod: Option<usize>,
     /// UE4/UE5 textures: the file format (default: PNG, EXR for HDR pixel

@@ -404,25 +404,51 @@ fn export_textures(o: &pakrat_asset::props::Opened, from: pakrat_asset::props::B
     }
 }
 
-/// What `pakrat export --class Mesh` does with a package's UE4/UE5 static
-/// meshes, into memory: the mesh read (streamed LODs fetched), each LOD's
-/// scene written as `.glb`. Errors are expected and ignored.
+/// What `pakrat export --class Mesh` does with a package's UE4/UE5 meshes,
+/// into memory: static and skeletal meshes read (streamed LODs fetched),
+/// each LOD's scene written as `.glb` (skeletal meshes also as `.psk`);
+/// skeletons read and written; animations read to their codec. Errors are
+/// expected and ignored.
 fn export_meshes(o: &pakrat_asset::props::Opened, from: pakrat_asset::props::BulkFrom<'_>) {
-    use pakrat_mesh::ue5;
+    use pakrat_mesh::gltf::{write, Format};
+    use pakrat_mesh::ue5::{self, anim, skel_scene, skeleton};
     let asset = o.asset();
     let fetch = |b: &pakrat_asset::bulk::BulkRef| o.bulk(b, from).map(|c| c.into_owned());
+    let none = &pakrat_asset::props::NoSchemas;
     for (i, e) in asset.exports.iter().enumerate() {
-        if !ue5::is_mesh_class(e.class_name()) {
-            continue;
-        }
-        let Ok(m) = ue5::read_static_mesh(&asset, i, &pakrat_asset::props::NoSchemas, &fetch)
-        else {
-            continue;
-        };
-        for lod in 0..m.native.lods.len() {
-            if let Ok(scene) = ue5::to_scene(&m, lod) {
-                let _ = pakrat_mesh::gltf::write(&scene, pakrat_mesh::gltf::Format::Glb, "m");
+        match e.class_name() {
+            "StaticMesh" => {
+                let Ok(m) = ue5::read_static_mesh(&asset, i, none, &fetch) else {
+                    continue;
+                };
+                for lod in 0..m.native.lods.len() {
+                    if let Ok(scene) = ue5::to_scene(&m, lod) {
+                        let _ = write(&scene, Format::Glb, "m");
+                    }
+                }
             }
+            "SkeletalMesh" => {
+                let Ok(m) = skel_scene::read_skeletal_mesh(&asset, i, none, &fetch) else {
+                    continue;
+                };
+                for lod in 0..m.native.lods.len() {
+                    if let Ok(scene) = skel_scene::to_scene(&m, lod, lod == 0) {
+                        let _ = write(&scene, Format::Glb, "m");
+                        let _ = pakrat_mesh::psk::write(&scene, "m", None);
+                    }
+                }
+            }
+            "Skeleton" => {
+                if let Ok(s) = skeleton::read_skeleton(&asset, i, none) {
+                    if let Ok(scene) = skel_scene::skeleton_scene(&s) {
+                        let _ = write(&scene, Format::Glb, "m");
+                    }
+                }
+            }
+            "AnimSequence" => {
+                let _ = anim::read_anim_sequence(&asset, i, none);
+            }
+            _ => {}
         }
     }
 }

@@ -1,18 +1,25 @@
 //! UE4/UE5 meshes: cooked `StaticMesh` exports read into a model
 //! ([`static_mesh::NativeStaticMesh`] plus the material slots and sockets of
 //! the properties, [`StaticMesh`]) and built into a [`Scene`] for the glTF
-//! writer.
+//! writer; cooked `SkeletalMesh` exports ([`skeletal_mesh`], [`skin`],
+//! [`skel_scene`]) with their reference skeleton, and `Skeleton` exports
+//! ([`skeleton`]).
 //!
 //! Axes: Unreal (X forward, Y right, Z up, left-handed) → glTF (−Y, Z, X),
 //! as for the UE1/UE2 meshes; triangles keep their stored order (the
 //! stored normals then face the counter-clockwise side: checked on the
 //! fixtures by `tests/ue5_mesh_corpus.rs`). Units stay centimetres.
 //!
-//! Not read yet: skeletal meshes, skeletons and animations; Nanite
+//! Not read yet: animations (see [`anim`]); Nanite
 //! resources (a Nanite mesh exports its fallback LODs where the package
 //! has them, and is skipped with that reason where not: [`lod_problem`]).
 
+pub mod anim;
 pub mod buffers;
+pub mod skel_scene;
+pub mod skeletal_mesh;
+pub mod skeleton;
+pub mod skin;
 pub mod static_mesh;
 
 use pakrat_asset::bulk::BulkRef;
@@ -53,9 +60,13 @@ pub struct SocketInfo {
     pub scale: [f64; 3],
 }
 
-/// The classes this module reads.
+/// The classes this module reads: `StaticMesh`, `SkeletalMesh`,
+/// `Skeleton` and `AnimSequence`.
 pub fn is_mesh_class(class: &str) -> bool {
-    class == "StaticMesh"
+    matches!(
+        class,
+        "StaticMesh" | "SkeletalMesh" | "Skeleton" | "AnimSequence"
+    )
 }
 
 fn prop<'p>(props: &'p [Property], name: &str) -> Option<&'p Value> {
@@ -146,7 +157,7 @@ pub fn read_static_mesh(
         .exports
         .get(index)
         .ok_or_else(|| Error::Other(format!("export {index} does not exist")))?;
-    if !is_mesh_class(e.class_name()) {
+    if e.class_name() != "StaticMesh" {
         return Err(Error::Other(format!(
             "{} is a {}, not a static mesh",
             e.path,

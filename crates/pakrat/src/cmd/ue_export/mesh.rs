@@ -1,17 +1,40 @@
-//! One UE4/UE5 StaticMesh of `pakrat export`: a LOD (0 unless `--lod`)
-//! written as glTF (`.glb`, or `.gltf` + `.bin` with `--mesh-format gltf`)
-//! beside the textures' files: its sections with the material slots, every
-//! UV set, vertex colours, and the sockets as nodes.
+//! One UE4/UE5 mesh object of `pakrat export`:
+//!
+//! * a `StaticMesh`: a LOD (0 unless `--lod`) written as glTF (`.glb`, or
+//!   `.gltf` + `.bin` with `--mesh-format gltf`): its sections with the
+//!   material slots, every UV set, vertex colours, and the sockets as
+//!   nodes;
+//! * a `SkeletalMesh`: the LOD (or with `--all-lods` every LOD from it on)
+//!   skinned to the mesh's reference skeleton, with its morph targets, as
+//!   glTF or, with `--mesh-format psk`, ActorX `.psk`;
+//! * a `Skeleton`: its joints (and sockets) as a glTF node tree;
+//! * an `AnimSequence`: skipped, naming the compression codec that is not
+//!   decoded.
 
 use pakrat_asset::props::{Asset, BulkFrom, Opened, Schemas};
 use pakrat_io::fsutil::OutputDir;
-use pakrat_mesh::gltf::{self, Format};
-use pakrat_mesh::ue5;
+use pakrat_mesh::gltf::{self, Files, Format};
+use pakrat_mesh::model::Scene;
+use pakrat_mesh::ue5::{self, anim, skel_scene, skeleton};
 
 use super::texture::{Outcome, Written};
 
-/// Read static mesh `exports[i]` and write LOD `lod` of it below `out` as
-/// `{base}.glb` (or `.gltf` and `.bin`).
+/// The mesh options of `pakrat export`.
+#[derive(Clone, Copy, Debug)]
+pub struct MeshOpts {
+    /// glTF container.
+    pub format: Format,
+    /// `--mesh-format psk` (skeletal meshes; the others stay glTF).
+    pub psk: bool,
+    /// `--lod`.
+    pub lod: usize,
+    /// `--all-lods` (skeletal meshes).
+    pub all_lods: bool,
+}
+
+/// Read mesh object `exports[i]` (any class of
+/// [`ue5::is_mesh_class`]) and write it below `out` as `{base}.glb` (or
+/// `.gltf` and `.bin`, or `.psk`).
 #[allow(clippy::too_many_arguments)]
 pub fn export(
     opened: &Opened,
@@ -21,36 +44,46 @@ pub fn export(
     schemas: &dyn Schemas,
     base: &str,
     out: &OutputDir,
-    format: Format,
-    lod: usize,
+    o: &MeshOpts,
 ) -> Outcome {
     let fetch = |b: &pakrat_asset::bulk::BulkRef| opened.bulk(b, from).map(|c| c.into_owned());
-    let m = match ue5::read_static_mesh(asset, i, schemas, &fetch) {
-        Ok(m) => m,
-        Err(e) => return Outcome::Failed(e.to_string()),
-    };
-    let scene = match ue5::to_scene(&m, lod) {
-        Ok(s) => s,
-        Err(why) => return Outcome::Skipped(why),
-    };
-    let l = &m.native.lods[lod];
-    let mesh = &scene.meshes[0];
-    let detail = format!(
-        "glTF LOD {lod} of {}, {} vertices, {} triangles, {} sections, {} UV sets{}, {} sockets{}",
-        m.native.lod_count,
-        mesh.positions.len(),
-        mesh.triangle_count(),
-        mesh.sections.len(),
-        mesh.uvs.len(),
-        if mesh.colors.is_empty() {
-            ""
-        } else {
-            ", vertex colours"
+    let (scene, detail, psk) = match asset.exports[i].class_name() {
+        "SkeletalMesh" => match skeletal(asset, i, schemas, &fetch, o) {
+            Ok(x) => (x.0, x.1, o.psk),
+            Err(out) => return out,
         },
-        scene.sockets.len(),
-        if l.streamed { ", streamed" } else { "" }
-    );
-    let files = match gltf::write(&scene, format, base) {
+        "Skeleton" => match skeleton::read_skeleton(asset, i, schemas) {
+            Err(e) => return Outcome::Failed(e.to_string()),
+            Ok(s) => match skel_scene::skeleton_scene(&s) {
+                Err(why) => return Outcome::Skipped(why),
+                Ok(scene) => {
+                    let d = format!(
+                        "glTF skeleton, {} bones, {} sockets, {} virtual bones",
+                        s.reference.bones.len(),
+                        scene.sockets.len(),
+                        s.virtual_bones.len()
+                    );
+                    (scene, d, false)
+                }
+            },
+        },
+        "AnimSequence" => {
+            return match anim::read_anim_sequence(asset, i, schemas) {
+                Ok(a) => Outcome::Skipped(anim::anim_problem(&a)),
+                Err(e) => Outcome::Failed(e.to_string()),
+            }
+        }
+        _ => match static_mesh(asset, i, schemas, &fetch, o.lod) {
+            Ok(x) => (x.0, x.1, false),
+            Err(out) => return out,
+        },
+    };
+    let files: Result<Files, String> = if psk {
+        pakrat_mesh::psk::write(&scene, base, None)
+    } else {
+        gltf::write(&scene, o.format, base)
+    };
+    let files = match files {
         Ok(f) => f,
         Err(e) => return Outcome::Failed(e),
     };
@@ -71,4 +104,83 @@ pub fn export(
         });
     }
     Outcome::Written(written)
+}
+
+/// A static mesh's scene and row detail.
+fn static_mesh(
+    asset: &Asset<'_>,
+    i: usize,
+    schemas: &dyn Schemas,
+    fetch: &ue5::BulkFetch<'_>,
+    lod: usize,
+) -> Result<(Scene, String), Outcome> {
+    let m = ue5::read_static_mesh(asset, i, schemas, fetch)
+        .map_err(|e| Outcome::Failed(e.to_string()))?;
+    let scene = ue5::to_scene(&m, lod).map_err(Outcome::Skipped)?;
+    let l = &m.native.lods[lod];
+    let mesh = &scene.meshes[0];
+    let detail = format!(
+        "glTF LOD {lod} of {}, {} vertices, {} triangles, {} sections, {} UV sets{}, {} sockets{}",
+        m.native.lod_count,
+        mesh.positions.len(),
+        mesh.triangle_count(),
+        mesh.sections.len(),
+        mesh.uvs.len(),
+        if mesh.colors.is_empty() {
+            ""
+        } else {
+            ", vertex colours"
+        },
+        scene.sockets.len(),
+        if l.streamed { ", streamed" } else { "" }
+    );
+    Ok((scene, detail))
+}
+
+/// A skeletal mesh's scene and row detail.
+fn skeletal(
+    asset: &Asset<'_>,
+    i: usize,
+    schemas: &dyn Schemas,
+    fetch: &ue5::BulkFetch<'_>,
+    o: &MeshOpts,
+) -> Result<(Scene, String), Outcome> {
+    let m = skel_scene::read_skeletal_mesh(asset, i, schemas, fetch)
+        .map_err(|e| Outcome::Failed(e.to_string()))?;
+    let scene = skel_scene::to_scene(&m, o.lod, o.all_lods).map_err(Outcome::Skipped)?;
+    let lods: Vec<String> = scene
+        .meshes
+        .iter()
+        .map(|mesh| {
+            format!(
+                "{} vertices, {} triangles",
+                mesh.positions.len(),
+                mesh.triangle_count()
+            )
+        })
+        .collect();
+    let mesh = &scene.meshes[0];
+    let detail = format!(
+        "{} LOD {}{} of {}, {}, {} sections, {} UV sets{}, {} bones, {} morph targets, {} sockets",
+        if o.psk { "psk" } else { "glTF" },
+        o.lod,
+        if scene.meshes.len() > 1 {
+            format!("–{}", o.lod + scene.meshes.len() - 1)
+        } else {
+            String::new()
+        },
+        m.native.lod_count,
+        lods.join(" / "),
+        mesh.sections.len(),
+        mesh.uvs.len(),
+        if mesh.colors.is_empty() {
+            ""
+        } else {
+            ", vertex colours"
+        },
+        m.native.skeleton.bones.len(),
+        mesh.morph_targets.len(),
+        scene.sockets.len(),
+    );
+    Ok((scene, detail))
 }

@@ -5,7 +5,8 @@
 //! (`Game/Textures/T_Wood.png`; `T_Wood.<Object>.png` for an object not
 //! named as its package), decoded to PNG or EXR, or undecoded to DDS; every
 //! SoundWave's audio likewise (`.wav` for PCM and ADPCM, the codec's own
-//! stream for the others: docs/sounds.md); every StaticMesh as glTF
+//! stream for the others: docs/sounds.md); every StaticMesh, SkeletalMesh
+//! and Skeleton as glTF, AnimSequences skipped with their codec
 //! (docs/meshes.md).
 //!
 //! Packages are exported in parallel (rayon), one package at a time per
@@ -229,8 +230,7 @@ struct Ctx<'a> {
     out: &'a OutputDir,
     opts: Options,
     class: &'a [String],
-    mesh_format: pakrat_mesh::gltf::Format,
-    lod: usize,
+    mesh: mesh::MeshOpts,
 }
 
 fn open_job<'a>(c: &Ctx<'a>, job: Job) -> pakrat_io::Result<(Opened, BulkFrom<'a>)> {
@@ -293,17 +293,7 @@ fn export_package(c: &Ctx<'_>, job: Job, package: &str) -> Vec<Row> {
         };
         let base = base_name(&asset.package, &e.name);
         let outcome = if mesh {
-            mesh::export(
-                &opened,
-                from,
-                &asset,
-                i,
-                &with,
-                &base,
-                c.out,
-                c.mesh_format,
-                c.lod,
-            )
+            mesh::export(&opened, from, &asset, i, &with, &base, c.out, &c.mesh)
         } else if texture {
             match pakrat_asset::texture::read_export(&asset, i, &with) {
                 Err(err) => Outcome::Failed(err.to_string()),
@@ -368,12 +358,16 @@ pub fn run(a: &ExportArgs) -> Result<ExitCode> {
             layout: a.layout,
         },
         class: &a.class,
-        mesh_format: if a.mesh_format == Some(crate::args_export::MeshFormat::Gltf) {
-            pakrat_mesh::gltf::Format::Gltf
-        } else {
-            pakrat_mesh::gltf::Format::Glb
+        mesh: mesh::MeshOpts {
+            format: if a.mesh_format == Some(crate::args_export::MeshFormat::Gltf) {
+                pakrat_mesh::gltf::Format::Gltf
+            } else {
+                pakrat_mesh::gltf::Format::Glb
+            },
+            psk: a.mesh_format == Some(crate::args_export::MeshFormat::Psk),
+            lod: a.lod.unwrap_or(0),
+            all_lods: a.all_lods,
         },
-        lod: a.lod.unwrap_or(0),
     };
     let bar =
         crate::cmd::common::progress_count(jobs.len() as u64, a.out.json, "exporting", "packages");
