@@ -590,4 +590,18 @@ fn every_ue1_mesh_exports_as_the_editors_3d_pair() {
         }
     }
     assert_eq!(seen, COUNTS.len());
+    // UE4/UE5 meshes have no .3d form: refused, nothing written.
+    let utoc = corpus.join("iostore/cue4parse/UE5_8/IoStore/Tagged/Uncompressed/CUE4ParseFixtures-Minimal-Uncompressed-Windows.utoc");
+    let out = tmp.path().join("ue5");
+    let (code, _, err) = common::run(&[
+        "export",
+        common::s(&utoc),
+        "-o",
+        common::s(&out),
+        "--mesh-format",
+        "3d",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("UE1 editor's vertex-mesh pair"), "{err}");
+    assert!(!out.exists());
 }

@@ -346,6 +346,11 @@ pub fn run(a: &ExportArgs) -> Result<ExitCode> {
         Some(u) => u,
         None => &NoSchemas,
     };
+    if a.mesh_format == Some(crate::args_export::MeshFormat::Unreal3d) {
+        anyhow::bail!(
+            "--mesh-format 3d is the UE1 editor's vertex-mesh pair (_d.3d/_a.3d); UE4/UE5 meshes export as glb, gltf or psk"
+        );
+    }
     let out = OutputDir::create(&a.output, a.force).map_err(|e| in_file(e, &a.output))?;
     let ctx = Ctx {
         inputs: &inputs,
