@@ -357,8 +357,21 @@ pub(crate) fn lock(root: &Path) -> Result<FolderLock> {
     {
         use std::os::fd::AsRawFd;
         let dir = File::open(root).map_err(|e| Error::io(root, e))?;
-        // SAFETY: flock on a descriptor this function owns.
-        let rc = unsafe { libc::flock(dir.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+        // A holder can be momentary: a process that is exiting, or a child
+        // forked by another thread of this process, which shares the
+        // descriptor (and so the lock) until it execs. Wait up to 3 s (a
+        // real install into the same folder takes longer and is refused).
+        let mut rc = -1;
+        for attempt in 0..30 {
+            if attempt > 0 {
+                std::thread::sleep(std::time::Duration::from_millis(100));
+            }
+            // SAFETY: flock on a descriptor this function owns.
+            rc = unsafe { libc::flock(dir.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+            if rc == 0 {
+                break;
+            }
+        }
         if rc != 0 {
             return Err(Error::Other(format!(
                 "{}: another pakrat process is installing into this folder (it holds the folder's lock); try again when it has finished",

@@ -4,6 +4,7 @@ mod args;
 mod args_asset;
 mod args_export;
 mod args_headers;
+mod args_pak;
 mod args_props;
 mod args_ue;
 mod cmd;

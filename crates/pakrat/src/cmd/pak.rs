@@ -401,7 +401,14 @@ fn order_from(path: &Path, keys: &KeyArgs) -> Result<Vec<String>> {
 }
 
 /// `pak create`.
-pub fn create(a: &PakCreateArgs) -> Result<ExitCode> {
+/// The writer's options from the arguments (codec, cipher, key, seed,
+/// version), and the release whose IoStore companion is written.
+fn create_options(
+    a: &PakCreateArgs,
+) -> Result<(
+    write::Options,
+    Option<&'static pakrat_iostore::engine::ContainerFormat>,
+)> {
     let compression = match a.compress.to_ascii_lowercase().as_str() {
         "none" => Method::None,
         "zlib" => Method::Zlib,
@@ -469,6 +476,12 @@ pub fn create(a: &PakCreateArgs) -> Result<ExitCode> {
         min_bytes_saved: a.min_bytes_saved,
         ..write::Options::default()
     };
+    Ok((o, companion))
+}
+
+pub fn create(a: &PakCreateArgs) -> Result<ExitCode> {
+    let (o, companion) = create_options(a)?;
+    let version = o.version;
     write::check(&o)?;
     // The same folder walk as `iostore create` (symlinks, special files and
     // unstorable names refused).
