@@ -107,6 +107,7 @@ fn package_seeds(out: &mut Out, name: &str, data: &[u8], max: usize, pixels: &mu
                 Kind::Music => &["export_music"],
                 Kind::TextBuffer => &["export_textbuffer"],
                 Kind::Mesh => &["mesh_ue1", "mesh_ue2_static"],
+                Kind::Material => &["export_material"],
             };
             for &t in targets {
                 out.put(t, name, data);
