@@ -176,6 +176,20 @@ pub struct ContainerHeader {
 }
 
 impl ContainerHeader {
+    /// The size of the shader map hashes this header stores (20, or 8 in
+    /// the UE 5.8 retail form), from its first hash; `None` without any.
+    pub fn shader_map_hash_size(&self) -> Option<usize> {
+        self.hash_sizes().next()
+    }
+
+    fn hash_sizes(&self) -> impl Iterator<Item = usize> + '_ {
+        self.store_entries
+            .iter()
+            .chain(&self.optional_store_entries)
+            .flat_map(|e| &e.shader_map_hashes)
+            .map(|h| h.as_bytes().len())
+    }
+
     /// The store entry of a package id.
     pub fn store_entry(&self, id: u64) -> Option<&StoreEntry> {
         self.package_ids
@@ -202,14 +216,8 @@ impl ContainerHeader {
         let HeaderForm::Ue5(version) = self.form else {
             return Ok(self.to_bytes_ue4());
         };
-        let mut sizes = self
-            .store_entries
-            .iter()
-            .chain(&self.optional_store_entries)
-            .flat_map(|e| &e.shader_map_hashes)
-            .map(|h| h.as_bytes().len());
-        if let Some(first) = sizes.next() {
-            if sizes.any(|s| s != first) {
+        if let Some(first) = self.shader_map_hash_size() {
+            if self.hash_sizes().any(|s| s != first) {
                 return Err(Error::Other(
                     "container header mixes 20-byte and 8-byte shader map hashes; one header holds one form"
                         .into(),
@@ -455,8 +463,8 @@ fn read_store_entries(blob: &Reader<'_>, n: usize, form: HeaderForm) -> Result<V
     // 20-byte hashes unless only 8-byte ones lay the arrays out exactly
     // (the UE 5.8 retail form, see `ShaderMapHash`).
     let hash_size = if shaders
-        && !ue5_layout_fits(blob, n, size, views_at, 20)
-        && ue5_layout_fits(blob, n, size, views_at, 8)
+        && !layout_fits(blob, n, size, &[(views_at, 8), (views_at + 8, 20)])
+        && layout_fits(blob, n, size, &[(views_at, 8), (views_at + 8, 8)])
     {
         8
     } else {
@@ -516,18 +524,20 @@ fn read_store_entries(blob: &Reader<'_>, n: usize, form: HeaderForm) -> Result<V
     Ok(out)
 }
 
-/// True when UE5 records of `size` bytes lay each entry's imported-package
-/// ids (8 bytes each) and then its shader map hashes (`hash` bytes each)
-/// out back to back right after the records, ending with the blob (how
-/// UE's writer lays them out).
-fn ue5_layout_fits(blob: &Reader<'_>, n: usize, size: usize, views_at: usize, hash: usize) -> bool {
+/// True when records of `size` bytes lay out the arrays of their views
+/// back to back right after the records, each record's views in order, and
+/// the blob ends with the last array (how UE's writer lays them out).
+/// `views` gives each view's `{u32 Num, u32 Offset}` place in the record
+/// and its element size: UE4 `[(views_at, 8)]` (imported package ids), UE5
+/// `[(views_at, 8), (views_at + 8, hash size)]` (ids, shader map hashes).
+fn layout_fits(blob: &Reader<'_>, n: usize, size: usize, views: &[(usize, usize)]) -> bool {
     if (n as u128) * (size as u128) > blob.len() as u128 {
         return false;
     }
     let mut next = n * size;
     for i in 0..n {
-        for (k, elem) in [(0, 8), (8, hash)] {
-            let field = i * size + views_at + k;
+        for &(at, elem) in views {
+            let field = i * size + at;
             let Ok(mut r) = blob.at(field as u64, "view") else {
                 return false;
             };
@@ -544,36 +554,6 @@ fn ue5_layout_fits(blob: &Reader<'_>, n: usize, size: usize, views_at: usize, ha
             if next > blob.len() {
                 return false;
             }
-        }
-    }
-    next == blob.len()
-}
-
-/// True when records of `size` bytes, with the imported-package view at
-/// `views_at`, lay their arrays out back to back right after the records and
-/// the blob ends with the last array (how UE's writer lays them out).
-fn ue4_layout_fits(blob: &Reader<'_>, n: usize, size: usize, views_at: usize) -> bool {
-    if (n as u128) * (size as u128) > blob.len() as u128 {
-        return false;
-    }
-    let mut next = n * size;
-    for i in 0..n {
-        let field = i * size + views_at;
-        let Ok(mut r) = blob.at(field as u64, "view") else {
-            return false;
-        };
-        let (Ok(num), Ok(off)) = (r.u32("num"), r.u32("offset")) else {
-            return false;
-        };
-        if num == 0 {
-            continue;
-        }
-        if field + off as usize != next {
-            return false;
-        }
-        next += num as usize * 8;
-        if next > blob.len() {
-            return false;
         }
     }
     next == blob.len()
@@ -763,8 +743,8 @@ fn parse_ue4(mut r: Reader<'_>, hint: Option<HeaderForm>) -> Result<ContainerHea
     let blob_at = r.offset();
     let blob = read_blob(&mut r, "store entries")?;
     let n = package_ids.len();
-    let fits32 = ue4_layout_fits(&blob, n, 32, 24);
-    let fits16 = ue4_layout_fits(&blob, n, 16, 8);
+    let fits32 = layout_fits(&blob, n, 32, &[(24, 8)]);
+    let fits16 = layout_fits(&blob, n, 16, &[(8, 8)]);
     let form = match (fits32, fits16) {
         (true, false) => HeaderForm::Ue4,
         (false, true) => HeaderForm::Ue4PreInitial,

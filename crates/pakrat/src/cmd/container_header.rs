@@ -44,15 +44,6 @@ fn rewrites_exactly(data: &[u8], h: &ContainerHeader) -> bool {
     h.to_bytes().is_ok_and(|b| b == data)
 }
 
-fn hash_size(h: &ContainerHeader) -> Option<usize> {
-    h.store_entries
-        .iter()
-        .chain(&h.optional_store_entries)
-        .flat_map(|e| &e.shader_map_hashes)
-        .map(|x| x.as_bytes().len())
-        .next()
-}
-
 fn summary(file: &Path, data: &[u8], h: &ContainerHeader) -> Value {
     let entries = h.store_entries.iter().chain(&h.optional_store_entries);
     let imports: usize = entries.clone().map(|e| e.imported_packages.len()).sum();
@@ -67,7 +58,7 @@ fn summary(file: &Path, data: &[u8], h: &ContainerHeader) -> Value {
         "optional_packages": h.optional_package_ids.len(),
         "imported_package_refs": imports,
         "shader_map_hashes": hashes,
-        "shader_map_hash_size": hash_size(h),
+        "shader_map_hash_size": h.shader_map_hash_size(),
         "names": h.names.len(),
         "localized_packages": h.localized_packages.len(),
         "culture_packages": h.culture_packages.len(),
@@ -102,7 +93,7 @@ pub fn info(file: &Path, ue4: Option<HeaderForm>, json_out: bool) -> Result<Exit
         "  imported packages: {} references",
         s["imported_package_refs"]
     );
-    match hash_size(&h) {
+    match h.shader_map_hash_size() {
         Some(8) => println!(
             "  shader maps:       {} hashes of 8 bytes (the UE 5.8 retail form, same version number)",
             s["shader_map_hashes"]
