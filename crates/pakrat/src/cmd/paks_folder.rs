@@ -69,10 +69,11 @@ fn collect(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) -> Result<()> {
 fn sources(dir: &Path) -> Result<Vec<Source>> {
     let mut files = Vec::new();
     collect(dir, 0, &mut files)?;
-    let paks: Vec<PathBuf> = files
+    // Each pak's path without its extension, to find a container's pak.
+    let paks: std::collections::HashSet<PathBuf> = files
         .iter()
         .filter(|p| p.extension().is_some_and(|x| x.eq_ignore_ascii_case("pak")))
-        .cloned()
+        .map(|p| p.with_extension(""))
         .collect();
     let mut order = files.clone();
     // Paks before containers, so that the stable mount-order sort keeps a
@@ -89,10 +90,7 @@ fn sources(dir: &Path) -> Result<Vec<Source>> {
             let iostore = path
                 .extension()
                 .is_some_and(|x| x.eq_ignore_ascii_case("utoc"));
-            let mounted = !iostore
-                || paks
-                    .iter()
-                    .any(|p| p.with_extension("") == path.with_extension(""));
+            let mounted = !iostore || paks.contains(&path.with_extension(""));
             Source {
                 path,
                 iostore,
