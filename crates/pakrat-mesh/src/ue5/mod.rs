@@ -24,7 +24,7 @@ pub mod static_mesh;
 
 use pakrat_asset::bulk::BulkRef;
 use pakrat_asset::props::{self, Asset, Property, Schemas, Value};
-use pakrat_io::{Error, Reader, Result};
+use pakrat_io::{Error, Result};
 
 use crate::model::{Material, Mesh, Scene, Section, Socket};
 use crate::ue1_scene::convert_axes;
@@ -153,29 +153,13 @@ pub fn read_static_mesh(
     schemas: &dyn Schemas,
     fetch: &BulkFetch<'_>,
 ) -> Result<StaticMesh> {
-    let e = asset
-        .exports
-        .get(index)
-        .ok_or_else(|| Error::Other(format!("export {index} does not exist")))?;
-    if e.class_name() != "StaticMesh" {
-        return Err(Error::Other(format!(
-            "{} is a {}, not a static mesh",
-            e.path,
-            e.class_name()
-        )));
-    }
-    let decoded = props::decode_export(asset, index, schemas);
-    if let Some(err) = decoded.error {
-        return Err(Error::Other(format!("{}: properties: {err}", e.path)));
-    }
-    let start = usize::try_from(decoded.native_start)
-        .ok()
-        .filter(|&s| s <= e.data.len())
-        .ok_or_else(|| Error::Other(format!("{}: native data outside the export", e.path)))?;
-    let mut r = Reader::with_base(&e.data[start..], e.offset + start as u64);
+    // The same reader as the skeletal classes: over the whole export,
+    // starting at the native data.
+    let (properties, mut r) = skeleton::native(asset, index, schemas, "StaticMesh")?;
+    let e = &asset.exports[index];
     let native = static_mesh::read(asset, index, &mut r, fetch)
         .map_err(|err| Error::Other(format!("{}: {err}", e.path)))?;
-    let nanite = match prop(&decoded.properties, "NaniteSettings") {
+    let nanite = match prop(&properties, "NaniteSettings") {
         Some(Value::Struct(f)) => matches!(prop(f, "bEnabled"), Some(Value::Bool(true))),
         _ => false,
     };
@@ -183,8 +167,8 @@ pub fn read_static_mesh(
         name: e.name.clone(),
         path: e.path.clone(),
         native,
-        materials: material_slots(&decoded.properties),
-        sockets: sockets(asset, &decoded.properties, schemas),
+        materials: material_slots(&properties),
+        sockets: sockets(asset, &properties, schemas),
         nanite,
     })
 }
