@@ -46,6 +46,9 @@ pub struct Expr {
     pub uncast: Option<Box<Expr>>,
     /// The enum of a byte variable, or the value of a byte literal.
     pub byte: Option<ByteInfo>,
+    /// A byte/int/float conversion left out of `text` because the
+    /// compiler adds it by itself (its token, see [`cast_type`]).
+    pub implicit: Option<u8>,
 }
 
 /// What is known of a byte expression.
@@ -66,6 +69,7 @@ impl Expr {
             default: false,
             uncast: None,
             byte: None,
+            implicit: None,
         }
     }
     fn wrap_if(&self, p: bool) -> String {
@@ -190,6 +194,35 @@ pub fn float_text(f: f32) -> String {
         s
     } else {
         format!("{s}.0")
+    }
+}
+
+/// Which operands of a binary operator need their left-out conversion
+/// written, `(left, right)`. The compiler converts an operand by itself
+/// only to match the other one: when both sides were converted to float,
+/// the source wrote one of the conversions, and without it the operator
+/// would be the int one (`float(a) / b` is not `a / b`). The left one is
+/// written, or the right one when the left is a literal. Operators
+/// defined for floats only (`%`, `**`, `~=`) convert both sides by
+/// themselves.
+fn explicit_operands(a: &Expr, b: &Expr, op: &str) -> (bool, bool) {
+    let to_float = |e: &Expr| e.implicit.and_then(cast_type) == Some("float");
+    if matches!(op, "%" | "**" | "~=") || !to_float(a) || !to_float(b) {
+        return (false, false);
+    }
+    let literal = |e: &Expr| e.text.starts_with(|c: char| c.is_ascii_digit() || c == '-');
+    if literal(a) && !literal(b) {
+        (false, true)
+    } else {
+        (true, false)
+    }
+}
+
+/// An expression with its left-out conversion written.
+fn explicit_text(e: &Expr) -> String {
+    match e.implicit.and_then(cast_type) {
+        Some(ty) => format!("{ty}({})", e.text),
+        None => e.text.clone(),
     }
 }
 
@@ -702,7 +735,11 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
         let e = self.expr()?;
         // byte, int and float convert into each other implicitly: the
         // source rarely writes these conversions.
+        // The conversion is remembered: an operator may need it written
+        // back (see `explicit_operands`).
         if matches!(c, 0x3A | 0x3C | 0x3D | 0x3F | 0x43 | 0x44) {
+            let mut e = e;
+            e.implicit = Some(c);
             return Ok(e);
         }
         let mut out = Expr::atom(format!("{ty}({})", e.text));
@@ -721,6 +758,7 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
             default: false,
             uncast: None,
             byte: None,
+            implicit: None,
         })
     }
 
@@ -934,6 +972,7 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
                 default: false,
                 uncast: None,
                 byte: None,
+                implicit: None,
             }),
             (OpKind::Post, [a]) => Some(Expr {
                 text: format!("{}{sym}", a.wrap_if(a.prec > 0)),
@@ -942,6 +981,7 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
                 default: false,
                 uncast: None,
                 byte: None,
+                implicit: None,
             }),
             _ => None,
         }
@@ -952,12 +992,19 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
         // side is wrapped at the same level. Assignment-like operators
         // (`+=`, `$=`...) are wrapped like any other.
         let sep = format!(" {op} ");
-        let at = self
-            .enum_literal(a, b)
-            .unwrap_or_else(|| a.wrap_if(a.prec > p));
-        let bt = self
-            .enum_literal(b, a)
-            .unwrap_or_else(|| b.wrap_if(b.prec >= p));
+        let (ea, eb) = explicit_operands(a, b, op);
+        let at = if ea {
+            explicit_text(a)
+        } else {
+            self.enum_literal(a, b)
+                .unwrap_or_else(|| a.wrap_if(a.prec > p))
+        };
+        let bt = if eb {
+            explicit_text(b)
+        } else {
+            self.enum_literal(b, a)
+                .unwrap_or_else(|| b.wrap_if(b.prec >= p))
+        };
         Expr {
             text: format!("{at}{sep}{bt}"),
             prec: p.max(1),
@@ -965,6 +1012,46 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
             default: false,
             uncast: None,
             byte: None,
+            implicit: None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn converted(text: &str, token: u8) -> Expr {
+        Expr {
+            implicit: Some(token),
+            ..Expr::atom(text)
+        }
+    }
+
+    #[test]
+    fn one_of_two_float_conversions_is_written() {
+        // IntToFloat(a) / IntToFloat(500): `a / 500` would be int division.
+        let (a, b) = (converted("a", 0x3F), converted("500", 0x3F));
+        assert_eq!(explicit_operands(&a, &b, "/"), (true, false));
+        assert_eq!(explicit_text(&a), "float(a)");
+        // The literal stays bare when the other side is a variable.
+        assert_eq!(explicit_operands(&b, &a, "*"), (false, true));
+        // byte and int sides converted to float: still the int operator
+        // without one of them.
+        let c = converted("c", 0x3C);
+        assert_eq!(explicit_operands(&c, &a, "<"), (true, false));
+    }
+
+    #[test]
+    fn conversions_the_compiler_adds_stay_out() {
+        let (a, b) = (converted("a", 0x3F), converted("b", 0x3F));
+        // `%` and `**` take floats only: both sides convert by themselves.
+        assert_eq!(explicit_operands(&a, &b, "%"), (false, false));
+        assert_eq!(explicit_operands(&a, &b, "**"), (false, false));
+        // One converted side matches the other by itself.
+        assert_eq!(explicit_operands(&a, &Expr::atom("f"), "*"), (false, false));
+        // byte to int on both sides: there are no byte operators.
+        let (x, y) = (converted("x", 0x3A), converted("y", 0x3A));
+        assert_eq!(explicit_operands(&x, &y, "=="), (false, false));
     }
 }
