@@ -218,6 +218,19 @@ fn explicit_operands(a: &Expr, b: &Expr, op: &str) -> (bool, bool) {
     }
 }
 
+/// `e` converted by byte/int/float conversion token `c`, left out of the
+/// text. Narrowed, then widened again (`f - int(f)` stores
+/// `IntToFloat(FloatToInt(f))`), the narrowing is written: without it the
+/// expression would read `f - f`. It is written even where the compiler
+/// added both (a few corpus bodies): the meaning is the same, only longer.
+fn implicit_conversion(mut e: Expr, c: u8) -> Expr {
+    if matches!(e.implicit, Some(0x3D | 0x43 | 0x44)) && matches!(c, 0x3A | 0x3C | 0x3F) {
+        e = Expr::atom(explicit_text(&e));
+    }
+    e.implicit = Some(c);
+    e
+}
+
 /// An expression with its left-out conversion written.
 fn explicit_text(e: &Expr) -> String {
     match e.implicit.and_then(cast_type) {
@@ -738,9 +751,7 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
         // The conversion is remembered: an operator may need it written
         // back (see `explicit_operands`).
         if matches!(c, 0x3A | 0x3C | 0x3D | 0x3F | 0x43 | 0x44) {
-            let mut e = e;
-            e.implicit = Some(c);
-            return Ok(e);
+            return Ok(implicit_conversion(e, c));
         }
         let mut out = Expr::atom(format!("{ty}({})", e.text));
         out.uncast = Some(Box::new(e));
@@ -1040,6 +1051,17 @@ mod tests {
         // without one of them.
         let c = converted("c", 0x3C);
         assert_eq!(explicit_operands(&c, &a, "<"), (true, false));
+    }
+
+    #[test]
+    fn a_narrowing_widened_again_is_written() {
+        // f - int(f): IntToFloat(FloatToInt(f)).
+        let e = implicit_conversion(implicit_conversion(Expr::atom("f"), 0x44), 0x3F);
+        assert_eq!(e.text, "int(f)");
+        assert_eq!(explicit_text(&e), "float(int(f))");
+        // Widened twice (byte to int to float): both left out.
+        let e = implicit_conversion(implicit_conversion(Expr::atom("b"), 0x3A), 0x3F);
+        assert_eq!(e.text, "b");
     }
 
     #[test]
