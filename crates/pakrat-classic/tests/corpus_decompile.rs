@@ -697,8 +697,8 @@ fn every_corpus_class_decompiles() {
         ignores,
     } = tally;
     eprintln!(
-        "states with ignores (UE1 and UE2) {}, equal {} ({} names in the sources are not probes)",
-        ignores.0, ignores.1, ignores.2
+        "states with ignores (UE1 and UE2) {}, equal {} ({} names in the sources are not probes; {} states equal once the functions the source declares without a body count as ignored)",
+        ignores.0, ignores.1, ignores.2, ignores.3
     );
     eprintln!(
         "replication blocks compared {}, equal {}; their ifs {}, equal {}",
@@ -756,9 +756,10 @@ struct Tally {
     repl_groups: (usize, usize),
     /// Why an `if` differs.
     repl_kinds: BTreeMap<&'static str, usize>,
-    /// UE1 states with `ignores` compared / equal, and the source's names
-    /// that are not probes (not in the IgnoreMask).
-    ignores: (usize, usize, usize),
+    /// States with `ignores` compared / equal, the source's names that are
+    /// not probes (not in the IgnoreMask), and the states equal once the
+    /// functions the source declares without a body count as ignored.
+    ignores: (usize, usize, usize, usize),
     compared: usize,
     /// Equal after the plain normalisation.
     exact: usize,
@@ -1000,13 +1001,9 @@ fn compare_ignores(
                 .collect();
         }
         let others = src_names.iter().filter(|n| !probes.contains(n)).count();
-        let mut src_probes: Vec<String> = src_names
-            .into_iter()
-            .filter(|n| probes.contains(n))
-            .collect();
-        src_probes.sort();
-        // A source may name a probe twice (`notifylanded, ..., notifylanded`).
-        src_probes.dedup();
+        // A source may name a function twice (`notifylanded, ..., notifylanded`).
+        src_names.sort();
+        src_names.dedup();
         let Some(tail) = script::state_tail(ctx, table, st) else {
             continue;
         };
@@ -1027,22 +1024,40 @@ fn compare_ignores(
                 eprintln!("PROBES v{} {} | []", pkg.summary.version, bits.join(","));
             }
         }
-        let mut dec: Vec<String> = script::probes::probes_for(pkg.summary.version)
+        let mut dec: Vec<String> = script::ignores(ctx, table, st)
             .iter()
-            .enumerate()
-            .filter(|(b, _)| tail.ignore_mask & (1u64 << b) == 0)
-            .filter_map(|(_, n)| n.map(str::to_lowercase))
+            .map(|n| n.to_lowercase())
             .collect();
         dec.sort();
-        if src_probes.is_empty() && dec.is_empty() {
+        if src_names.is_empty() && dec.is_empty() {
             continue;
         }
         tally.ignores.0 += 1;
         tally.ignores.2 += others;
-        if src_probes == dec {
+        // A function the state declares without a body (`function F();`,
+        // `exec function ViewSelf();`) compiles as an ignored one does.
+        let declared = |n: &String| {
+            (open + 1..t.len()).any(|j| {
+                t[j] == *n
+                    && (t[j - 1] == "function" || t[j - 1] == "event")
+                    && t.get(j + 1).is_some_and(|x| x == "(")
+                    && t.get(close_of(&t, j + 1)).is_some_and(|x| x == ";")
+            })
+        };
+        let mut with_declared = src_names.clone();
+        with_declared.extend(
+            dec.iter()
+                .filter(|n| !src_names.contains(n) && declared(n))
+                .cloned(),
+        );
+        with_declared.sort();
+        if src_names == dec {
             tally.ignores.1 += 1;
+        } else if with_declared == dec {
+            tally.ignores.1 += 1;
+            tally.ignores.3 += 1;
         } else if std::env::var_os("DECOMP_DIFF").is_some() {
-            eprintln!("ignores {name}: {src_probes:?} | {dec:?}");
+            eprintln!("ignores {name}: {src_names:?} | {dec:?}");
         }
     }
 }

@@ -296,8 +296,9 @@ pub fn function(
     let head = function_head(ctx, f, &params, ret.as_ref());
     let flags = function_info(pkg, f).map_or(0, |i| i.flags);
     let body = super::body_lines(ctx, natives, f)?;
-    // Native functions end with `;`; others always have a body.
-    if flags & 0x400 != 0 && body.is_empty() && locals.is_empty() {
+    // Native functions end with `;`, and so do functions declared without
+    // a body (no `FUNC_Defined`, 0x2); others always have a body.
+    if (flags & 0x400 != 0 || flags & 0x2 == 0) && body.is_empty() && locals.is_empty() {
         let _ = writeln!(out, "{}{head};", pad(ind));
         return Ok(());
     }
@@ -345,23 +346,15 @@ fn state(ctx: &Ctx<'_, '_>, natives: &dyn Natives, s: usize, out: &mut String) -
         .collect();
     let edit = if flags & 0x1 != 0 { "()" } else { "" };
     let _ = writeln!(out, "{mods}state{edit} {name}{ext}\n{{");
-    // `ignores`: the probes whose IgnoreMask bit is cleared (the names of
-    // the package's generation, `probes.rs`).
-    if let Some(t) = tail {
-        let ignored: Vec<&str> = super::probes::probes_for(pkg.summary.version)
-            .iter()
-            .enumerate()
-            .filter(|(b, _)| t.ignore_mask & (1u64 << b) == 0)
-            .filter_map(|(_, n)| *n)
-            .collect();
-        if !ignored.is_empty() {
-            let _ = writeln!(out, "    ignores {};", ignored.join(", "));
-        }
-    }
     let funcs: Vec<usize> = children(pkg, s)
         .into_iter()
         .filter(|&k| pkg.export_class_name(k).ok() == Some("Function"))
+        .filter(|&f| !super::is_ignore_stub(pkg, f))
         .collect();
+    let ignored = super::ignores(ctx, natives, s);
+    if !ignored.is_empty() {
+        let _ = writeln!(out, "    ignores {};", ignored.join(", "));
+    }
     for &f in funcs.iter().rev() {
         function(ctx, natives, f, 1, out)?;
     }

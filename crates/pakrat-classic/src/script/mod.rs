@@ -158,6 +158,47 @@ pub fn state_tail(
     })
 }
 
+/// Whether function export `f` is the empty function the compiler gives a
+/// state for each name its `ignores` list holds that is not a probe: it
+/// is declared but not defined (no `FUNC_Defined`, 0x2, in `UnStack.h`),
+/// where every function the source writes with a body has that flag, and
+/// it has no other flag. A state may also declare a function without a
+/// body (`exec function ViewSelf();`), which means the same; with a
+/// modifier it is written that way (see `decl`), without one as `ignores`,
+/// the more common form.
+pub fn is_ignore_stub(pkg: &Package<'_>, f: usize) -> bool {
+    pkg.export_class_name(f).ok() == Some("Function")
+        && natives::function_info(pkg, f).is_some_and(|i| i.flags & (0x2 | 0x400) == 0)
+}
+
+/// The names state export `s` ignores: the probes whose `IgnoreMask` bit is
+/// cleared (the names of the package's generation, [`probes`]), then the
+/// other functions, from their empty stubs ([`is_ignore_stub`]).
+pub fn ignores(ctx: &Ctx<'_, '_>, natives: &dyn natives::Natives, s: usize) -> Vec<String> {
+    let pkg = ctx.pkg;
+    let mut out: Vec<String> = match state_tail(ctx, natives, s) {
+        Some(t) => probes::probes_for(pkg.summary.version)
+            .iter()
+            .enumerate()
+            .filter(|(b, _)| t.ignore_mask & (1u64 << b) == 0)
+            .filter_map(|(_, n)| n.map(str::to_string))
+            .collect(),
+        None => Vec::new(),
+    };
+    let stubs: Vec<usize> = crate::headers::model::children(pkg, s)
+        .into_iter()
+        .filter(|&f| is_ignore_stub(pkg, f))
+        .collect();
+    // Children are listed last declared first.
+    out.extend(
+        stubs
+            .iter()
+            .rev()
+            .map(|&f| pkg.name(pkg.exports[f].object_name).to_string()),
+    );
+    out
+}
+
 /// The UE1 probe names, by bit (`UnNames.h` of UT432–UT469: names 300–362,
 /// `NAME_PROBEMIN` 300); `None` for the unnamed `ProbeNN` slots.
 pub const UE1_PROBES: [Option<&str>; 63] = {
