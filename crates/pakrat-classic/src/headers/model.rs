@@ -286,14 +286,7 @@ pub fn read_prop(pkg: &Package<'_>, i: usize) -> Result<Prop> {
     let bad = |what: &str| pakrat_io::Error::Other(format!("property export {i}: {what}"));
     let class = pkg.export_class_name(i)?.to_string();
     let mut r = field_reader(pkg, i).ok_or_else(|| bad("object data does not parse"))?;
-    read_obj(pkg, &mut r, "SuperField")?;
-    read_obj(pkg, &mut r, "Next")?;
-    let array_dim = r.i32("ArrayDim")?;
-    let flags = r.u32("PropertyFlags")?;
-    read_name(pkg, &mut r, "Category")?;
-    if flags & CPF_NET != 0 {
-        r.u16("RepOffset")?;
-    }
+    let (array_dim, flags) = prop_base(pkg, &mut r)?;
     let kind = prop_kind(pkg, &class, &mut r, 0)?;
     Ok(Prop {
         name: pkg.name(pkg.exports[i].object_name).to_string(),
@@ -350,15 +343,30 @@ fn read_prop_depth(pkg: &Package<'_>, i: usize, depth: u32) -> Result<PropKind> 
     let class = pkg.export_class_name(i)?.to_string();
     let mut r = field_reader(pkg, i)
         .ok_or_else(|| pakrat_io::Error::Other(format!("property export {i}: no data")))?;
-    read_obj(pkg, &mut r, "SuperField")?;
-    read_obj(pkg, &mut r, "Next")?;
-    r.i32("ArrayDim")?;
+    prop_base(pkg, &mut r)?;
+    prop_kind(pkg, &class, &mut r, depth)
+}
+
+/// The `UField` and `UProperty` fields every property starts with, up to
+/// its type's own fields: `(ArrayDim, PropertyFlags)`. Vengeance builds
+/// (SWAT 4, Tribes: Vengeance) add two names (the editor's combo type and
+/// display) and a comment string after RepOffset (UELib
+/// `UProperty.Deserialize`, `VENGEANCE`).
+fn prop_base(pkg: &Package<'_>, r: &mut Reader<'_>) -> Result<(i32, u32)> {
+    read_obj(pkg, r, "SuperField")?;
+    read_obj(pkg, r, "Next")?;
+    let array_dim = r.i32("ArrayDim")?;
     let flags = r.u32("PropertyFlags")?;
-    read_name(pkg, &mut r, "Category")?;
+    read_name(pkg, r, "Category")?;
     if flags & CPF_NET != 0 {
         r.u16("RepOffset")?;
     }
-    prop_kind(pkg, &class, &mut r, depth)
+    if crate::summary::vengeance_header(pkg.summary.version, pkg.summary.licensee) {
+        read_name(pkg, r, "EditComboType")?;
+        read_name(pkg, r, "EditDisplay")?;
+        r.fstring("property comment")?;
+    }
+    Ok((array_dim, flags))
 }
 
 /// Flag bits a UE1/UE2 function can have (UT432 `EFunctionFlags` and the

@@ -49,6 +49,8 @@ pub struct Expr {
     /// A byte/int/float conversion left out of `text` because the
     /// compiler adds it by itself (its token, see [`cast_type`]).
     pub implicit: Option<u8>,
+    /// A Vengeance constructor call (token 0x46, see `context`).
+    pub constructor: bool,
 }
 
 /// What is known of a byte expression.
@@ -70,6 +72,7 @@ impl Expr {
             uncast: None,
             byte: None,
             implicit: None,
+            constructor: false,
         }
     }
     fn wrap_if(&self, p: bool) -> String {
@@ -231,6 +234,19 @@ fn implicit_conversion(mut e: Expr, c: u8) -> Expr {
     e
 }
 
+/// `new class'X'` from Vengeance's constructor form
+/// `class'X'.static.Allocate(self)` . 0x46 `Construct_Void()`; other
+/// constructors (with arguments) are written as stored.
+fn vengeance_new(left: &Expr, right: &Expr) -> Option<Expr> {
+    if !right.constructor || !right.text.eq_ignore_ascii_case("Construct_Void()") {
+        return None;
+    }
+    let class = left.text.strip_suffix(".static.Allocate(self)")?;
+    let mut e = Expr::atom(format!("new {class}"));
+    e.prec = 1;
+    Some(e)
+}
+
 /// An expression with its left-out conversion written.
 fn explicit_text(e: &Expr) -> String {
     match e.implicit.and_then(cast_type) {
@@ -275,6 +291,10 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
     /// Bytes read so far from the stored script.
     pub fn disk_pos(&self) -> usize {
         self.r.pos()
+    }
+
+    fn licensee(&self) -> u16 {
+        self.ctx.pkg.summary.licensee
     }
 
     fn v(&self) -> u16 {
@@ -395,6 +415,12 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
                 }
             }
             0x0B => Stmt::Nothing,
+            // A native function's parameters, one `NativeParm` each (the
+            // Vengeance compiler writes them): nothing the source wrote.
+            0x29 => {
+                self.variable("")?;
+                Stmt::Nothing
+            }
             0x0C => {
                 let mut labels = Vec::new();
                 loop {
@@ -666,6 +692,17 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
                 e.call = true;
                 e
             }
+            // Vengeance (SWAT 4, Tribes: Vengeance) compiles `new class'X'`
+            // of an Object class with a constructor as
+            // `class'X'.static.Allocate(self)` in a context whose right side
+            // is 0x46 and the constructor call (`Construct_Void()`): the
+            // token marks that call, with no operand of its own (the
+            // context's skip counts it as one byte). Unused in Epic's UE2.
+            0x46 if ue2 && crate::summary::vengeance_header(self.v(), self.licensee()) => {
+                let mut e = self.expr()?;
+                e.constructor = true;
+                e
+            }
             0x46 if ue2 => return Err(bad(off, format!("token {t:#04x} is not used in UE2"))),
             _ => return Err(bad(off, format!("unknown token {t:#04x}"))),
         }))
@@ -770,6 +807,7 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
             uncast: None,
             byte: None,
             implicit: None,
+            constructor: false,
         })
     }
 
@@ -815,6 +853,9 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
             || matches!(t, "true" | "false" | "none");
         if constant || self.implicit_outer(&left, &right) {
             return Ok(right);
+        }
+        if let Some(e) = vengeance_new(&left, &right) {
+            return Ok(e);
         }
         let text = if class_context && right.call {
             format!("{l}.static.{}", right.text)
@@ -984,6 +1025,7 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
                 uncast: None,
                 byte: None,
                 implicit: None,
+                constructor: false,
             }),
             (OpKind::Post, [a]) => Some(Expr {
                 text: format!("{}{sym}", a.wrap_if(a.prec > 0)),
@@ -993,6 +1035,7 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
                 uncast: None,
                 byte: None,
                 implicit: None,
+                constructor: false,
             }),
             _ => None,
         }
@@ -1024,6 +1067,7 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
             uncast: None,
             byte: None,
             implicit: None,
+            constructor: false,
         }
     }
 }
