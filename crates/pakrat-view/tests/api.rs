@@ -1590,6 +1590,7 @@ fn meshes_come_as_valid_glb_and_non_meshes_as_json_errors() {
         );
         assert_eq!(ty, "model/gltf-binary", "{pq}");
         let j = glb_json(&b);
+        eprintln!("{name}: {} bytes", b.len());
         let f = out.path().join(name);
         std::fs::write(&f, &b).unwrap();
         files.push(f);

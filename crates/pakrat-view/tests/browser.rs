@@ -1157,6 +1157,7 @@ fn a_browser_draws_meshes_in_3d() {
         &c.join("ue1/epiccustommodels.u"),
         &root.join("System/epiccustommodels.u"),
     );
+    copy(&c.join("ue1/relics.u"), &root.join("System/relics.u"));
     copy(
         &c.join("ue2/SniperAnims.ukx"),
         &root.join("Animations/SniperAnims.ukx"),
@@ -1191,6 +1192,7 @@ fn a_browser_draws_meshes_in_3d() {
         "the folder listing",
     );
     ue1_mesh_animates(&d, &shots);
+    ue1_mesh_with_its_skin(&d, &shots);
     ue2_skeletal_mesh_animates(&d, &shots);
     ue5_skeletal_mesh_draws(&d, &shots);
     eprintln!("screenshots in {}", shots.display());
@@ -1269,6 +1271,37 @@ fn ue1_mesh_animates(d: &Driver, shots: &Path) {
     );
     let (_, reset, _) = drawn_canvas(d, "the view reset");
     assert_eq!(reset, first, "reset view");
+}
+
+/// A UE1 Mesh whose skin is a texture of its package: drawn textured
+/// (the PNG embedded in the .glb).
+fn ue1_mesh_with_its_skin(d: &Driver, shots: &Path) {
+    d.click("relics.u");
+    d.click("Mesh");
+    click_first_below(d, "Mesh");
+    let (n, _, all) = drawn_canvas(d, "the textured UE1 mesh");
+    assert!(n > all / 100, "{n} of {all}");
+    let info = d.js(
+        "return document.querySelector('#m3box .m3info').textContent;",
+        json!([]),
+    );
+    let textures: u64 = info
+        .as_str()
+        .unwrap()
+        .split(", ")
+        .find_map(|p| p.strip_suffix(" textures"))
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(textures > 0, "{info}");
+    // Some drawn pixels are coloured (the skin), not the grey of an
+    // untextured mesh.
+    let coloured = d.js(
+        "const c = document.querySelector('#m3box canvas.mesh3d'); const t = document.createElement('canvas');          t.width = c.width; t.height = c.height; const x = t.getContext('2d'); x.drawImage(c, 0, 0);          const p = x.getImageData(0, 0, t.width, t.height).data; let n = 0;          for (let i = 0; i < p.length; i += 4) if (Math.max(p[i], p[i + 1], p[i + 2]) - Math.min(p[i], p[i + 1], p[i + 2]) > 24) n++;          return n;",
+        json!([]),
+    );
+    assert!(coloured.as_u64().unwrap() > 100, "coloured pixels: {coloured}");
+    d.screenshot(&shots.join("18b-mesh-ue1-skin.png"));
 }
 
 /// The UE2 skeletal mesh with its MeshAnimation: skinned, drawn, and a
