@@ -1300,7 +1300,10 @@ fn ue1_mesh_with_its_skin(d: &Driver, shots: &Path) {
         "const c = document.querySelector('#m3box canvas.mesh3d'); const t = document.createElement('canvas');          t.width = c.width; t.height = c.height; const x = t.getContext('2d'); x.drawImage(c, 0, 0);          const p = x.getImageData(0, 0, t.width, t.height).data; let n = 0;          for (let i = 0; i < p.length; i += 4) if (Math.max(p[i], p[i + 1], p[i + 2]) - Math.min(p[i], p[i + 1], p[i + 2]) > 24) n++;          return n;",
         json!([]),
     );
-    assert!(coloured.as_u64().unwrap() > 100, "coloured pixels: {coloured}");
+    assert!(
+        coloured.as_u64().unwrap() > 100,
+        "coloured pixels: {coloured}"
+    );
     d.screenshot(&shots.join("18b-mesh-ue1-skin.png"));
 }
 
