@@ -1569,7 +1569,8 @@ fn first_of_class(s: &Server, path: &str, class: &str) -> u64 {
 /// Issue 28 item 6: `/api/mesh` and `/api/umesh` answer a mesh as a
 /// `.glb` the Khronos validator passes: a UE1 LodMesh with its sequences
 /// as morph-target animations and its skins embedded, a UE2 skeletal mesh
-/// with its skin and its paired MeshAnimation, a UE2 static mesh, and the
+/// with its skin and its paired MeshAnimation, a UE2 vertex mesh and a
+/// static mesh, and the
 /// UE 5.8 fixtures' static and skeletal meshes from a container; a
 /// texture, an export past the end and a damaged mesh get a JSON error.
 #[test]
@@ -1636,6 +1637,12 @@ fn meshes_come_as_valid_glb_and_non_meshes_as_json_errors() {
         .unwrap()
         .iter()
         .any(|c| c["target"]["path"] == "rotation"));
+    // UE2: a vertex mesh (this one has one frame: no morph targets, no
+    // animation).
+    let vm = "ue2/XVehicles_rc.u";
+    let k = first_of_class(&s, vm, "VertMesh");
+    let j = fetch(&format!("/api/mesh?path={vm}&export={k}"), "ue2-vert.glb");
+    assert_eq!(j["meshes"].as_array().unwrap().len(), 1);
     // UE2: a static mesh.
     let st2 = "ue2/forest.usx";
     let k = first_of_class(&s, st2, "StaticMesh");
