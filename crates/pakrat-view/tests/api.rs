@@ -1671,6 +1671,40 @@ fn meshes_come_as_valid_glb_and_non_meshes_as_json_errors() {
             "{name}"
         );
     }
+    // A loose unversioned UE 5.6 package (zenpair's SM_Cube, with the
+    // fixtures' mappings): 24 vertices, 12 triangles, as `pakrat export`.
+    let loose = start_opts(&c.join("zenpair/retoc/UE5.6"), |o| {
+        o.usmap = Some(c.join("pak/cue4parse/UE5_8/Mappings/CUE4ParseFixtures-Uncompressed.usmap"));
+        o.ue_version = pakrat_asset::legacy::Layout::for_engine("5.6");
+    });
+    let k = export_named(&asset(&loose, "SM_Cube.uasset", "", None), "SM_Cube");
+    let (st, ty, b) = get_typed(
+        &loose,
+        &format!("/api/umesh?path=SM_Cube.uasset&export={k}"),
+    );
+    assert_eq!(
+        (st, ty.as_str()),
+        (200, "model/gltf-binary"),
+        "{}",
+        String::from_utf8_lossy(&b[..b.len().min(300)])
+    );
+    let j = glb_json(&b);
+    let pos = j["meshes"][0]["primitives"][0]["attributes"]["POSITION"]
+        .as_u64()
+        .unwrap() as usize;
+    assert_eq!(j["accessors"][pos]["count"], 24);
+    std::fs::write(out.path().join("SM_Cube.glb"), &b).unwrap();
+    files.push(out.path().join("SM_Cube.glb"));
+    // SK_Mannequin there is a Skeleton: no triangles to draw.
+    let k = export_named(
+        &asset(&loose, "SK_Mannequin.uasset", "", None),
+        "SK_Mannequin",
+    );
+    let (st, _, b) = get_typed(
+        &loose,
+        &format!("/api/umesh?path=SK_Mannequin.uasset&export={k}"),
+    );
+    assert_eq!(st, 400, "{}", String::from_utf8_lossy(&b));
     for (what, errors, warnings) in validate(&files) {
         assert_eq!((errors, warnings), (0, 0), "{what}");
     }
