@@ -9,6 +9,8 @@
 //   blended on the CPU (only the targets whose weight is not zero);
 // * glTF animations: node translation/rotation/scale and morph weights,
 //   LINEAR (rotations slerped) and STEP;
+// * morph targets no animation drives (a UE4/UE5 mesh's) shown one at a
+//   time at full weight from a picker;
 // * an orbit camera: drag to orbit, wheel to zoom, a reset button.
 //
 // The page calls `Mesh3D.open(box, url, headers)`; the view it returns is
@@ -410,6 +412,7 @@ class View {
     this.build();
     this.anims = readAnimations(this.g);
     this.fillPicker();
+    this.fillMorphPicker();
     this.reset();
     this.bindControls();
     this.playing = false; this.time = 0; this.anim = -1;
@@ -422,13 +425,15 @@ class View {
     const b = this.box;
     b.innerHTML = "<div class='m3bar'><button class='m3reset' title='back to the first view'>reset view</button> " +
       "<label>animation <select class='m3anim'></select></label> <button class='m3play'>play</button> " +
-      "<input type='range' class='m3time' min='0' max='1000' value='0' title='time'> <span class='m3t dim'></span></div>" +
+      "<input type='range' class='m3time' min='0' max='1000' value='0' title='time'> <span class='m3t dim'></span>" +
+      "<label class='m3morphbox' hidden>morph target <select class='m3morph'></select></label></div>" +
       "<canvas class='mesh3d' width='800' height='480'></canvas><div class='m3info dim'></div>";
     this.canvas = b.querySelector("canvas");
     this.picker = b.querySelector(".m3anim");
     this.playBtn = b.querySelector(".m3play");
     this.slider = b.querySelector(".m3time");
     this.timeLabel = b.querySelector(".m3t");
+    this.morphPicker = b.querySelector(".m3morph");
   }
 
   // GL resources: primitives of every mesh, textures, the joint texture.
@@ -485,7 +490,36 @@ class View {
   fillPicker() {
     const opts = this.anims.map((a, i) => "<option value='" + i + "'>" + escapeHtml(a.name) + " (" + a.duration.toFixed(2) + " s)</option>");
     this.picker.innerHTML = "<option value='-1'>none (rest pose)</option>" + opts.join("");
-    if (!this.anims.length) { this.picker.disabled = true; this.playBtn.disabled = true; this.slider.disabled = true; }
+    if (!this.anims.length) {
+      // Nothing to play: the animation controls give way to a note.
+      for (const el of [this.picker.closest("label"), this.playBtn, this.slider]) el.hidden = true;
+      this.timeLabel.textContent = "no animations";
+    }
+  }
+
+  // Morph targets that no animation keys (UE4/UE5 morphs): a picker that
+  // shows one at full weight.
+  fillMorphPicker() {
+    const j = this.g.json, keyed = this.anims.some(a => a.channels.some(c => c.path === "weights"));
+    const m = (j.meshes || []).findIndex(x => x.primitives.some(p => (p.targets || []).length));
+    if (keyed || m < 0) return;
+    const n = Math.max(...j.meshes[m].primitives.map(p => (p.targets || []).length));
+    const names = j.meshes[m].extras?.targetNames || [];
+    this.morphMesh = m;
+    this.morphPicker.innerHTML = "<option value='-1'>none</option>" +
+      Array.from({length: n}, (_, i) => "<option value='" + i + "'>" + escapeHtml(names[i] || "target " + i) + "</option>").join("");
+    this.box.querySelector(".m3morphbox").hidden = false;
+    this.morphPicker.onchange = () => this.showMorph(Number(this.morphPicker.value));
+  }
+
+  // Morph target i (-1: none) at weight 1 on every node of the morphed mesh.
+  showMorph(i) {
+    const j = this.g.json;
+    this.nodes.forEach((n, k) => {
+      if (j.nodes[k].mesh !== this.morphMesh || !n.weights) return;
+      n.weights = n.weights.map((_, t) => (t === i ? 1 : 0));
+    });
+    this.draw();
   }
 
   // Camera back to looking at the whole mesh from the front, a little above.
@@ -533,6 +567,7 @@ class View {
   }
 
   restPose() {
+    if (this.morphPicker) this.morphPicker.value = "-1";
     this.nodes.forEach((n, i) => {
       n.t = n.rest.t.slice(); n.r = n.rest.r.slice(); n.s = n.rest.s.slice();
       const w = this.g.json.nodes[i].weights || this.g.json.meshes?.[this.g.json.nodes[i].mesh]?.weights;
@@ -564,7 +599,7 @@ class View {
       for (const c of a.channels) if (this.nodes[c.node]) applyChannel(c, this.nodes[c.node], t);
       if (!this.playing || !this.slider.matches(":active")) this.slider.value = String(a.duration ? Math.round(t / a.duration * 1000) : 0);
       this.timeLabel.textContent = t.toFixed(2) + " / " + a.duration.toFixed(2) + " s";
-    } else this.timeLabel.textContent = "";
+    } else this.timeLabel.textContent = this.anims.length ? "" : "no animations";
     updateWorld(this.g.json, this.nodes);
     this.draw();
   }

@@ -1335,12 +1335,29 @@ fn ue2_skeletal_mesh_animates(d: &Driver, shots: &Path) {
 }
 
 /// The UE5 fixture's skeletal mesh from a container: drawn (no
-/// animations: AnimSequence is not decoded).
+/// animations: AnimSequence is not decoded); its morph target picked
+/// changes the frame.
 fn ue5_skeletal_mesh_draws(d: &Driver, shots: &Path) {
     d.click("Content");
     d.click("Paks");
     open_zen_export(d, "/Game/Fixtures/Meshes/SK_Fixture", "SK_Fixture");
-    let (n, _, all) = drawn_canvas(d, "the UE5 skeletal mesh in 3D");
+    let (n, rest, all) = drawn_canvas(d, "the UE5 skeletal mesh in 3D");
     assert!(n > all / 100, "UE5 mesh: {n} of {all} pixels drawn");
+    // Its morph targets (no animation keys them): one at full weight.
+    let morphs = d.js(
+        "const s = document.querySelector('#m3box select.m3morph');          return s.closest('label').hidden ? [] : [...s.options].slice(1).map(o => o.textContent);",
+        json!([]),
+    );
+    eprintln!("SK_Fixture morph targets: {morphs}");
+    assert!(!morphs.as_array().unwrap().is_empty(), "{morphs}");
+    d.js(
+        "const s = document.querySelector('#m3box select.m3morph'); s.value = '0'; s.dispatchEvent(new Event('change')); return true;",
+        json!([]),
+    );
+    let (_, morphed, _) = drawn_canvas(d, "a morph target");
+    assert_ne!(
+        morphed, rest,
+        "a morph target at full weight changes the frame"
+    );
     d.screenshot(&shots.join("21-mesh-ue5.png"));
 }
