@@ -13,7 +13,9 @@
 //!
 //! The API answers JSON; file bytes (previews, downloads) come from the
 //! exporters the CLI uses (`pakrat_classic::export::export_files`), cached
-//! in memory up to [`PREVIEW_CACHE_BYTES`].
+//! in memory up to [`PREVIEW_CACHE_BYTES`]. Meshes of every generation
+//! come as one `.glb` built in memory by `pakrat-mesh` (`/api/mesh`,
+//! `/api/umesh`), drawn by the page's WebGL renderer (`mesh3d.js`).
 //!
 //! Bounded: downloads stream block by block ([`stream`]); every request
 //! that decodes something sizeable reserves its memory up front from one
