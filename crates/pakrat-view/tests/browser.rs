@@ -1162,6 +1162,10 @@ fn a_browser_draws_meshes_in_3d() {
         &c.join("ue2/SniperAnims.ukx"),
         &root.join("Animations/SniperAnims.ukx"),
     );
+    copy(
+        &c.join("ue2/HourAdara.usx"),
+        &root.join("StaticMeshes/HourAdara.usx"),
+    );
     let toc = "iostore/cue4parse/UE5_8/IoStore/Tagged/Uncompressed/CUE4ParseFixtures-Minimal-Uncompressed-Windows";
     for ext in ["utoc", "ucas"] {
         copy(
@@ -1194,6 +1198,7 @@ fn a_browser_draws_meshes_in_3d() {
     ue1_mesh_animates(&d, &shots);
     ue1_mesh_with_its_skin(&d, &shots);
     ue2_skeletal_mesh_animates(&d, &shots);
+    ue2_static_mesh_draws(&d, &shots);
     ue5_skeletal_mesh_draws(&d, &shots);
     eprintln!("screenshots in {}", shots.display());
 }
@@ -1332,6 +1337,22 @@ fn ue2_skeletal_mesh_animates(d: &Driver, shots: &Path) {
         "a later time of the skeletal animation changes the frame"
     );
     d.screenshot(&shots.join("20-mesh-ue2-skeletal.png"));
+}
+
+/// A UE2 static mesh: drawn, with no animation controls.
+fn ue2_static_mesh_draws(d: &Driver, shots: &Path) {
+    d.click("StaticMeshes");
+    d.click("HourAdara.usx");
+    d.click("StaticMesh");
+    click_first_below(d, "StaticMesh");
+    let (n, _, all) = drawn_canvas(d, "the UE2 static mesh in 3D");
+    assert!(n > all / 100, "UE2 static mesh: {n} of {all} pixels drawn");
+    let note = d.js(
+        "return document.querySelector('#m3box .m3t').textContent;",
+        json!([]),
+    );
+    assert_eq!(note, "no animations");
+    d.screenshot(&shots.join("20b-mesh-ue2-static.png"));
 }
 
 /// The UE5 fixture's skeletal mesh from a container: drawn (no
