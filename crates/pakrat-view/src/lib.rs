@@ -13,7 +13,9 @@
 //!
 //! The API answers JSON; file bytes (previews, downloads) come from the
 //! exporters the CLI uses (`pakrat_classic::export::export_files`), cached
-//! in memory up to [`PREVIEW_CACHE_BYTES`].
+//! in memory up to [`PREVIEW_CACHE_BYTES`]. Meshes of every generation
+//! come as one `.glb` built in memory by `pakrat-mesh` (`/api/mesh`,
+//! `/api/umesh`), drawn by the page's WebGL renderer (`mesh3d.js`).
 //!
 //! Bounded: downloads stream block by block ([`stream`]); every request
 //! that decodes something sizeable reserves its memory up front from one
@@ -31,12 +33,14 @@ mod graph;
 mod keys;
 mod listing;
 mod member;
+mod mesh;
 mod object;
 mod paths;
 mod server;
 pub mod stream;
 mod uasset;
 mod umedia;
+mod umesh;
 mod uvalue;
 
 pub use graph::graph_svg;
@@ -63,6 +67,10 @@ use serde_json::json;
 
 /// The viewer page (HTML, CSS and script in one file, no network use).
 const INDEX_HTML: &str = include_str!("ui.html");
+
+/// The 3D view's renderer (plain WebGL, no network use), served as
+/// `/mesh3d.js`.
+const MESH3D_JS: &str = include_str!("mesh3d.js");
 
 /// Bytes of exported previews kept in memory, oldest dropped first.
 pub const PREVIEW_CACHE_BYTES: usize = 64 << 20;
@@ -264,6 +272,9 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/api/uimage", get(umedia::image))
         .route("/api/uaudio", get(umedia::audio))
         .route("/api/udds", get(umedia::dds))
+        .route("/api/mesh", get(mesh::mesh))
+        .route("/api/umesh", get(umesh::umesh))
+        .route("/mesh3d.js", get(server::mesh3d_js))
         .route("/api/deps", get(deps::deps))
         .route("/api/extract", post(extract::extract))
         .route("/api/deps.svg", get(deps::deps_svg))

@@ -132,6 +132,10 @@ pub(crate) fn object_files(app: &App, file: &Path, export: usize) -> Result<Obje
         "files": list,
         "note": note,
         "palette": palette_of(&p, export),
+        "mesh": crate::mesh::is_viewable(
+            p.export_class_name(export).unwrap_or(""),
+            p.summary.version
+        ),
     });
     if let (Some(a), Json::Object(b)) = (j.as_object_mut(), props) {
         a.extend(b);

@@ -184,3 +184,13 @@ pub(crate) async fn index() -> Response {
     )
         .into_response()
 }
+
+/// The 3D view's script (`mesh3d.js`: a small WebGL renderer of `.glb`
+/// files, no network use), loaded by the page when a mesh is opened.
+pub(crate) async fn mesh3d_js() -> Response {
+    (
+        [(header::CONTENT_TYPE, "text/javascript; charset=utf-8")],
+        MESH3D_JS,
+    )
+        .into_response()
+}

@@ -37,19 +37,20 @@ const FACES: [&str; 6] = ["+X", "-X", "+Y", "-Y", "+Z", "-Z"];
 
 #[derive(Deserialize)]
 pub(crate) struct MediaQ {
-    path: String,
+    pub(crate) path: String,
     #[serde(default)]
-    package: String,
-    export: usize,
+    pub(crate) package: String,
+    pub(crate) export: usize,
     #[serde(default)]
     mip: usize,
     #[serde(default)]
     slice: u32,
 }
 
-/// What `/api/asset` adds to a texture export (`"texture"`) or a
-/// SoundWave export (`"sound"`): the model's facts for the page, or the
-/// reader's error. `None` for other classes.
+/// What `/api/asset` adds to a texture export (`"texture"`), a
+/// SoundWave export (`"sound"`) or a mesh the 3D view draws (`"mesh"`,
+/// its class: read when `/api/umesh` is asked): the model's facts for the
+/// page, or the reader's error. `None` for other classes.
 pub(crate) fn summary(
     asset: &Asset<'_>,
     i: usize,
@@ -62,6 +63,9 @@ pub(crate) fn summary(
             Err(e) => json!({"error": e.to_string()}),
         };
         return Some(("texture", j));
+    }
+    if crate::umesh::is_viewable(class) {
+        return Some(("mesh", json!({"class": class})));
     }
     if sound::is_sound_class(class) {
         let j = match sound::read_export(asset, i, schemas) {
@@ -198,15 +202,21 @@ fn sound_json(w: &SoundWave) -> Json {
 }
 
 /// The package of the request, opened afresh, with its mappings.
-struct Media {
-    file: PathBuf,
-    opened: Opened,
-    holder: Holder,
-    mappings: Mappings,
+pub(crate) struct Media {
+    pub(crate) file: PathBuf,
+    pub(crate) opened: Opened,
+    pub(crate) holder: Holder,
+    pub(crate) mappings: Mappings,
+    /// The package's bytes as opening counted them.
+    pub(crate) bytes: u64,
 }
 
 /// The file, its form and the cache key of an answer of the request.
-fn where_of(app: &App, q: &MediaQ, what: &str) -> Result<(PathBuf, Form, String), ApiError> {
+pub(crate) fn where_of(
+    app: &App,
+    q: &MediaQ,
+    what: &str,
+) -> Result<(PathBuf, Form, String), ApiError> {
     let file = app.resolve(&q.path)?;
     let form = form_of(&file, &q.path, &q.package)?;
     let key = format!(
@@ -218,12 +228,17 @@ fn where_of(app: &App, q: &MediaQ, what: &str) -> Result<(PathBuf, Form, String)
 }
 
 impl Media {
-    fn open(app: &App, q: &MediaQ, file: PathBuf, form: Form) -> Result<Media, ApiError> {
+    pub(crate) fn open(
+        app: &App,
+        q: &MediaQ,
+        file: PathBuf,
+        form: Form,
+    ) -> Result<Media, ApiError> {
         let global = match form {
             Form::Container => app.global_for(&file),
             _ => None,
         };
-        let (opened, holder, _) =
+        let (opened, holder, bytes) =
             app.open_uncached(&file, form, q.package.trim(), global.as_deref())?;
         let mappings = if opened.asset().unversioned {
             app.mappings_for(&file)
@@ -235,12 +250,18 @@ impl Media {
             opened,
             holder,
             mappings,
+            bytes,
         })
     }
 
     /// The export's class, checked: 404 past the end, 400 when `is`
     /// refuses it.
-    fn check(&self, q: &MediaQ, is: fn(&str) -> bool, kind: &str) -> Result<(), ApiError> {
+    pub(crate) fn check(
+        &self,
+        q: &MediaQ,
+        is: fn(&str) -> bool,
+        kind: &str,
+    ) -> Result<(), ApiError> {
         let asset = self.opened.asset();
         let Some(e) = asset.exports.get(q.export) else {
             return Err(ApiError(
@@ -265,7 +286,7 @@ impl Media {
     }
 
     /// Run `f` with the package's schemas (its own, then the mappings).
-    fn with_schemas<T>(&self, f: impl FnOnce(&Asset<'_>, &dyn Schemas) -> T) -> T {
+    pub(crate) fn with_schemas<T>(&self, f: impl FnOnce(&Asset<'_>, &dyn Schemas) -> T) -> T {
         let asset = self.opened.asset();
         let none = NoSchemas;
         let base: &dyn Schemas = match &self.mappings {
@@ -280,7 +301,7 @@ impl Media {
     /// whole): the files' sizes as the pak or container states them. A
     /// loose companion that is a symbolic link out of the opened folder is
     /// refused (403).
-    fn companions_cost(&self, app: &App, refs: &[&BulkRef]) -> Result<u64, ApiError> {
+    pub(crate) fn companions_cost(&self, app: &App, refs: &[&BulkRef]) -> Result<u64, ApiError> {
         let wanted: HashSet<(BulkFile, u8)> = refs
             .iter()
             .filter_map(|r| match r.location {

@@ -1504,3 +1504,272 @@ fn ue5_textures_preview_from_a_legacy_pak_and_unversioned_with_mappings() {
     assert_eq!((st, ty.as_str()), (200, "audio/wav"));
     assert_eq!(b, library_audio(&c, UE58_TAGGED_UTOC, &pkg));
 }
+
+/// The JSON chunk of a `.glb` (checked: magic, version 2, length, a
+/// JSON chunk then a BIN chunk).
+fn glb_json(b: &[u8]) -> serde_json::Value {
+    assert_eq!(&b[..4], b"glTF", "a .glb");
+    let word = |at: usize| u32::from_le_bytes(b[at..at + 4].try_into().unwrap()) as usize;
+    assert_eq!(word(4), 2, "glTF version");
+    assert_eq!(word(8), b.len(), "the header's length");
+    let n = word(12);
+    assert_eq!(&b[16..20], b"JSON");
+    assert_eq!(&b[24 + n..28 + n], b"BIN\0");
+    serde_json::from_slice(&b[20..20 + n]).unwrap()
+}
+
+/// The Khronos glTF-Validator over `files` (tools/gltf-validate, as the
+/// CLI's mesh tests run it): each report's (errors, warnings); nothing
+/// when node or the npm package is missing outside CI.
+fn validate(files: &[std::path::PathBuf]) -> Vec<(String, u64, u64)> {
+    let dir = pakrat_testkit::repo_root().join("tools/gltf-validate");
+    let ok =
+        dir.join("node_modules/gltf-validator").is_dir() && Path::new("/usr/bin/node").exists();
+    if !ok {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "CI=true: the glTF validator must run (npm ci in tools/gltf-validate)"
+        );
+        eprintln!("\n**** SKIPPING glTF validation: no node or no tools/gltf-validate/node_modules ****\n");
+        return Vec::new();
+    }
+    let o = std::process::Command::new("/usr/bin/node")
+        .arg(dir.join("validate.js"))
+        .args(files)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    String::from_utf8(o.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let r: serde_json::Value = serde_json::from_str(l).unwrap();
+            (
+                r.to_string(),
+                r["errors"].as_u64().unwrap(),
+                r["warnings"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// The index of the first export of class `class` in `/api/open`'s list.
+fn first_of_class(s: &Server, path: &str, class: &str) -> u64 {
+    let j = json(s, &format!("/api/open?path={}", enc(path)));
+    j["exports"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["class"] == class)
+        .unwrap_or_else(|| panic!("{path}: no {class}"))["index"]
+        .as_u64()
+        .unwrap()
+}
+
+/// Issue 28 item 6: `/api/mesh` and `/api/umesh` answer a mesh as a
+/// `.glb` the Khronos validator passes: a UE1 LodMesh with its sequences
+/// as morph-target animations and its skins embedded, a UE2 skeletal mesh
+/// with its skin and its paired MeshAnimation, a UE2 vertex mesh and a
+/// static mesh, and the
+/// UE 5.8 fixtures' static and skeletal meshes from a container; a
+/// texture, an export past the end and a damaged mesh get a JSON error.
+#[test]
+fn meshes_come_as_valid_glb_and_non_meshes_as_json_errors() {
+    let Some(c) = pakrat_testkit::corpus_dir() else {
+        return;
+    };
+    let s = start(&c);
+    let out = tempfile::tempdir().unwrap();
+    let mut files = Vec::new();
+    let mut fetch = |pq: &str, name: &str| {
+        let (st, ty, b) = get_typed(&s, pq);
+        assert_eq!(
+            st,
+            200,
+            "{pq}: {}",
+            String::from_utf8_lossy(&b[..b.len().min(400)])
+        );
+        assert_eq!(ty, "model/gltf-binary", "{pq}");
+        let j = glb_json(&b);
+        eprintln!("{name}: {} bytes", b.len());
+        let f = out.path().join(name);
+        std::fs::write(&f, &b).unwrap();
+        files.push(f);
+        j
+    };
+    // UE1: a LodMesh; every sequence a morph-weights animation.
+    let ue1 = "ue1/epiccustommodels.u";
+    let k = first_of_class(&s, ue1, "LodMesh");
+    let o = json(&s, &format!("/api/object?path={ue1}&export={k}"));
+    assert_eq!(o["mesh"], true, "{o}");
+    let j = fetch(&format!("/api/mesh?path={ue1}&export={k}"), "ue1.glb");
+    let anims = j["animations"].as_array().unwrap();
+    assert!(anims.len() > 1, "sequences: {}", anims.len());
+    assert!(anims[0]["channels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|c| c["target"]["path"] == "weights"));
+    assert!(!j["meshes"][0]["primitives"][0]["targets"]
+        .as_array()
+        .unwrap()
+        .is_empty());
+    // relics.u's meshes: their skins embedded as PNG.
+    let k = first_of_class(&s, "ue1/relics.u", "Mesh");
+    let j = fetch(
+        &format!("/api/mesh?path=ue1/relics.u&export={k}"),
+        "relics.glb",
+    );
+    assert!(
+        !j["images"].as_array().unwrap().is_empty(),
+        "skins embedded"
+    );
+    assert_eq!(j["images"][0]["mimeType"], "image/png");
+    // UE2: a skeletal mesh with the animation the export pairs with it.
+    let ue2 = "ue2/SniperAnims.ukx";
+    let k = first_of_class(&s, ue2, "SkeletalMesh");
+    let j = fetch(&format!("/api/mesh?path={ue2}&export={k}"), "ue2-skel.glb");
+    assert_eq!(j["skins"].as_array().unwrap().len(), 1);
+    let anims = j["animations"].as_array().unwrap();
+    assert!(!anims.is_empty());
+    assert!(anims[0]["channels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|c| c["target"]["path"] == "rotation"));
+    // UE2: a vertex mesh (this one has one frame: no morph targets, no
+    // animation).
+    let vm = "ue2/XVehicles_rc.u";
+    let k = first_of_class(&s, vm, "VertMesh");
+    let j = fetch(&format!("/api/mesh?path={vm}&export={k}"), "ue2-vert.glb");
+    assert_eq!(j["meshes"].as_array().unwrap().len(), 1);
+    // UE2: a static mesh.
+    let st2 = "ue2/forest.usx";
+    let k = first_of_class(&s, st2, "StaticMesh");
+    let j = fetch(
+        &format!("/api/mesh?path={st2}&export={k}"),
+        "ue2-static.glb",
+    );
+    assert!(j["animations"].as_array().is_none_or(Vec::is_empty));
+    // UE 5.8 fixtures in a container: static and skeletal.
+    for (pkg, name, skinned) in [
+        ("/Game/Fixtures/Meshes/SM_Fixture", "SM_Fixture", false),
+        ("/Game/Fixtures/Meshes/SK_Fixture", "SK_Fixture", true),
+    ] {
+        let k = export_named(&asset(&s, UE58_TAGGED_UTOC, pkg, None), name);
+        let a = asset(&s, UE58_TAGGED_UTOC, pkg, Some(k));
+        assert!(a["mesh"]["class"].is_string(), "{}", a["mesh"]);
+        let pq = format!(
+            "/api/umesh?path={}&package={}&export={k}",
+            enc(UE58_TAGGED_UTOC),
+            enc(pkg)
+        );
+        let j = fetch(&pq, &format!("{name}.glb"));
+        assert_eq!(
+            j["skins"].as_array().is_some_and(|v| !v.is_empty()),
+            skinned,
+            "{name}"
+        );
+    }
+    // A loose unversioned UE 5.6 package (zenpair's SM_Cube, with the
+    // fixtures' mappings): 24 vertices, 12 triangles, as `pakrat export`.
+    let loose = start_opts(&c.join("zenpair/retoc/UE5.6"), |o| {
+        o.usmap = Some(c.join("pak/cue4parse/UE5_8/Mappings/CUE4ParseFixtures-Uncompressed.usmap"));
+        o.ue_version = pakrat_asset::legacy::Layout::for_engine("5.6");
+    });
+    let k = export_named(&asset(&loose, "SM_Cube.uasset", "", None), "SM_Cube");
+    let (st, ty, b) = get_typed(
+        &loose,
+        &format!("/api/umesh?path=SM_Cube.uasset&export={k}"),
+    );
+    assert_eq!(
+        (st, ty.as_str()),
+        (200, "model/gltf-binary"),
+        "{}",
+        String::from_utf8_lossy(&b[..b.len().min(300)])
+    );
+    let j = glb_json(&b);
+    let pos = j["meshes"][0]["primitives"][0]["attributes"]["POSITION"]
+        .as_u64()
+        .unwrap() as usize;
+    assert_eq!(j["accessors"][pos]["count"], 24);
+    std::fs::write(out.path().join("SM_Cube.glb"), &b).unwrap();
+    files.push(out.path().join("SM_Cube.glb"));
+    // SK_Mannequin there is a Skeleton: no triangles to draw.
+    let k = export_named(
+        &asset(&loose, "SK_Mannequin.uasset", "", None),
+        "SK_Mannequin",
+    );
+    let (st, _, b) = get_typed(
+        &loose,
+        &format!("/api/umesh?path=SK_Mannequin.uasset&export={k}"),
+    );
+    assert_eq!(st, 400, "{}", String::from_utf8_lossy(&b));
+    for (what, errors, warnings) in validate(&files) {
+        assert_eq!((errors, warnings), (0, 0), "{what}");
+    }
+    // Not a mesh, past the end: JSON errors.
+    let tex = first_of_class(&s, "ue1/Longestyard.utx", "Texture");
+    let (st, ty, b) = get_typed(
+        &s,
+        &format!("/api/mesh?path=ue1/Longestyard.utx&export={tex}"),
+    );
+    let e: serde_json::Value = serde_json::from_slice(&b).unwrap();
+    assert_eq!((st, ty.as_str()), (400, "application/json"), "{e}");
+    assert!(e["error"].as_str().unwrap().contains("not a mesh"), "{e}");
+    let (st, _, _) = get_typed(&s, &format!("/api/mesh?path={ue1}&export=99999"));
+    assert_eq!(st, 404);
+    let k = export_named(&asset(&s, UE58_TAGGED_UTOC, DA, None), "DA_AllProperties");
+    let (st, _, b) = get_typed(
+        &s,
+        &format!(
+            "/api/umesh?path={}&package={}&export={k}",
+            enc(UE58_TAGGED_UTOC),
+            enc(DA)
+        ),
+    );
+    assert_eq!(st, 400, "{}", String::from_utf8_lossy(&b));
+}
+
+/// A damaged UE1 mesh: its bytes changed one at a time (every 97th of
+/// its data) give a `.glb` or a JSON error, never a 500, and the server
+/// keeps serving.
+#[test]
+fn a_damaged_mesh_is_a_json_error_never_a_500() {
+    let Some(c) = pakrat_testkit::corpus_dir() else {
+        return;
+    };
+    let t = tempfile::tempdir().unwrap();
+    let good = std::fs::read(c.join("ue1/relics.u")).unwrap();
+    std::fs::write(t.path().join("relics.u"), &good).unwrap();
+    let s = start(t.path());
+    let k = first_of_class(&s, "relics.u", "Mesh");
+    let o = json(&s, &format!("/api/object?path=relics.u&export={k}"));
+    let (at, size) = (
+        o["offset"].as_u64().unwrap() as usize,
+        o["size"].as_u64().unwrap() as usize,
+    );
+    let mut statuses = std::collections::BTreeMap::new();
+    for (n, pos) in (at..at + size).step_by(97).enumerate() {
+        let mut m = good.clone();
+        m[pos] ^= 0x5A;
+        let name = format!("m{n}.u");
+        std::fs::write(t.path().join(&name), &m).unwrap();
+        let (st, ty, b) = get_typed(&s, &format!("/api/mesh?path={name}&export={k}"));
+        assert!(st != 500, "byte {pos}: {}", String::from_utf8_lossy(&b));
+        if st != 200 {
+            assert_eq!(ty, "application/json", "byte {pos}");
+            let e: serde_json::Value = serde_json::from_slice(&b).unwrap();
+            assert!(e["error"].is_string(), "{e}");
+        }
+        *statuses.entry(st).or_insert(0) += 1;
+    }
+    // Cut short inside the mesh's data: the reader's message.
+    std::fs::write(t.path().join("cut.u"), &good[..at + size / 2]).unwrap();
+    let (st, _, b) = get_typed(&s, &format!("/api/mesh?path=cut.u&export={k}"));
+    assert_eq!(st, 422, "{}", String::from_utf8_lossy(&b));
+    eprintln!("statuses of one-byte changes: {statuses:?}");
+    assert!(statuses.contains_key(&200), "{statuses:?}");
+    let (st, _) = get(&s, &format!("/api/mesh?path=relics.u&export={k}"));
+    assert_eq!(st, 200);
+}

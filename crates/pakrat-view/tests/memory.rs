@@ -560,3 +560,29 @@ fn a_ue5_texture_preview_over_budget_is_413_before_decoding() {
     assert!(b.starts_with(b"\x89PNG"));
     s.answers();
 }
+
+/// A mesh whose scene would pass a request's share is refused (413, the
+/// reason) before its morph targets are made; a small one is drawn.
+#[test]
+fn a_mesh_over_budget_is_413_before_its_scene_is_built() {
+    let Some(c) = pakrat_testkit::corpus_dir() else {
+        return;
+    };
+    // An 8 MiB pool: 4 MiB a request. TCowMesh's 365 KiB read (2.4 MiB
+    // reserved), but its .glb alone is 2.9 MB (its frames over its
+    // wedges): refused before it is built. RelicSkull's is 87 KB.
+    let s = Server::start(&c, Some(8));
+    let (st, _, _, b, _) = s.get("/api/mesh?path=ue1/epiccustommodels.u&export=18", 1 << 20);
+    let msg = String::from_utf8_lossy(&b);
+    assert_eq!(st, 413, "{msg}");
+    assert!(msg.contains("building this mesh needs"), "{msg}");
+    let (st, _, _, b, _) = s.get("/api/mesh?path=ue1/relics.u&export=73", 1 << 20);
+    assert_eq!(
+        st,
+        200,
+        "{}",
+        String::from_utf8_lossy(&b[..b.len().min(300)])
+    );
+    assert!(b.starts_with(b"glTF"));
+    s.answers();
+}
