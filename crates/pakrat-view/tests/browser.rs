@@ -251,16 +251,25 @@ fn copy(from: &Path, to: &Path) {
     std::fs::copy(from, to).unwrap_or_else(|e| panic!("{}: {e}", from.display()));
 }
 
+/// Whether Chromium and its driver are installed; without them the test
+/// says so and skips, except under CI=true, where it fails.
+fn browser_available() -> bool {
+    if Path::new(CHROMIUM).exists() && Path::new(DRIVER).exists() {
+        return true;
+    }
+    if std::env::var_os("CI").is_some_and(|v| v == "true") {
+        panic!("CI=true but {CHROMIUM} or {DRIVER} is missing (.ci/run installs them)");
+    }
+    eprintln!("SKIPPED: no {CHROMIUM} / {DRIVER}: the browser test did not run (apt install chromium chromium-driver)");
+    false
+}
+
 #[test]
 fn a_browser_sees_textures_sounds_and_containers() {
     let Some(c) = pakrat_testkit::corpus_dir() else {
         return;
     };
-    if !Path::new(CHROMIUM).exists() || !Path::new(DRIVER).exists() {
-        if std::env::var_os("CI").is_some_and(|v| v == "true") {
-            panic!("CI=true but {CHROMIUM} or {DRIVER} is missing (.ci/run installs them)");
-        }
-        eprintln!("SKIPPED: no {CHROMIUM} / {DRIVER}: the browser test did not run (apt install chromium chromium-driver)");
+    if !browser_available() {
         return;
     }
     // A UT99-style folder: a map, its texture packages, a sound package, and
@@ -1144,11 +1153,7 @@ fn a_browser_draws_meshes_in_3d() {
     let Some(c) = pakrat_testkit::corpus_dir() else {
         return;
     };
-    if !Path::new(CHROMIUM).exists() || !Path::new(DRIVER).exists() {
-        if std::env::var_os("CI").is_some_and(|v| v == "true") {
-            panic!("CI=true but {CHROMIUM} or {DRIVER} is missing (.ci/run installs them)");
-        }
-        eprintln!("SKIPPED: no {CHROMIUM} / {DRIVER}: the browser test did not run (apt install chromium chromium-driver)");
+    if !browser_available() {
         return;
     }
     let t = tempfile::tempdir().unwrap();
