@@ -4,7 +4,7 @@ use std::collections::{BinaryHeap, HashMap};
 
 use pakrat_io::{Error, Result};
 
-use super::{CORE, RF_PUBLIC};
+use super::RF_PUBLIC;
 use crate::legacy::summary::ue5;
 use crate::legacy::{Export as LExport, FName, Layout, LegacyPackage, Summary};
 use crate::zen::{
@@ -465,51 +465,23 @@ fn export_hash(pkg: &LegacyPackage, i: usize, e: &LExport) -> Result<u64> {
     Ok(public_export_hash(&rel.replace([':', '.'], "/")))
 }
 
-/// Whether legacy import `x` is a script type (class, struct, enum,
-/// function or package: always in memory).
-fn is_script_type(pkg: &LegacyPackage, x: i32) -> bool {
-    let Some(im) = pkg.imports.get((-x - 1) as usize) else {
-        return false;
-    };
-    let class = pkg.name(im.class_name).unwrap_or_default();
-    pkg.name(im.class_package).as_deref() == Some(CORE)
-        && matches!(
-            class.as_str(),
-            "Class"
-                | "ScriptStruct"
-                | "Enum"
-                | "Function"
-                | "Package"
-                | "DelegateFunction"
-                | "SparseDelegateFunction"
-        )
-}
-
 /// The zen import legacy index `x` (< 0) became.
 fn zen_import(imports: &[ObjectIndex], x: i32) -> Option<ObjectRef> {
     imports.get((-x - 1) as usize).map(|o| o.get())
 }
 
-/// Dependencies: per export the legacy preload lists as zen keeps them
-/// (checked on the UE 5.8/6.0 fixtures), as [CbC, SbC, CbS, SbS]: exports
-/// (itself included) and package imports stay, and so do script imports of
-/// objects (CDOs); script imports of types (classes, structs, enums,
-/// functions: always in memory) go, and so do a script class and template
-/// among the serialize-before-create ones (the zen loader always waits for
-/// those).
+/// Dependencies: per export the legacy preload lists as zen keeps them, as
+/// [CbC, SbC, CbS, SbS]: exports (itself included) and imports of other
+/// packages' exports stay; every script import goes (types and objects
+/// alike: the script objects are in memory before any package loads), and
+/// so do package imports, which zen stores as Null. retoc's writer keeps
+/// the same two kinds; the engine's zen cooks agree on every zenpair twin
+/// (the UE 5.5/5.6 `BP_ThirdPersonCharacter` class and CDO list the
+/// `Default__Character` subobjects in their legacy preload lists, the zen
+/// cook does not) and on the 20 CUE4Parse fixture packages.
 fn kept_dependencies(pkg: &LegacyPackage, imports: &[ObjectIndex]) -> Vec<[Vec<i32>; 4]> {
     let keep = |x: i32| -> bool {
-        if x > 0 {
-            true
-        } else if x < 0 {
-            match zen_import(imports, x) {
-                Some(ObjectRef::Package { .. }) => true,
-                Some(ObjectRef::Script(_)) => !is_script_type(pkg, x),
-                _ => false,
-            }
-        } else {
-            false
-        }
+        x > 0 || (x < 0 && matches!(zen_import(imports, x), Some(ObjectRef::Package { .. })))
     };
     let mut deps: Vec<[Vec<i32>; 4]> = Vec::with_capacity(pkg.exports.len());
     for e in &pkg.exports {
@@ -522,12 +494,6 @@ fn kept_dependencies(pkg: &LegacyPackage, imports: &[ObjectIndex]) -> Vec<[Vec<i
                     .filter(|&x| keep(x))
                     .collect();
             }
-            // Only script ones: a class or template from another package
-            // stays (BP_ComponentsChild's templates from BP_Components do).
-            let implied = [e.class, e.template.unwrap_or(0)];
-            let script =
-                |x: i32| x < 0 && matches!(zen_import(imports, x), Some(ObjectRef::Script(_)));
-            g[1].retain(|&x| !(implied.contains(&x) && script(x)));
         }
         deps.push(g);
     }
