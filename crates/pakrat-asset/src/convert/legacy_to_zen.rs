@@ -89,8 +89,8 @@ pub fn from_legacy(
     let deps = kept_dependencies(pkg, &imports.imports);
     let export_bundle_entries = load_order(&exports, &deps)?;
     let (dependency_bundle_headers, dependency_bundle_entries) = dependency_bundles(pkg, &deps);
-    let mut sorted_imported: Vec<(u64, String)> = imports.imported.clone();
-    sorted_imported.sort_by_key(|x| x.0);
+    let mut sorted_imported: Vec<ImportedPackage> = imports.imported.clone();
+    sorted_imported.sort_by_key(|x| x.id);
     let zen = ZenPackage {
         layout: ZenLayout::Ue5_3 {
             cells: target.cells,
@@ -111,23 +111,14 @@ pub fn from_legacy(
         export_bundle_entries,
         dependency_bundle_headers,
         dependency_bundle_entries,
-        imported_package_names: sorted_imported.iter().map(|x| x.1.clone()).collect(),
+        imported_package_names: sorted_imported.iter().map(|x| x.name.clone()).collect(),
         graph_packages: Vec::new(),
         name_mapped,
         bulk: bulk_section(pkg, target),
         cell_exports: Vec::new(),
         imported_package_name_parts: sorted_imported
             .iter()
-            .map(|x| {
-                (
-                    BatchName {
-                        text: x.1.clone(),
-                        wide: pakrat_io::FString::to_latin1(&x.1).is_none(),
-                        stored_hash: None,
-                    },
-                    0,
-                )
-            })
+            .map(|x| (x.base.clone(), x.number))
             .collect(),
         imported_package_names_written: true,
     };
@@ -137,7 +128,7 @@ pub fn from_legacy(
     Ok(ZenOutput {
         package,
         chunk,
-        imported_packages: sorted_imported.iter().map(|x| x.0).collect(),
+        imported_packages: sorted_imported.iter().map(|x| x.id).collect(),
     })
 }
 
@@ -254,10 +245,26 @@ impl NameBatch {
     }
 }
 
+/// A package the zen package imports from.
+#[derive(Clone)]
+struct ImportedPackage {
+    /// `FPackageId` of the whole name.
+    id: u64,
+    /// The whole name (`/Game/Meshes/M_Cube_2`).
+    name: String,
+    /// The name as the legacy name map holds it, without its number
+    /// (`/Game/Meshes/M_Cube`).
+    base: BatchName,
+    /// The FName number (3 for `_2`, 0 for none): ImportedPackageNames
+    /// keeps it apart, as the engine's zen cooks do (UE 5.5 `SM_Cube`
+    /// imports `/Game/Meshes/M_Cube` numbers 2 and 3).
+    number: i32,
+}
+
 /// The zen import map and what it refers to.
 struct ImportTables {
-    /// Imported packages (id, name) in the order first met.
-    imported: Vec<(u64, String)>,
+    /// Imported packages in the order first met.
+    imported: Vec<ImportedPackage>,
     /// Imported public export hashes.
     hashes: Vec<u64>,
     /// The zen import map.
@@ -276,7 +283,7 @@ enum RawImport {
 /// [`ImportTables`] as it is being filled.
 #[derive(Default)]
 struct ImportBuilder {
-    imported: Vec<(u64, String)>,
+    imported: Vec<ImportedPackage>,
     hashes: Vec<u64>,
     // Positions by key: a linear search per import was quadratic (50,000
     // imports took 5.7 s, unoptimised build; now linear).
@@ -334,10 +341,14 @@ impl ImportBuilder {
         }
         let id = pakrat_codec::names::package_id(&package);
         let imported = &mut self.imported;
-        let p = *self.imported_at.entry(id).or_insert_with(|| {
-            imported.push((id, package.clone()));
-            imported.len() - 1
-        });
+        let p = match self.imported_at.get(&id) {
+            Some(&p) => p,
+            None => {
+                imported.push(imported_package(pkg, top, id, &package)?);
+                self.imported_at.insert(id, imported.len() - 1);
+                imported.len() - 1
+            }
+        };
         let rel = path
             .get(package.len() + 1..)
             .ok_or_else(|| {
@@ -360,7 +371,7 @@ impl ImportBuilder {
     fn finish(self, raw: &[RawImport]) -> ImportTables {
         let imported = self.imported;
         let mut order: Vec<usize> = (0..imported.len()).collect();
-        order.sort_by_key(|&i| imported[i].0);
+        order.sort_by_key(|&i| imported[i].id);
         let mut remap = vec![0usize; imported.len()];
         for (new, &old) in order.iter().enumerate() {
             remap[old] = new;
@@ -380,6 +391,33 @@ impl ImportBuilder {
             imports,
         }
     }
+}
+
+/// The imported package that legacy import `top` (a top-level package
+/// import) names, with the number its FName carries.
+fn imported_package(
+    pkg: &LegacyPackage,
+    top: i32,
+    id: u64,
+    package: &str,
+) -> Result<ImportedPackage> {
+    let f = pkg.imports[(-top - 1) as usize].object_name;
+    let n = pkg.names.get(f.index as usize).ok_or_else(|| {
+        Error::Other(format!(
+            "{}: import name {} out of range",
+            pkg.summary.package_name, f.index
+        ))
+    })?;
+    Ok(ImportedPackage {
+        id,
+        name: package.to_string(),
+        base: BatchName {
+            text: n.text.clone(),
+            wide: n.wide,
+            stored_hash: None,
+        },
+        number: f.number,
+    })
 }
 
 /// Legacy package index `x` as a zen object index.
