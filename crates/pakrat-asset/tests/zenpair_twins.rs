@@ -50,3 +50,37 @@ fn from_legacy_equals_every_ue5_zen_twin() {
         );
     }
 }
+
+/// A numbered package import keeps its number in ImportedPackageNames (UE
+/// 5.5 `SM_Cube` of retoc's tests imports `/Game/Meshes/M_Cube` numbers 2
+/// and 3; that twin is not in the corpus, so the 5.6 `SM_Cube` is given a
+/// numbered import: `MI_PrototypeGrid_Gray` number 3, `..._Gray_2`).
+#[test]
+fn imported_package_names_keep_the_fname_number() {
+    let Some(c) = pakrat_testkit::corpus_dir() else {
+        return;
+    };
+    let d = c.join("zenpair/retoc/UE5.6");
+    let asset = std::fs::read(d.join("SM_Cube.uasset")).unwrap();
+    let uexp = std::fs::read(d.join("SM_Cube.uexp")).unwrap();
+    let mut pkg = LegacyPackage::read(&asset, Layout::for_engine("5.6")).unwrap();
+    let base = "/Game/LevelPrototyping/Materials/MI_PrototypeGrid_Gray";
+    let at = (0..pkg.imports.len())
+        .find(|&i| pkg.path(-(i as i32) - 1).as_deref() == Some(base))
+        .expect("the package import");
+    pkg.imports[at].object_name.number = 3;
+    let out = convert::from_legacy(&pkg, &uexp, None, ZenTarget::for_layout(pkg.layout)).unwrap();
+    let parts: Vec<(String, i32)> = out
+        .package
+        .imported_package_name_parts
+        .iter()
+        .map(|(b, n)| (b.text.clone(), *n))
+        .collect();
+    assert_eq!(parts, [(base.to_string(), 3)]);
+    let whole = format!("{base}_2");
+    assert_eq!(out.package.imported_package_names, [whole.clone()]);
+    assert_eq!(
+        out.imported_packages,
+        [pakrat_codec::names::package_id(&whole)]
+    );
+}
