@@ -84,3 +84,51 @@ fn imported_package_names_keep_the_fname_number() {
         [pakrat_codec::names::package_id(&whole)]
     );
 }
+
+/// Issue 30 item 1: the UE 4.27 layout. `from_legacy_ue4` of the UE 4.27
+/// legacy twin (`TestModUI`, whose summary names no package: the name comes
+/// from its path under `Content/`) equals the engine's `.uzenasset`, and
+/// the store entry matches the one the container held (but `LoadOrder`,
+/// which is container-wide).
+#[test]
+fn from_legacy_ue4_equals_the_ue427_zen_twin() {
+    let Some(c) = pakrat_testkit::corpus_dir() else {
+        return;
+    };
+    let d = c.join("zenpair/retoc/UE4.27");
+    let asset = std::fs::read(d.join("TestModUI.uasset")).unwrap();
+    let uexp = std::fs::read(d.join("TestModUI.uexp")).unwrap();
+    let twin = std::fs::read(d.join("TestModUI.uzenasset")).unwrap();
+    let pkg = LegacyPackage::read(&asset, Layout::for_engine("4.27")).unwrap();
+    assert_eq!(pkg.summary.package_name, "None");
+    let out =
+        convert::from_legacy_ue4(&pkg, &uexp, "/Game/_AssemblyStorm/TestMod/TestModUI").unwrap();
+    let first = out.chunk.iter().zip(&twin).position(|(a, b)| a != b);
+    assert!(
+        out.chunk == twin,
+        "UE4.27 TestModUI: {} bytes against the engine's {}, first difference at {first:?}",
+        out.chunk.len(),
+        twin.len()
+    );
+    let meta: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(d.join("TestModUI.metadata.json")).unwrap()).unwrap();
+    let st = out.store_entry.unwrap();
+    let want = &meta["store_entry"];
+    assert_eq!(st.export_bundles_size, want["export_bundles_size"].as_u64());
+    assert_eq!(
+        st.export_count,
+        want["export_count"].as_i64().map(|x| x as i32)
+    );
+    assert_eq!(
+        st.export_bundle_count,
+        want["export_bundle_count"].as_i64().map(|x| x as i32)
+    );
+    let mut ids: Vec<u64> = want["imported_packages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_u64().unwrap())
+        .collect();
+    ids.sort_unstable();
+    assert_eq!(st.imported_packages, ids);
+}

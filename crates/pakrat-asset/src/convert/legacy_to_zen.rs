@@ -24,6 +24,9 @@ pub struct ZenOutput {
     pub chunk: Vec<u8>,
     /// Imported package ids, sorted (the store entry's list).
     pub imported_packages: Vec<u64>,
+    /// UE 4.27 layout: the store entry the container header needs (the
+    /// package cannot be parsed without it). `None` for UE 5.3+.
+    pub store_entry: Option<pakrat_iostore::container_header::StoreEntry>,
 }
 
 /// The zen layout to write.
@@ -129,6 +132,7 @@ pub fn from_legacy(
         package,
         chunk,
         imported_packages: sorted_imported.iter().map(|x| x.id).collect(),
+        store_entry: None,
     })
 }
 
