@@ -132,3 +132,20 @@ fn from_legacy_ue4_equals_the_ue427_zen_twin() {
     ids.sort_unstable();
     assert_eq!(st.imported_packages, ids);
 }
+
+/// `from_legacy_ue4` writes UE 4.27 packages only: a UE5 package is
+/// refused by name.
+#[test]
+fn from_legacy_ue4_refuses_other_versions_by_name() {
+    let Some(c) = pakrat_testkit::corpus_dir() else {
+        return;
+    };
+    let d = c.join("zenpair/retoc/UE5.6");
+    let asset = std::fs::read(d.join("SM_Cube.uasset")).unwrap();
+    let uexp = std::fs::read(d.join("SM_Cube.uexp")).unwrap();
+    let pkg = LegacyPackage::read(&asset, Layout::for_engine("5.6")).unwrap();
+    let e = convert::from_legacy_ue4(&pkg, &uexp, "/Game/SM_Cube")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("UE 4.27's only"), "{e}");
+}

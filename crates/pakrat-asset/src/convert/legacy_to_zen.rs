@@ -142,10 +142,11 @@ fn check_convertible(pkg: &LegacyPackage) -> Result<()> {
     let s = &pkg.summary;
     let name = &s.package_name;
     pkg.check_references()?;
-    // Only the UE 5.3+ zen layout is written. UE 4.25–4.27 (container
-    // header `Initial`, export bundles, no script-object imports) and
-    // UE 5.0–5.1 write other headers; a package of theirs converted to the
-    // 5.3 layout would not load, so it is refused by name. (UE 5.2 shares
+    // Only the UE 5.3+ zen layout is written here (UE 4.27's is
+    // `from_legacy_ue4`). UE 4.25–4.27 (container header `Initial`, export
+    // bundles, no script-object imports) and UE 5.0–5.1 write other
+    // headers; a package of theirs converted to the 5.3 layout would not
+    // load, so it is refused by name. (UE 5.2 shares
     // 5.3's file version, 1009, so it cannot be told apart here: the CLI
     // refuses `--ue-version 5.2`.)
     if pkg.layout.ue5 < ue5::DATA_RESOURCES {
@@ -157,7 +158,7 @@ fn check_convertible(pkg: &LegacyPackage) -> Result<()> {
         return Err(Error::unsupported(
             0,
             format!(
-                "{name}: a {engine} package; pakrat writes the UE 5.3+ zen layout only, and the zen layouts of UE 4.25 to 5.2 are not written yet"
+                "{name}: a {engine} package; from_legacy writes the UE 5.3+ zen layout only (UE 4.27 packages: from_legacy_ue4; the zen layouts of UE 4.25, 4.26 and 5.0 to 5.2 are not written yet)"
             ),
         ));
     }

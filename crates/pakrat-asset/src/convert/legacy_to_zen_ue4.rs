@@ -116,11 +116,11 @@ pub fn from_legacy_ue4(pkg: &LegacyPackage, export_data: &[u8], name: &str) -> R
 /// What the UE 4.27 layout cannot hold, or what was not checked.
 fn check(pkg: &LegacyPackage, name: &str) -> Result<()> {
     pkg.check_references()?;
-    if pkg.layout.ue5 != 0 || pkg.layout.ue4 < 517 {
+    if pkg.layout.ue5 != 0 || pkg.layout.ue4 != 522 {
         return Err(Error::unsupported(
             0,
             format!(
-                "{name}: file versions UE4 {} / UE5 {}: the UE 4.27 zen layout is written for UE 4.27 packages (UE4 file version 517-522, no UE5 version) only",
+                "{name}: a package of file versions UE4 {} / UE5 {}; of the UE4 zen layouts pakrat writes UE 4.27's only (UE4 file version 522, no UE5 version): the UE 4.25 layout (container header PreInitial) is not written",
                 pkg.layout.ue4, pkg.layout.ue5
             ),
         ));
