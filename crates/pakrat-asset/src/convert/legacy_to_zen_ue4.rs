@@ -77,7 +77,10 @@ pub fn from_legacy_ue4(pkg: &LegacyPackage, export_data: &[u8], name: &str) -> R
     for &(e, c) in &order {
         if c == 1 {
             let x = &pkg.exports[e as usize];
-            let from = usize::try_from(x.serial_offset - ths).ok();
+            let from = x
+                .serial_offset
+                .checked_sub(ths)
+                .and_then(|f| usize::try_from(f).ok());
             let end = from.and_then(|f| f.checked_add(usize::try_from(x.serial_size).ok()?));
             match (from, end) {
                 (Some(f), Some(t)) if t <= export_data.len() => data.bytes(&export_data[f..t]),

@@ -239,7 +239,8 @@ fn shader_libraries(
 }
 
 /// `--ue-version` of an engine whose zen layout pakrat does not write
-/// (UE 4.25–5.2): refused before anything is read or written. The library
+/// (UE 4.25, 4.26, 5.0–5.2), and UE 4.27 with `--into` (its container is
+/// not written): refused before anything is read or written. The library
 /// refuses packages whose own versions say so; 5.2 must be refused here,
 /// as its packages carry 5.3's file version.
 fn refuse_old_zen_layout(v: Option<&str>, into: bool) -> Result<()> {
