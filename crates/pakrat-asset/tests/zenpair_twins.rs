@@ -149,3 +149,85 @@ fn from_legacy_ue4_refuses_other_versions_by_name() {
         .to_string();
     assert!(e.contains("UE 4.27's only"), "{e}");
 }
+
+/// to-legacy keeps the FName number of an imported package too: the
+/// numbered 5.6 `SM_Cube` above converted to zen and back names its
+/// material package `/Game/.../MI_PrototypeGrid_Gray` number 3 in the
+/// legacy name map (not a flattened `..._Gray_2`), as the UE 5.5 `SM_Cube`
+/// legacy cook does. The imported package is a stand-in holding the one
+/// export the cube imports, named as the engine names it (base + number);
+/// script imports resolve through the corpus's UE 5.3 ScriptObjects.
+#[test]
+fn to_legacy_keeps_the_fname_number_of_imported_packages() {
+    use pakrat_asset::zen::{Export, ObjectIndex};
+    use pakrat_codec::names::{package_id, public_export_hash, BatchName, MappedName, NameMapKind};
+    let Some(c) = pakrat_testkit::corpus_dir() else {
+        return;
+    };
+    let d = c.join("zenpair/retoc/UE5.6");
+    let asset = std::fs::read(d.join("SM_Cube.uasset")).unwrap();
+    let uexp = std::fs::read(d.join("SM_Cube.uexp")).unwrap();
+    let mut pkg = LegacyPackage::read(&asset, Layout::for_engine("5.6")).unwrap();
+    let base = "/Game/LevelPrototyping/Materials/MI_PrototypeGrid_Gray";
+    for i in 0..pkg.imports.len() {
+        let p = pkg.path(-(i as i32) - 1).unwrap();
+        if p == base || p == format!("{base}.MI_PrototypeGrid_Gray") {
+            pkg.imports[i].object_name.number = 3;
+        }
+    }
+    let out = convert::from_legacy(&pkg, &uexp, None, ZenTarget::for_layout(pkg.layout)).unwrap();
+    let whole = format!("{base}_2");
+    let bn = |t: &str| BatchName {
+        text: t.into(),
+        wide: false,
+        stored_hash: None,
+    };
+    let mut other = out.package.clone();
+    other.name = whole.clone();
+    other.names = vec![bn("MI_PrototypeGrid_Gray"), bn(base)];
+    other.name_mapped = MappedName {
+        index: 1,
+        kind: NameMapKind::Package,
+        number: 3,
+    };
+    other.exports = vec![Export {
+        serial_offset: 0,
+        serial_size: 0,
+        name: MappedName {
+            index: 0,
+            kind: NameMapKind::Package,
+            number: 3,
+        },
+        outer: ObjectIndex(u64::MAX),
+        class: ObjectIndex(u64::MAX),
+        super_index: ObjectIndex(u64::MAX),
+        template: ObjectIndex(u64::MAX),
+        public_export_hash: public_export_hash("mi_prototypegrid_gray_2"),
+        object_flags: 1,
+        filter_flags: 0,
+    }];
+    // Script imports resolve through the UE 5.3 ScriptObjects of the
+    // corpus (the engine classes the cube uses are there).
+    let so = std::fs::read(c.join("zenpair/retoc/UE5.3/ScriptObjects.bin")).unwrap();
+    let mut src = convert::Packages::from_containers(
+        &[],
+        Some(pakrat_asset::zen::ScriptObjects::parse(&so).unwrap()),
+    );
+    src.by_id.insert(package_id(&whole), (other, Vec::new()));
+    let leg = convert::to_legacy(
+        &out.package,
+        &out.chunk,
+        &out.imported_packages,
+        &src,
+        pkg.layout,
+    )
+    .unwrap();
+    let names: Vec<&str> = leg.package.names.iter().map(|n| n.text.as_str()).collect();
+    assert!(names.contains(&base), "{names:?}");
+    assert!(!names.iter().any(|n| n.ends_with("_Gray_2")), "{names:?}");
+    let l = &leg.package;
+    let at = (0..l.imports.len())
+        .find(|&i| l.path(-(i as i32) - 1).as_deref() == Some(whole.as_str()))
+        .expect("the package import, whole name");
+    assert_eq!(l.imports[at].object_name.number, 3);
+}
