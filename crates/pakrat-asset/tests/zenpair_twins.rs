@@ -78,7 +78,10 @@ fn imported_package_names_keep_the_fname_number() {
         .collect();
     assert_eq!(parts, [(base.to_string(), 3)]);
     let whole = format!("{base}_2");
-    assert_eq!(out.package.imported_package_names, [whole.clone()]);
+    assert_eq!(
+        out.package.imported_package_names,
+        std::slice::from_ref(&whole)
+    );
     assert_eq!(
         out.imported_packages,
         [pakrat_codec::names::package_id(&whole)]
