@@ -157,6 +157,29 @@ fn mutated_legacy_packages_and_zen_chunks_end_cleanly() {
             check(&name, &m.name, budget, r);
         }
     }
+    // Legacy → zen in the UE 4.27 layout over the mutated UE 4.27 twin
+    // (TestModUI): what it writes must parse as a UE4 zen package.
+    let d = dir.join("zenpair/retoc/UE4.27");
+    let asset = std::fs::read(d.join("TestModUI.uasset")).unwrap();
+    let uexp = std::fs::read(d.join("TestModUI.uexp")).unwrap();
+    let budget = 64 * (asset.len() + uexp.len()) + (8 << 20);
+    for m in mutations(&asset, 0x427, 40) {
+        ALLOC.reset_peak();
+        let u = uexp.clone();
+        let r = run_case(m.data, Duration::from_secs(20), move |d| {
+            let p =
+                LegacyPackage::read(d, Layout::for_engine("4.27")).map_err(|e| e.to_string())?;
+            let z = convert::from_legacy_ue4(&p, &u, "/Game/_AssemblyStorm/TestMod/TestModUI")
+                .map_err(|e| e.to_string())?;
+            let back =
+                zen::parse(&z.chunk, ZenLayout::Ue4, z.store_entry.as_ref()).unwrap_or_else(|e| {
+                    panic!("from_legacy_ue4 wrote a package that does not parse: {e}")
+                });
+            assert_eq!(back.exports.len(), p.exports.len());
+            Ok(())
+        });
+        check("UE4.27 TestModUI", &m.name, budget, r);
+    }
     assert!(!ALLOC.refused());
     assert!(cases >= 2000, "{cases}");
     assert!(

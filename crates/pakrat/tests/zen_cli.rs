@@ -392,46 +392,104 @@ fn from_legacy_refuses_a_lone_uexp_and_an_empty_folder() {
         .stderr(predicate::str::contains("--into"));
 }
 
-/// UE 4.25–5.2 zen layouts are not written: a UE 4.27 package (the
-/// zenpair legacy twin of TestModUI) and `--ue-version 5.2` are refused by
-/// name, and no file is written.
+/// UE 4.27 (issue 30 item 1): the zenpair UE 4.27 legacy twin of
+/// TestModUI, placed under `<Project>/Content/`, becomes the engine's zen
+/// package byte for byte (its summary names no package: the name comes
+/// from the path). Without a `Content` folder, without `--ue-version`
+/// (unversioned), with `--into` (no UE 4.27 container is written), and
+/// with the layouts not written (4.26, 5.2) it is refused by name and
+/// nothing is written.
 #[test]
-fn from_legacy_refuses_the_zen_layouts_it_does_not_write() {
+fn from_legacy_writes_ue427_and_refuses_the_zen_layouts_it_does_not_write() {
     let Some(c) = pakrat_testkit::corpus_dir() else {
         return;
     };
     let dir = c.join("zenpair/retoc/UE4.27");
     let tmp = tempfile::tempdir().unwrap();
-    let src = tmp.path().join("src");
-    std::fs::create_dir_all(&src).unwrap();
-    for f in ["TestModUI.uasset", "TestModUI.uexp"] {
-        std::fs::copy(dir.join(f), src.join(f)).unwrap();
+    let src = tmp.path().join("Proj/Content/_AssemblyStorm/TestMod");
+    let loose = tmp.path().join("loose");
+    for d in [&src, &loose] {
+        std::fs::create_dir_all(d).unwrap();
+        for f in ["TestModUI.uasset", "TestModUI.uexp"] {
+            std::fs::copy(dir.join(f), d.join(f)).unwrap();
+        }
     }
+    let content = tmp.path().join("Proj/Content");
+    let written = |o: &std::path::Path| std::fs::read_dir(o).map_or(0, |d| d.count());
     let out = tmp.path().join("o");
-    // Unversioned: the release must be given, and then it is refused.
     pakrat()
-        .args(["zen", "from-legacy", s(&src), "-o", s(&out)])
+        .args([
+            "zen",
+            "from-legacy",
+            s(&content),
+            "-o",
+            s(&out),
+            "--ue-version",
+            "4.27",
+        ])
+        .assert()
+        .success();
+    let mine = std::fs::read(out.join("_AssemblyStorm/TestMod/TestModUI.uasset")).unwrap();
+    assert!(
+        mine == std::fs::read(dir.join("TestModUI.uzenasset")).unwrap(),
+        "UE 4.27 TestModUI differs from its zen twin"
+    );
+    let o = tmp.path().join("o1");
+    pakrat()
+        .args([
+            "zen",
+            "from-legacy",
+            s(&loose),
+            "-o",
+            s(&o),
+            "--ue-version",
+            "4.27",
+        ])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("is not under a Content folder"));
+    assert_eq!(written(&o), 0, "nothing written");
+    // Unversioned: the release must be given.
+    let o = tmp.path().join("o2");
+    pakrat()
+        .args(["zen", "from-legacy", s(&content), "-o", s(&o)])
         .assert()
         .failure()
         .stderr(predicate::str::contains("give the engine version"));
-    let written = std::fs::read_dir(&out).map_or(0, |d| d.count());
-    assert_eq!(written, 0, "nothing written");
-    for v in ["4.27", "5.2"] {
+    assert_eq!(written(&o), 0, "nothing written");
+    let utoc = tmp.path().join("Mod_P.utoc");
+    pakrat()
+        .args([
+            "zen",
+            "from-legacy",
+            s(&content),
+            "--into",
+            s(&utoc),
+            "--ue-version",
+            "4.27",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("not the UE 4.27 container"));
+    assert!(!utoc.exists());
+    for v in ["4.26", "5.2"] {
+        let o = tmp.path().join(format!("o{v}"));
         pakrat()
             .args([
                 "zen",
                 "from-legacy",
-                s(&src),
+                s(&content),
                 "-o",
-                s(&out),
+                s(&o),
                 "--ue-version",
                 v,
             ])
             .assert()
             .code(2)
             .stderr(predicate::str::contains(format!(
-                "--ue-version {v}: pakrat writes the UE 5.3+ zen layout only"
+                "--ue-version {v}: pakrat writes the UE 4.27 and UE 5.3+ zen layouts only"
             )));
+        assert_eq!(written(&o), 0, "nothing written");
     }
 }
 

@@ -266,7 +266,8 @@ pub fn legacy_to_zen(
                 header.len()
             )))
         })?;
-    let output = match &src.uexp {
+    let uexp;
+    let data = match &src.uexp {
         Some(u) => {
             if header.len() != ths {
                 return Err(in_file(Error::Other(format!(
@@ -274,21 +275,60 @@ pub fn legacy_to_zen(
                     header.len() - ths
                 ))));
             }
-            let data = u.read()?;
-            from_legacy(&pkg, &data, script, ZenTarget::for_layout(pkg.layout))
+            uexp = u.read()?;
+            &uexp[..]
         }
-        None => from_legacy(
-            &pkg,
-            &header[ths..],
-            script,
-            ZenTarget::for_layout(pkg.layout),
-        ),
+        None => &header[ths..],
+    };
+    let output = if pkg.layout.ue5 == 0 {
+        // UE4: the UE 4.27 zen layout, named from the file's place.
+        let name = ue4_package_name(&pkg, &src.header.path).map_err(in_file)?;
+        super::from_legacy_ue4(&pkg, data, &name)
+    } else {
+        from_legacy(&pkg, data, script, ZenTarget::for_layout(pkg.layout))
     }
     .map_err(in_file)?;
     Ok(ZenFile {
         rel: src.header.rel.clone(),
         output,
     })
+}
+
+/// The name of a UE4 package: its summary's, or, as UE 4.27 cooks store
+/// `None` there, the one the engine's mount gives its file:
+/// `<Project>/Content/A/B.uasset` is `/Game/A/B`, and
+/// `…/Plugins/…/<Plugin>/Content/A/B.uasset` is `/<Plugin>/A/B`.
+pub fn ue4_package_name(pkg: &LegacyPackage, path: &std::path::Path) -> Result<String> {
+    let own = &pkg.summary.package_name;
+    if own != "None" && own.starts_with('/') {
+        return Ok(own.clone());
+    }
+    let full = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let parts: Vec<String> = full
+        .with_extension("")
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    let at = parts
+        .iter()
+        .rposition(|p| p == "Content")
+        .filter(|&i| i + 1 < parts.len());
+    let Some(at) = at else {
+        return Err(Error::unsupported(
+            0,
+            format!(
+                "a UE4 package without a package name in its summary (None): its name comes from its path under <Project>/Content/ (/Game/...), and {} is not under a Content folder",
+                path.display()
+            ),
+        ));
+    };
+    let plugin = at >= 2 && parts[..at - 1].iter().any(|p| p == "Plugins");
+    let mount = if plugin {
+        parts[at - 1].as_str()
+    } else {
+        "Game"
+    };
+    Ok(format!("/{mount}/{}", parts[at + 1..].join("/")))
 }
 
 #[cfg(test)]

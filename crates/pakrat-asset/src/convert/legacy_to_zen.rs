@@ -4,7 +4,7 @@ use std::collections::{BinaryHeap, HashMap};
 
 use pakrat_io::{Error, Result};
 
-use super::{CORE, RF_PUBLIC};
+use super::RF_PUBLIC;
 use crate::legacy::summary::ue5;
 use crate::legacy::{Export as LExport, FName, Layout, LegacyPackage, Summary};
 use crate::zen::{
@@ -24,6 +24,9 @@ pub struct ZenOutput {
     pub chunk: Vec<u8>,
     /// Imported package ids, sorted (the store entry's list).
     pub imported_packages: Vec<u64>,
+    /// UE 4.27 layout: the store entry the container header needs (the
+    /// package cannot be parsed without it). `None` for UE 5.3+.
+    pub store_entry: Option<pakrat_iostore::container_header::StoreEntry>,
 }
 
 /// The zen layout to write.
@@ -89,8 +92,8 @@ pub fn from_legacy(
     let deps = kept_dependencies(pkg, &imports.imports);
     let export_bundle_entries = load_order(&exports, &deps)?;
     let (dependency_bundle_headers, dependency_bundle_entries) = dependency_bundles(pkg, &deps);
-    let mut sorted_imported: Vec<(u64, String)> = imports.imported.clone();
-    sorted_imported.sort_by_key(|x| x.0);
+    let mut sorted_imported: Vec<ImportedPackage> = imports.imported.clone();
+    sorted_imported.sort_by_key(|x| x.id);
     let zen = ZenPackage {
         layout: ZenLayout::Ue5_3 {
             cells: target.cells,
@@ -111,23 +114,14 @@ pub fn from_legacy(
         export_bundle_entries,
         dependency_bundle_headers,
         dependency_bundle_entries,
-        imported_package_names: sorted_imported.iter().map(|x| x.1.clone()).collect(),
+        imported_package_names: sorted_imported.iter().map(|x| x.name.clone()).collect(),
         graph_packages: Vec::new(),
         name_mapped,
         bulk: bulk_section(pkg, target),
         cell_exports: Vec::new(),
         imported_package_name_parts: sorted_imported
             .iter()
-            .map(|x| {
-                (
-                    BatchName {
-                        text: x.1.clone(),
-                        wide: pakrat_io::FString::to_latin1(&x.1).is_none(),
-                        stored_hash: None,
-                    },
-                    0,
-                )
-            })
+            .map(|x| (x.base.clone(), x.number))
             .collect(),
         imported_package_names_written: true,
     };
@@ -137,7 +131,8 @@ pub fn from_legacy(
     Ok(ZenOutput {
         package,
         chunk,
-        imported_packages: sorted_imported.iter().map(|x| x.0).collect(),
+        imported_packages: sorted_imported.iter().map(|x| x.id).collect(),
+        store_entry: None,
     })
 }
 
@@ -147,10 +142,11 @@ fn check_convertible(pkg: &LegacyPackage) -> Result<()> {
     let s = &pkg.summary;
     let name = &s.package_name;
     pkg.check_references()?;
-    // Only the UE 5.3+ zen layout is written. UE 4.25–4.27 (container
-    // header `Initial`, export bundles, no script-object imports) and
-    // UE 5.0–5.1 write other headers; a package of theirs converted to the
-    // 5.3 layout would not load, so it is refused by name. (UE 5.2 shares
+    // Only the UE 5.3+ zen layout is written here (UE 4.27's is
+    // `from_legacy_ue4`). UE 4.25–4.27 (container header `Initial`, export
+    // bundles, no script-object imports) and UE 5.0–5.1 write other
+    // headers; a package of theirs converted to the 5.3 layout would not
+    // load, so it is refused by name. (UE 5.2 shares
     // 5.3's file version, 1009, so it cannot be told apart here: the CLI
     // refuses `--ue-version 5.2`.)
     if pkg.layout.ue5 < ue5::DATA_RESOURCES {
@@ -162,7 +158,7 @@ fn check_convertible(pkg: &LegacyPackage) -> Result<()> {
         return Err(Error::unsupported(
             0,
             format!(
-                "{name}: a {engine} package; pakrat writes the UE 5.3+ zen layout only, and the zen layouts of UE 4.25 to 5.2 are not written yet"
+                "{name}: a {engine} package; from_legacy writes the UE 5.3+ zen layout only (UE 4.27 packages: from_legacy_ue4; the zen layouts of UE 4.25, 4.26 and 5.0 to 5.2 are not written yet)"
             ),
         ));
     }
@@ -254,10 +250,26 @@ impl NameBatch {
     }
 }
 
+/// A package the zen package imports from.
+#[derive(Clone)]
+struct ImportedPackage {
+    /// `FPackageId` of the whole name.
+    id: u64,
+    /// The whole name (`/Game/Meshes/M_Cube_2`).
+    name: String,
+    /// The name as the legacy name map holds it, without its number
+    /// (`/Game/Meshes/M_Cube`).
+    base: BatchName,
+    /// The FName number (3 for `_2`, 0 for none): ImportedPackageNames
+    /// keeps it apart, as the engine's zen cooks do (UE 5.5 `SM_Cube`
+    /// imports `/Game/Meshes/M_Cube` numbers 2 and 3).
+    number: i32,
+}
+
 /// The zen import map and what it refers to.
 struct ImportTables {
-    /// Imported packages (id, name) in the order first met.
-    imported: Vec<(u64, String)>,
+    /// Imported packages in the order first met.
+    imported: Vec<ImportedPackage>,
     /// Imported public export hashes.
     hashes: Vec<u64>,
     /// The zen import map.
@@ -276,7 +288,7 @@ enum RawImport {
 /// [`ImportTables`] as it is being filled.
 #[derive(Default)]
 struct ImportBuilder {
-    imported: Vec<(u64, String)>,
+    imported: Vec<ImportedPackage>,
     hashes: Vec<u64>,
     // Positions by key: a linear search per import was quadratic (50,000
     // imports took 5.7 s, unoptimised build; now linear).
@@ -334,10 +346,14 @@ impl ImportBuilder {
         }
         let id = pakrat_codec::names::package_id(&package);
         let imported = &mut self.imported;
-        let p = *self.imported_at.entry(id).or_insert_with(|| {
-            imported.push((id, package.clone()));
-            imported.len() - 1
-        });
+        let p = match self.imported_at.get(&id) {
+            Some(&p) => p,
+            None => {
+                imported.push(imported_package(pkg, top, id, &package)?);
+                self.imported_at.insert(id, imported.len() - 1);
+                imported.len() - 1
+            }
+        };
         let rel = path
             .get(package.len() + 1..)
             .ok_or_else(|| {
@@ -360,7 +376,7 @@ impl ImportBuilder {
     fn finish(self, raw: &[RawImport]) -> ImportTables {
         let imported = self.imported;
         let mut order: Vec<usize> = (0..imported.len()).collect();
-        order.sort_by_key(|&i| imported[i].0);
+        order.sort_by_key(|&i| imported[i].id);
         let mut remap = vec![0usize; imported.len()];
         for (new, &old) in order.iter().enumerate() {
             remap[old] = new;
@@ -380,6 +396,33 @@ impl ImportBuilder {
             imports,
         }
     }
+}
+
+/// The imported package that legacy import `top` (a top-level package
+/// import) names, with the number its FName carries.
+fn imported_package(
+    pkg: &LegacyPackage,
+    top: i32,
+    id: u64,
+    package: &str,
+) -> Result<ImportedPackage> {
+    let f = pkg.imports[(-top - 1) as usize].object_name;
+    let n = pkg.names.get(f.index as usize).ok_or_else(|| {
+        Error::Other(format!(
+            "{}: import name {} out of range",
+            pkg.summary.package_name, f.index
+        ))
+    })?;
+    Ok(ImportedPackage {
+        id,
+        name: package.to_string(),
+        base: BatchName {
+            text: n.text.clone(),
+            wide: n.wide,
+            stored_hash: None,
+        },
+        number: f.number,
+    })
 }
 
 /// Legacy package index `x` as a zen object index.
@@ -465,51 +508,23 @@ fn export_hash(pkg: &LegacyPackage, i: usize, e: &LExport) -> Result<u64> {
     Ok(public_export_hash(&rel.replace([':', '.'], "/")))
 }
 
-/// Whether legacy import `x` is a script type (class, struct, enum,
-/// function or package: always in memory).
-fn is_script_type(pkg: &LegacyPackage, x: i32) -> bool {
-    let Some(im) = pkg.imports.get((-x - 1) as usize) else {
-        return false;
-    };
-    let class = pkg.name(im.class_name).unwrap_or_default();
-    pkg.name(im.class_package).as_deref() == Some(CORE)
-        && matches!(
-            class.as_str(),
-            "Class"
-                | "ScriptStruct"
-                | "Enum"
-                | "Function"
-                | "Package"
-                | "DelegateFunction"
-                | "SparseDelegateFunction"
-        )
-}
-
 /// The zen import legacy index `x` (< 0) became.
 fn zen_import(imports: &[ObjectIndex], x: i32) -> Option<ObjectRef> {
     imports.get((-x - 1) as usize).map(|o| o.get())
 }
 
-/// Dependencies: per export the legacy preload lists as zen keeps them
-/// (checked on the UE 5.8/6.0 fixtures), as [CbC, SbC, CbS, SbS]: exports
-/// (itself included) and package imports stay, and so do script imports of
-/// objects (CDOs); script imports of types (classes, structs, enums,
-/// functions: always in memory) go, and so do a script class and template
-/// among the serialize-before-create ones (the zen loader always waits for
-/// those).
+/// Dependencies: per export the legacy preload lists as zen keeps them, as
+/// [CbC, SbC, CbS, SbS]: exports (itself included) and imports of other
+/// packages' exports stay; every script import goes (types and objects
+/// alike: the script objects are in memory before any package loads), and
+/// so do package imports, which zen stores as Null. retoc's writer keeps
+/// the same two kinds; the engine's zen cooks agree on every zenpair twin
+/// (the UE 5.5/5.6 `BP_ThirdPersonCharacter` class and CDO list the
+/// `Default__Character` subobjects in their legacy preload lists, the zen
+/// cook does not) and on the 20 CUE4Parse fixture packages.
 fn kept_dependencies(pkg: &LegacyPackage, imports: &[ObjectIndex]) -> Vec<[Vec<i32>; 4]> {
     let keep = |x: i32| -> bool {
-        if x > 0 {
-            true
-        } else if x < 0 {
-            match zen_import(imports, x) {
-                Some(ObjectRef::Package { .. }) => true,
-                Some(ObjectRef::Script(_)) => !is_script_type(pkg, x),
-                _ => false,
-            }
-        } else {
-            false
-        }
+        x > 0 || (x < 0 && matches!(zen_import(imports, x), Some(ObjectRef::Package { .. })))
     };
     let mut deps: Vec<[Vec<i32>; 4]> = Vec::with_capacity(pkg.exports.len());
     for e in &pkg.exports {
@@ -522,12 +537,6 @@ fn kept_dependencies(pkg: &LegacyPackage, imports: &[ObjectIndex]) -> Vec<[Vec<i
                     .filter(|&x| keep(x))
                     .collect();
             }
-            // Only script ones: a class or template from another package
-            // stays (BP_ComponentsChild's templates from BP_Components do).
-            let implied = [e.class, e.template.unwrap_or(0)];
-            let script =
-                |x: i32| x < 0 && matches!(zen_import(imports, x), Some(ObjectRef::Script(_)));
-            g[1].retain(|&x| !(implied.contains(&x) && script(x)));
         }
         deps.push(g);
     }

@@ -13,6 +13,7 @@
 
 pub mod files;
 mod legacy_to_zen;
+mod legacy_to_zen_ue4;
 mod resolve;
 mod zen_to_legacy;
 
@@ -23,6 +24,7 @@ use std::sync::OnceLock;
 use crate::zen::{ScriptObjects, ZenPackage};
 
 pub use legacy_to_zen::{from_legacy, ZenOutput, ZenTarget};
+pub use legacy_to_zen_ue4::from_legacy_ue4;
 pub(crate) use zen_to_legacy::{import_paths, object_path};
 pub use zen_to_legacy::{layout_of, to_legacy, LegacyOutput};
 

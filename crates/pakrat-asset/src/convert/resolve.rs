@@ -33,10 +33,15 @@ pub(super) struct Obj {
 
 impl Obj {
     pub(super) fn package(name: &str) -> Obj {
+        Obj::package_nm(Nm::plain(name))
+    }
+    /// A package whose name carries an FName number (`/Game/M_Cube` 3 for
+    /// `/Game/M_Cube_2`).
+    pub(super) fn package_nm(name: Nm) -> Obj {
         Obj {
             class_package: Nm::plain(CORE),
             class_name: Nm::plain("Package"),
-            name: Nm::plain(name),
+            name,
             outer: None,
         }
     }
@@ -143,7 +148,11 @@ impl<'a> Resolver<'a> {
         }
         match idx.get() {
             ObjectRef::Script(_) => self.script(idx, None),
-            ObjectRef::Null => Ok(Obj::package(&pkg.name)),
+            // The package's own name, with the number its FName keeps.
+            ObjectRef::Null => Ok(mapped(&pkg.names, pkg.name_mapped)
+                .ok()
+                .filter(|n| n.full() == pkg.name)
+                .map_or_else(|| Obj::package(&pkg.name), Obj::package_nm)),
             ObjectRef::Export(i) => {
                 let e = pkg.exports.get(i as usize).ok_or_else(|| {
                     Error::Other(format!("{}: export {i} out of range", pkg.name))

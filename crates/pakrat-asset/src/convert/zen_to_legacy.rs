@@ -274,9 +274,16 @@ impl ImportSlots {
                 at = x.outer.as_deref();
             }
         }
-        for name in &zen.imported_package_names {
+        for (k, name) in zen.imported_package_names.iter().enumerate() {
             if !self.by_path.contains_key(name) && !missing.iter().any(|m| m.path() == *name) {
-                missing.push(Obj::package(name));
+                // Keep the FName number ImportedPackageNames stores apart.
+                let nm = zen
+                    .imported_package_name_parts
+                    .get(k)
+                    .map(|(b, n)| Nm(b.text.clone(), *n as u32))
+                    .filter(|n| n.full() == *name)
+                    .unwrap_or_else(|| Nm::plain(name));
+                missing.push(Obj::package_nm(nm));
             }
         }
         let key = |o: &Obj| {

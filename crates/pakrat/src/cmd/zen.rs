@@ -239,17 +239,26 @@ fn shader_libraries(
 }
 
 /// `--ue-version` of an engine whose zen layout pakrat does not write
-/// (UE 4.25–5.2): refused before anything is read or written. The library
+/// (UE 4.25, 4.26, 5.0–5.2), and UE 4.27 with `--into` (its container is
+/// not written): refused before anything is read or written. The library
 /// refuses packages whose own versions say so; 5.2 must be refused here,
 /// as its packages carry 5.3's file version.
-fn refuse_old_zen_layout(v: Option<&str>) -> Result<()> {
+fn refuse_old_zen_layout(v: Option<&str>, into: bool) -> Result<()> {
     let Some(s) = v else { return Ok(()) };
     let mut parts = s.trim().split('.');
     let major: u32 = parts.next().and_then(|p| p.parse().ok()).unwrap_or(0);
     let minor: u32 = parts.next().and_then(|p| p.parse().ok()).unwrap_or(0);
+    if (major, minor) == (4, 27) {
+        if into {
+            bail!(
+                "--ue-version {s} --into: UE 4.27 zen packages are written (-o DIR), but not the UE 4.27 container around them (TOC v3, container header without signature, store entries with load order). Nothing was written."
+            );
+        }
+        return Ok(());
+    }
     if major == 4 || (major == 5 && minor <= 2) {
         bail!(
-            "--ue-version {s}: pakrat writes the UE 5.3+ zen layout only; the zen layouts of UE 4.25 to 5.2 are not written yet, and a package in the 5.3 layout would not load in {s}. Nothing was written."
+            "--ue-version {s}: pakrat writes the UE 4.27 and UE 5.3+ zen layouts only; the zen layouts of UE 4.25, 4.26 and 5.0 to 5.2 are not written yet, and a package in another layout would not load in {s}. Nothing was written."
         );
     }
     Ok(())
@@ -271,7 +280,7 @@ pub fn from_legacy(a: &ZenFromLegacyArgs) -> Result<ExitCode> {
         Some(g) => Some(load_script_objects(&open_container(g, &a.keys)?)?),
         None => None,
     };
-    refuse_old_zen_layout(a.ue_version.as_deref())?;
+    refuse_old_zen_layout(a.ue_version.as_deref(), a.into.is_some())?;
     let layout = engine(a.ue_version.as_deref())?;
     let start = std::time::Instant::now();
     let bar = crate::cmd::common::progress_count(
@@ -299,6 +308,12 @@ pub fn from_legacy(a: &ZenFromLegacyArgs) -> Result<ExitCode> {
         }
     };
     if let Some(utoc) = &a.into {
+        if let Some(z) = converted.iter().find(|z| z.output.store_entry.is_some()) {
+            bail!(
+                "{}: a UE4 package; UE 4.27 zen packages are written (-o DIR), but not the UE 4.27 container around them. No container was written",
+                z.rel
+            );
+        }
         if !errors.is_empty() {
             report_errors(a.out.json);
             bail!(
