@@ -15,6 +15,8 @@
 //! has them, and is skipped with that reason where not: [`lod_problem`]).
 
 pub mod anim;
+pub mod anim_codec;
+pub mod anim_scene;
 pub mod buffers;
 pub mod skel_scene;
 pub mod skeletal_mesh;
