@@ -266,6 +266,15 @@ fn fixture_animations_decode_to_their_source_poses_and_validate() {
             assert_eq!(&psa[..8], b"ANIMHEAD");
             let keys = &psa[psa.len() - 31 * 3 * 32 - 32..];
             assert_eq!(&keys[..8], b"ANIMKEYS", "{label}");
+            // Frame 30 of the root: 10 units along Unreal X (PA_Fixture's
+            // Pose_30).
+            let f = |at: usize| f32::from_le_bytes(keys[at..at + 4].try_into().unwrap());
+            let root30 = 32 + 30 * 3 * 32;
+            let pos = [f(root30), f(root30 + 4), f(root30 + 8)];
+            assert!(
+                (pos[0] - 10.0).abs() < 1e-4 && pos[1].abs() < 1e-4 && pos[2].abs() < 1e-4,
+                "{label}: {pos:?}"
+            );
         }
     }
     for r in validate(&glbs) {
