@@ -206,14 +206,42 @@ fn compressed(
     a.curve_bytes = r.i32_count("curve bytes", 1)?;
     r.skip(a.curve_bytes as u64, "curve byte stream")?;
     if is_ue_codec(&a.bone_codec) {
-        a.ue = Some(ue_header(r, &a.stream)?);
+        a.ue = Some(read_ue_header(r, &a.stream)?);
     }
     Ok(())
 }
 
-/// The `FUECompressedAnimData` header; its views (the offset tables, then
-/// the key bytes) must fill `stream` exactly.
-fn ue_header(r: &mut Reader<'_>, stream: &[u8]) -> Result<UeHeader> {
+impl UeHeader {
+    /// The same header over another byte stream of the same shape (the
+    /// offset tables read again from it): for mutation runs.
+    pub fn with_stream(&self, stream: &[u8]) -> Result<UeHeader> {
+        let (tracks, scales) = (self.track_offsets.len(), self.scale_offsets.len());
+        if stream.len() < self.keys_at || self.keys_at != 4 * (tracks + scales) {
+            return Err(Error::Other(format!(
+                "a {}-byte stream cannot hold {tracks} track and {scales} scale offsets",
+                stream.len()
+            )));
+        }
+        Ok(UeHeader {
+            track_offsets: ints(stream, 0, tracks),
+            scale_offsets: ints(stream, 4 * tracks, scales),
+            ..self.clone()
+        })
+    }
+}
+
+/// `n` little-endian `i32`s of `stream` from byte `from` (in bounds).
+fn ints(stream: &[u8], from: usize, n: usize) -> Vec<i32> {
+    stream[from..from + 4 * n]
+        .chunks_exact(4)
+        .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+/// Read the `FUECompressedAnimData` header (after the curve bytes) from
+/// `r`; its views (the offset tables, then the key bytes) must fill
+/// `stream`, the compressed byte stream, exactly.
+pub fn read_ue_header(r: &mut Reader<'_>, stream: &[u8]) -> Result<UeHeader> {
     let num_keys = r.i32_count("CompressedNumberOfKeys", 0)?;
     let f = r.array::<4>("key and compression formats")?;
     if f[0] > 2 || f[1..].iter().any(|&x| x > 6) {
@@ -240,18 +268,12 @@ fn ue_header(r: &mut Reader<'_>, stream: &[u8]) -> Result<UeHeader> {
                 ),
             )
         })?;
-    let ints = |from: usize, n: usize| -> Vec<i32> {
-        stream[from..from + 4 * n]
-            .chunks_exact(4)
-            .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-            .collect()
-    };
     Ok(UeHeader {
         num_keys,
         key_format: f[0],
         formats: [f[1], f[2], f[3]],
-        track_offsets: ints(0, tracks),
-        scale_offsets: ints(4 * tracks, scales),
+        track_offsets: ints(stream, 0, tracks),
+        scale_offsets: ints(stream, 4 * tracks, scales),
         scale_strip,
         keys_at,
     })

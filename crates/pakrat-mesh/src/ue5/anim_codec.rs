@@ -135,7 +135,7 @@ pub fn decode(a: &AnimInfo) -> Result<Vec<BoneTrack>> {
 }
 
 /// The packed header of a track component: format, mask, key count
-/// (checked against the bytes left at `min_key` bytes a key).
+/// (at least one).
 fn header(r: &mut Reader<'_>, what: &str) -> Result<(u8, u32, usize)> {
     let packed = r.u32(what)?;
     let format = (packed >> 28) as u8;
@@ -143,6 +143,9 @@ fn header(r: &mut Reader<'_>, what: &str) -> Result<(u8, u32, usize)> {
     let n = (packed & 0xFF_FFFF) as usize;
     if usize::from(format) >= FORMATS.len() {
         return Err(r.invalid(format!("{what}: key format {format} is unknown")));
+    }
+    if n == 0 {
+        return Err(r.invalid(format!("{what}: a stored track of no keys")));
     }
     Ok((format, mask, n))
 }

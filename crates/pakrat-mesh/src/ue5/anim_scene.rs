@@ -59,6 +59,9 @@ fn sample<const N: usize>(k: &Keys<[f32; N]>, keys: usize, f: f32, quat: bool) -
     let fr = key_frames(k, keys);
     let v = &k.values;
     let i = fr.iter().position(|&x| x > f).unwrap_or(v.len());
+    if v.is_empty() {
+        return [if quat { 0.0 } else { 1.0 }; N].map(|x| x);
+    }
     if i == 0 {
         return v[0];
     }
@@ -163,7 +166,7 @@ fn seconds<T>(k: &Keys<T>, keys: usize, length: f32) -> Vec<(usize, f32)> {
     out
 }
 
-/// One glTF track from decoded keys, converted by `f`.
+/// One glTF track from decoded keys, converted by `f` (None: no key).
 fn track<T: Copy, U>(
     bone: usize,
     k: &Keys<T>,
@@ -172,9 +175,12 @@ fn track<T: Copy, U>(
     step: bool,
     f: impl Fn(T) -> U,
     wrap: impl Fn(Vec<U>) -> BoneKeys,
-) -> Track {
+) -> Option<Track> {
     let s = seconds(k, keys, length);
-    Track::Bone {
+    if s.is_empty() {
+        return None;
+    }
+    Some(Track::Bone {
         bone,
         times: s.iter().map(|x| x.1).collect(),
         values: wrap(s.iter().map(|x| f(k.values[x.0])).collect()),
@@ -183,7 +189,7 @@ fn track<T: Copy, U>(
         } else {
             Interpolation::Linear
         },
-    }
+    })
 }
 
 fn finite<const N: usize>(v: [f32; N], or: [f32; N]) -> [f32; N] {
@@ -264,7 +270,7 @@ pub fn to_scene(
             t.rotation.as_ref().unwrap_or(&unit),
             t.scale.as_ref().unwrap_or(&one3),
         );
-        out.push(track(
+        out.extend(track(
             b,
             tk,
             keys,
@@ -273,8 +279,8 @@ pub fn to_scene(
             tr,
             BoneKeys::Translation,
         ));
-        out.push(track(b, rk, keys, a.length, step, rot, BoneKeys::Rotation));
-        out.push(track(b, sk, keys, a.length, step, sc, BoneKeys::Scale));
+        out.extend(track(b, rk, keys, a.length, step, rot, BoneKeys::Rotation));
+        out.extend(track(b, sk, keys, a.length, step, sc, BoneKeys::Scale));
     }
     Ok(Scene {
         name: a.path.clone(),
