@@ -16,7 +16,8 @@
 //! `ACF_IntervalFixed32NoW` (one `u32`: rotations X 11 bits high, Y 11, Z
 //! 10 low; vectors X 10 bits low, Y 11, Z 11 high; scaled by range and
 //! offset by minimum), `ACF_Fixed32NoW` and `ACF_Float32NoW` (rotations
-//! only, one `u32`) and `ACF_Identity` (no bytes). A rotation's W is
+//! only, one `u32`) and `ACF_Identity` (no bytes: one identity key). A
+//! track never has more keys than the animation (`CompressedNumberOfKeys`). A rotation's W is
 //! rebuilt as √(1 − x² − y² − z²). Facts: UE `AnimEncoding_PerTrackCompression.cpp`,
 //! `AnimationCompression.h`; CUE4Parse `AnimConverter.cs`
 //! (`ReadPerTrackData`) and `AnimationCompressionUtils.cs`; UEViewer
@@ -86,7 +87,6 @@ pub fn decode(a: &AnimInfo) -> Result<Vec<BoneTrack>> {
     }
     let strip = usize::try_from(h.scale_strip).unwrap_or(0);
     let keys = &a.stream[h.keys_at..];
-    let wide = h.num_keys >= 256;
     let mut out = Vec::with_capacity(n);
     for (t, &bone) in a.track_to_bone.iter().enumerate() {
         let at = |off: i32, what: &str| -> Result<Option<Reader<'_>>> {
@@ -121,22 +121,22 @@ pub fn decode(a: &AnimInfo) -> Result<Vec<BoneTrack>> {
             ..Default::default()
         };
         if let Some(mut r) = at(h.track_offsets[2 * t], "translation")? {
-            track.translation = Some(vectors(&mut r, wide, "translation")?);
+            track.translation = Some(vectors(&mut r, h.num_keys, "translation")?);
         }
         if let Some(mut r) = at(h.track_offsets[2 * t + 1], "rotation")? {
-            track.rotation = Some(rotations(&mut r, wide)?);
+            track.rotation = Some(rotations(&mut r, h.num_keys)?);
         }
         if let Some(mut r) = at(scale_off, "scale")? {
-            track.scale = Some(vectors(&mut r, wide, "scale")?);
+            track.scale = Some(vectors(&mut r, h.num_keys, "scale")?);
         }
         out.push(track);
     }
     Ok(out)
 }
 
-/// The packed header of a track component: format, mask, key count
-/// (at least one).
-fn header(r: &mut Reader<'_>, what: &str) -> Result<(u8, u32, usize)> {
+/// The packed header of a track component: format, mask, key count (at
+/// least one, at most the animation's `keys`).
+fn header(r: &mut Reader<'_>, what: &str, keys: usize) -> Result<(u8, u32, usize)> {
     let packed = r.u32(what)?;
     let format = (packed >> 28) as u8;
     let mask = (packed >> 24) & 0xF;
@@ -144,8 +144,10 @@ fn header(r: &mut Reader<'_>, what: &str) -> Result<(u8, u32, usize)> {
     if usize::from(format) >= FORMATS.len() {
         return Err(r.invalid(format!("{what}: key format {format} is unknown")));
     }
-    if n == 0 {
-        return Err(r.invalid(format!("{what}: a stored track of no keys")));
+    if n == 0 || n > keys.max(1) {
+        return Err(r.invalid(format!(
+            "{what}: a stored track of {n} keys (the animation has {keys})"
+        )));
     }
     Ok((format, mask, n))
 }
@@ -212,8 +214,12 @@ fn fixed48_component(v: u16) -> f32 {
 }
 
 /// A translation or scale component's keys.
-fn vectors(r: &mut Reader<'_>, wide: bool, what: &str) -> Result<Keys<[f32; 3]>> {
-    let (format, mask, n) = header(r, what)?;
+fn vectors(r: &mut Reader<'_>, keys: usize, what: &str) -> Result<Keys<[f32; 3]>> {
+    let wide = keys >= 256;
+    let (format, mask, n) = header(r, what, keys)?;
+    if format == 6 {
+        return Ok(identity([0.0; 3]));
+    }
     let stored = (0..3).filter(|k| mask & (1 << k) != 0).count();
     let (min, range) = if format == 3 {
         ranges(r, mask, what)?
@@ -225,7 +231,6 @@ fn vectors(r: &mut Reader<'_>, wide: bool, what: &str) -> Result<Keys<[f32; 3]>>
         0 | 1 => 4 * stored,
         2 => 2 * stored,
         3 => 4,
-        6 => 0,
         _ => {
             return Err(r.invalid(format!(
                 "{what}: key format {} is not one for vectors",
@@ -233,6 +238,13 @@ fn vectors(r: &mut Reader<'_>, wide: bool, what: &str) -> Result<Keys<[f32; 3]>>
             )))
         }
     };
+    if size == 0 {
+        // Fixed48 with no component stored: every key is zero.
+        return Ok(Keys {
+            format,
+            ..identity([0.0; 3])
+        });
+    }
     fits(r, n, size, what)?;
     let mut values = Vec::with_capacity(n);
     for _ in 0..n {
@@ -276,6 +288,15 @@ fn vectors(r: &mut Reader<'_>, wide: bool, what: &str) -> Result<Keys<[f32; 3]>>
     })
 }
 
+/// `ACF_Identity` keys: no bytes, one key whatever the count says.
+fn identity<const N: usize>(v: [f32; N]) -> Keys<[f32; N]> {
+    Keys {
+        values: vec![v],
+        frames: None,
+        format: 6,
+    }
+}
+
 /// W of a unit quaternion from its X, Y, Z.
 fn with_w([x, y, z]: [f32; 3]) -> [f32; 4] {
     let w2 = 1.0 - x * x - y * y - z * z;
@@ -298,9 +319,13 @@ fn float32_component(u: u32, mantissa_bits: u32) -> f32 {
 }
 
 /// A rotation component's keys.
-fn rotations(r: &mut Reader<'_>, wide: bool) -> Result<Keys<[f32; 4]>> {
+fn rotations(r: &mut Reader<'_>, keys: usize) -> Result<Keys<[f32; 4]>> {
     let what = "rotation";
-    let (format, mask, n) = header(r, what)?;
+    let wide = keys >= 256;
+    let (format, mask, n) = header(r, what, keys)?;
+    if format == 6 {
+        return Ok(identity([0.0, 0.0, 0.0, 1.0]));
+    }
     let stored = (0..3).filter(|k| mask & (1 << k) != 0).count();
     let (min, range) = if format == 3 {
         ranges(r, mask, what)?
@@ -310,9 +335,15 @@ fn rotations(r: &mut Reader<'_>, wide: bool) -> Result<Keys<[f32; 4]>> {
     let size = match format {
         0 | 1 => 12,
         2 => 2 * stored,
-        3..=5 => 4,
-        _ => 0,
+        _ => 4,
     };
+    if size == 0 {
+        // Fixed48 with no component stored: every key is the identity.
+        return Ok(Keys {
+            format,
+            ..identity([0.0, 0.0, 0.0, 1.0])
+        });
+    }
     fits(r, n, size, what)?;
     let mut values = Vec::with_capacity(n);
     for _ in 0..n {
