@@ -337,6 +337,37 @@ impl Builder {
     }
 
     /// One mesh (its attributes shared by one primitive per section).
+    /// `JOINTS_{set}` (`u16`) and `WEIGHTS_{set}` (`f32`).
+    fn skin_set(
+        &mut self,
+        attributes: &mut BTreeMap<
+            json::validation::Checked<json::mesh::Semantic>,
+            json::Index<json::Accessor>,
+        >,
+        set: u32,
+        joints: &[[u16; 4]],
+        weights: &[[f32; 4]],
+    ) {
+        let bytes: Vec<u8> = joints
+            .iter()
+            .flatten()
+            .flat_map(|j| j.to_le_bytes())
+            .collect();
+        let v = self.view(&bytes, ViewKind::Vertex, 8);
+        let a = self.accessor(
+            Some(v),
+            joints.len(),
+            json::accessor::ComponentType::U16,
+            4,
+            false,
+            None,
+            None,
+        );
+        attributes.insert(Valid(json::mesh::Semantic::Joints(set)), a);
+        let w = self.floats(weights, ViewKind::Vertex, false);
+        attributes.insert(Valid(json::mesh::Semantic::Weights(set)), w);
+    }
+
     fn mesh(&mut self, m: &Mesh) -> json::Index<json::Mesh> {
         let mut attributes = BTreeMap::new();
         let n = m.positions.len();
@@ -367,25 +398,10 @@ impl Builder {
             attributes.insert(Valid(json::mesh::Semantic::Colors(0)), a);
         }
         if m.joints.len() == n && m.weights.len() == n && n > 0 {
-            let bytes: Vec<u8> = m
-                .joints
-                .iter()
-                .flatten()
-                .flat_map(|j| j.to_le_bytes())
-                .collect();
-            let v = self.view(&bytes, ViewKind::Vertex, 8);
-            let a = self.accessor(
-                Some(v),
-                n,
-                json::accessor::ComponentType::U16,
-                4,
-                false,
-                None,
-                None,
-            );
-            attributes.insert(Valid(json::mesh::Semantic::Joints(0)), a);
-            let w = self.floats(&m.weights, ViewKind::Vertex, false);
-            attributes.insert(Valid(json::mesh::Semantic::Weights(0)), w);
+            self.skin_set(&mut attributes, 0, &m.joints, &m.weights);
+            if m.joints_1.len() == n && m.weights_1.len() == n {
+                self.skin_set(&mut attributes, 1, &m.joints_1, &m.weights_1);
+            }
         }
         let targets: Vec<json::mesh::MorphTarget> = m
             .morph_targets

@@ -56,10 +56,17 @@ pub struct Mesh {
     /// Vertex colours (RGBA, 0–255), one per vertex (empty: none).
     pub colors: Vec<[u8; 4]>,
     /// Skinning: up to four (bone, weight) pairs per vertex (empty: not
-    /// skinned). Weights of a vertex sum to 1.
+    /// skinned). Weights of a vertex sum to 1 (with [`Mesh::weights_1`]
+    /// when there are more than four).
     pub joints: Vec<[u16; 4]>,
     /// The weights paired with [`Mesh::joints`].
     pub weights: Vec<[f32; 4]>,
+    /// Influences five to eight (`JOINTS_1`), one per vertex when any
+    /// vertex has more than four (empty: none). The weights of
+    /// [`Mesh::weights`] and [`Mesh::weights_1`] together sum to 1.
+    pub joints_1: Vec<[u16; 4]>,
+    /// The weights paired with [`Mesh::joints_1`] (`WEIGHTS_1`).
+    pub weights_1: Vec<[f32; 4]>,
     /// Index buffers, one per material section.
     pub sections: Vec<Section>,
     /// Morph targets (absolute positions per vertex, not offsets).

@@ -224,9 +224,14 @@ pub fn psk(scene: &Scene) -> Result<Vec<u8>, String> {
     let mut inf: Vec<(f32, u32, u32)> = Vec::new();
     for (p, &v) in points.iter().enumerate() {
         if skinned {
-            for k in 0..4 {
-                let w = m.weights[v][k];
-                let b = u32::from(m.joints[v][k]);
+            let more = m.joints_1.len() == m.joints.len() && m.weights_1.len() == m.joints.len();
+            for k in 0..8 {
+                let (w, b) = match k {
+                    0..4 => (m.weights[v][k], m.joints[v][k]),
+                    _ if more => (m.weights_1[v][k - 4], m.joints_1[v][k - 4]),
+                    _ => break,
+                };
+                let b = u32::from(b);
                 if w > 0.0 && (b as usize) < bones.len() {
                     inf.push((w, p as u32, b));
                 }

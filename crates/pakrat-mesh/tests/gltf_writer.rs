@@ -262,3 +262,57 @@ fn large_meshes_use_u32_indices_and_views_stay_aligned() {
     );
     check(&files, "big.glb");
 }
+
+#[test]
+fn eight_influences_write_a_second_joint_set_that_validates() {
+    // Eight bones in a chain; vertex k has 5 + k % 4 influences.
+    let mut s = scene(false);
+    let bone = |k: usize| Bone {
+        name: format!("b{k}"),
+        parent: k.checked_sub(1),
+        translation: [0.0, if k == 0 { 0.0 } else { 0.5 }, 0.0],
+        rotation: [0.0, 0.0, 0.0, 1.0],
+        scale: [1.0; 3],
+    };
+    s.skeleton = Some(Skeleton {
+        bones: (0..8).map(bone).collect(),
+    });
+    s.sockets.clear();
+    let m = &mut s.meshes[0];
+    let n = m.positions.len();
+    let mut joints = [Vec::new(), Vec::new()];
+    let mut weights = [Vec::new(), Vec::new()];
+    for v in 0..n {
+        let count = 5 + v % 4;
+        let mut j = [0u16; 8];
+        let mut w = [0f32; 8];
+        for k in 0..count {
+            j[k] = ((v + k) % 8) as u16;
+            w[k] = 1.0 / count as f32;
+        }
+        for set in 0..2 {
+            joints[set].push([j[4 * set], j[4 * set + 1], j[4 * set + 2], j[4 * set + 3]]);
+            weights[set].push([w[4 * set], w[4 * set + 1], w[4 * set + 2], w[4 * set + 3]]);
+        }
+    }
+    let [j0, j1] = joints;
+    let [w0, w1] = weights;
+    (m.joints, m.joints_1, m.weights, m.weights_1) = (j0, j1, w0, w1);
+    let files = write(&s, Format::Glb, "w8").unwrap();
+    let glb = &files[0].1;
+    let len = u32::from_le_bytes(glb[12..16].try_into().unwrap()) as usize;
+    let json: serde_json::Value = serde_json::from_slice(&glb[20..20 + len]).unwrap();
+    let attrs = &json["meshes"][0]["primitives"][0]["attributes"];
+    for a in ["JOINTS_0", "JOINTS_1", "WEIGHTS_0", "WEIGHTS_1"] {
+        assert!(attrs[a].is_u64(), "{a}: {attrs}");
+    }
+    check(&files, "w8.glb");
+    // Four or fewer influences: no second set.
+    let mut s4 = scene(false);
+    s4.meshes[0].joints_1.clear();
+    let files = write(&s4, Format::Glb, "w4").unwrap();
+    let glb = &files[0].1;
+    let len = u32::from_le_bytes(glb[12..16].try_into().unwrap()) as usize;
+    let json: serde_json::Value = serde_json::from_slice(&glb[20..20 + len]).unwrap();
+    assert!(json["meshes"][0]["primitives"][0]["attributes"]["JOINTS_1"].is_null());
+}

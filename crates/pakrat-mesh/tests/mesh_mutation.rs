@@ -9,6 +9,11 @@
 //! written as `.glb`. Each case must end with a result or a clear error:
 //! no panic, no hang, and a heap peak within 64 MiB + 64 × the object's
 //! size. The unmutated meshes must export.
+//!
+//! The UE4/UE5 animation decoder likewise: the compressed byte streams
+//! (offset tables and keys) of the fixture project's `AS_Fixture` and
+//! `AS_Additive` (UE 5.8 and 6.0) mutated 150 times each, decoded, put on
+//! a three-bone skeleton and written as `.glb` and `.psa`.
 
 use std::time::{Duration, Instant};
 
@@ -165,6 +170,133 @@ fn mutated_meshes_end_cleanly() {
         max_peak as f64 / (1 << 20) as f64,
         started.elapsed().as_secs_f64()
     );
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// The fixture animations, read whole (their codec header and stream).
+fn fixture_animations(corpus: &std::path::Path) -> Vec<pakrat_mesh::ue5::anim::AnimInfo> {
+    use pakrat_asset::props::open;
+    let keys = pakrat_codec::keys::KeyRing::new();
+    let mut out = Vec::new();
+    for engine in ["UE5_8", "UE6_0"] {
+        let dir = corpus.join(format!(
+            "iostore/cue4parse/{engine}/IoStore/Tagged/Uncompressed"
+        ));
+        let utoc = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.extension().is_some_and(|e| e == "utoc"))
+            .unwrap();
+        let c = pakrat_iostore::Container::open(&utoc, &keys).unwrap();
+        let global = open::find_global(&utoc).unwrap();
+        let script = open::load_global(&global, &keys).unwrap();
+        for name in ["AS_Fixture", "AS_Additive"] {
+            let path = format!("/Game/Fixtures/Animations/{name}");
+            let o = open::open_in_container(&c, Some(&script), &path, None).unwrap();
+            let asset = o.asset();
+            let i = asset.exports.iter().position(|e| e.name == name).unwrap();
+            let none = |_: &pakrat_asset::bulk::BulkRef| -> pakrat_io::Result<Vec<u8>> {
+                Err(pakrat_io::Error::Other("no bulk".into()))
+            };
+            let a = pakrat_mesh::ue5::anim::read_anim_sequence(
+                &asset,
+                i,
+                &pakrat_asset::props::NoSchemas,
+                &none,
+            )
+            .unwrap();
+            out.push(a);
+        }
+    }
+    out
+}
+
+/// Decode `a` with byte stream `stream`, build its scene on a three-bone
+/// skeleton and write it.
+fn anim_case(a: &pakrat_mesh::ue5::anim::AnimInfo, stream: &[u8]) -> Result<(), String> {
+    use pakrat_mesh::ue5::{anim_codec, anim_scene, skeleton};
+    let mut a = a.clone();
+    a.ue = Some(
+        a.ue.as_ref()
+            .ok_or("no header")?
+            .with_stream(stream)
+            .map_err(|e| e.to_string())?,
+    );
+    a.stream = stream.to_vec();
+    let tracks = anim_codec::decode(&a).map_err(|e| e.to_string())?;
+    let bone = |name: &str, parent| skeleton::BoneInfo {
+        name: name.into(),
+        parent,
+    };
+    let skel = skeleton::RefSkeleton {
+        bones: vec![bone("Root", -1), bone("Joint_1", 0), bone("Joint_2", 1)],
+        pose: vec![skeleton::Transform::default(); 3],
+        name_to_index: Vec::new(),
+    };
+    let keys = anim_scene::key_count(&a);
+    let base = anim_scene::pose_at(&tracks, keys, 0.0, &skel);
+    let s = anim_scene::to_scene(&a, &tracks, &skel, Some(&base))?;
+    let files = pakrat_mesh::gltf::write(&s, pakrat_mesh::gltf::Format::Glb, "a")?;
+    assert!(files[0].1.starts_with(b"glTF"));
+    let seq = pakrat_mesh::psk::SeqInfo {
+        name: a.name.clone(),
+        group: String::new(),
+        rate: anim_scene::frame_rate(&a),
+        frames: keys,
+    };
+    pakrat_mesh::psk::psa(&s, &[seq])?;
+    Ok(())
+}
+
+#[test]
+fn mutated_animation_streams_end_cleanly() {
+    let Some(corpus) = pakrat_testkit::corpus_dir() else {
+        return;
+    };
+    ALLOC.set_limit(1 << 30);
+    let (mut cases, mut ok, mut errors) = (0, 0, 0);
+    let mut failures = Vec::new();
+    for (k, a) in fixture_animations(&corpus).into_iter().enumerate() {
+        let mut muts = mutations(&a.stream, 0x616e_696d ^ k as u64, PER_MESH);
+        muts.insert(
+            0,
+            pakrat_testkit::mutate::Mutation {
+                name: "original".into(),
+                data: a.stream.clone(),
+            },
+        );
+        for m in muts {
+            let label = format!("{} [{}]", a.path, m.name);
+            set_label(&label);
+            let a = a.clone();
+            let before = ALLOC.live();
+            ALLOC.reset_peak();
+            let outcome = run_case(m.data, Duration::from_secs(20), move |d| anim_case(&a, d));
+            let peak = ALLOC.peak().saturating_sub(before);
+            cases += 1;
+            match outcome {
+                Ok(Ok(())) => ok += 1,
+                Ok(Err(e)) if m.name == "original" => {
+                    failures.push(format!("{label}: the unmutated animation fails: {e}"))
+                }
+                Ok(Err(_)) => errors += 1,
+                Err(f) => failures.push(format!("{label}: {f:?}")),
+            }
+            if peak > BASE_BUDGET {
+                failures.push(format!(
+                    "{label}: peak heap {peak} bytes over {BASE_BUDGET}"
+                ));
+            }
+        }
+    }
+    set_label("");
+    println!("animation mutations: {cases} cases, {ok} ok, {errors} clear errors");
+    assert!(cases >= 4 * PER_MESH);
     assert!(
         failures.is_empty(),
         "{} failures:\n{}",

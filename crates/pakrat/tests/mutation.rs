@@ -446,7 +446,12 @@ fn export_meshes(o: &pakrat_asset::props::Opened, from: pakrat_asset::props::Bul
                 }
             }
             "AnimSequence" => {
-                let _ = anim::read_anim_sequence(&asset, i, none);
+                if let Ok(a) = anim::read_anim_sequence(&asset, i, none, &fetch) {
+                    if let Ok(t) = pakrat_mesh::ue5::anim_codec::decode(&a) {
+                        let skel = skeleton::RefSkeleton::default();
+                        let _ = pakrat_mesh::ue5::anim_scene::to_scene(&a, &t, &skel, None);
+                    }
+                }
             }
             _ => {}
         }

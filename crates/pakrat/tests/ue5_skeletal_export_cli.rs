@@ -1,7 +1,7 @@
 //! `pakrat export --class Mesh` of the UE4/UE5 skeletal objects of the
 //! corpus: the CUE4Parse fixture project's `SK_Fixture` (SkeletalMesh),
 //! `SKEL_Fixture` (Skeleton), `AS_Fixture` and `AS_Additive`
-//! (AnimSequence) in every IoStore variant (UE 5.8 and 6.0 ×
+//! (AnimSequence, decoded: `ue5_anim_export_cli.rs` checks their keys) in every IoStore variant (UE 5.8 and 6.0 ×
 //! Tagged/Unversioned × Uncompressed/Zlib/Oodle/OodlePartitioned/
 //! OodleEncrypted; the legacy paks of the project are its "Minimal" set and
 //! hold no asset of these classes), and zenpair's UE 5.6 `SK_Mannequin`
@@ -76,22 +76,36 @@ const SK: &str = "glTF LOD 0 of 2, 6 vertices, 2 triangles, 2 sections, 2 UV set
 const SKEL: &str = "glTF skeleton, 3 bones, 1 sockets, 0 virtual bones";
 
 fn expected(engine: &str) -> Vec<(String, String)> {
-    // The UE 6.0 cook of AS_Fixture compresses to fewer bytes.
-    let fixture_bytes = if engine == "UE5_8" { 296 } else { 68 };
+    // The UE 6.0 cook of AS_Fixture keeps only fixed-point keys (see
+    // ue5_anim_export_cli.rs).
+    let fixture_formats = if engine == "UE5_8" {
+        "ACF_Fixed48NoW ACF_Float96NoW"
+    } else {
+        "ACF_Fixed48NoW"
+    };
+    let anim = |formats: &str, more: &str| {
+        format!("glTF animation, 31 frames at 30 fps (1 s), 3 tracks on 3 bones of /Game/Fixtures/Animations/SKEL_Fixture.SKEL_Fixture, codec AnimCompress_PerTrackCompression_1 ({formats}){more}")
+    };
     vec![
         (
             "/Game/Fixtures/Animations/AS_Additive.AS_Additive".into(),
-            "codec AnimCompress_PerTrackCompression_1 not decoded (284 bytes of compressed bone data, 3 tracks)".into(),
+            anim(
+                "ACF_Fixed48NoW ACF_Float96NoW",
+                ", AAT_LocalSpaceBase on ABPT_AnimFrame applied",
+            ),
         ),
         (
             "/Game/Fixtures/Animations/AS_Fixture.AS_Fixture".into(),
-            format!("codec AnimCompress_PerTrackCompression_1 not decoded ({fixture_bytes} bytes of compressed bone data, 3 tracks)"),
+            anim(fixture_formats, ""),
         ),
         (
             "/Game/Fixtures/Animations/SKEL_Fixture.SKEL_Fixture".into(),
             SKEL.into(),
         ),
-        ("/Game/Fixtures/Meshes/SK_Fixture.SK_Fixture".into(), SK.into()),
+        (
+            "/Game/Fixtures/Meshes/SK_Fixture.SK_Fixture".into(),
+            SK.into(),
+        ),
     ]
 }
 
@@ -262,6 +276,9 @@ fn fixture_skeletal_assets_export_in_every_variant_and_validate() {
                 check_skeleton(&skel);
                 glbs.push(sk);
                 glbs.push(skel);
+                for a in ["AS_Fixture", "AS_Additive"] {
+                    glbs.push(out.join(format!("Game/Fixtures/Animations/{a}.glb")));
+                }
                 variants += 1;
                 if comp != "Uncompressed" {
                     continue;

@@ -2,19 +2,23 @@
 //! ([`static_mesh::NativeStaticMesh`] plus the material slots and sockets of
 //! the properties, [`StaticMesh`]) and built into a [`Scene`] for the glTF
 //! writer; cooked `SkeletalMesh` exports ([`skeletal_mesh`], [`skin`],
-//! [`skel_scene`]) with their reference skeleton, and `Skeleton` exports
-//! ([`skeleton`]).
+//! [`skel_scene`]) with their reference skeleton, `Skeleton` exports
+//! ([`skeleton`]), and `AnimSequence` exports ([`anim`], decoded by
+//! [`anim_codec`], put on their skeleton by [`anim_scene`]).
 //!
 //! Axes: Unreal (X forward, Y right, Z up, left-handed) → glTF (−Y, Z, X),
 //! as for the UE1/UE2 meshes; triangles keep their stored order (the
 //! stored normals then face the counter-clockwise side: checked on the
 //! fixtures by `tests/ue5_mesh_corpus.rs`). Units stay centimetres.
 //!
-//! Not read yet: animations (see [`anim`]); Nanite
+//! Not read yet: animation codecs other than per-track compression (see
+//! [`anim::anim_problem`]) and animation curves; Nanite
 //! resources (a Nanite mesh exports its fallback LODs where the package
 //! has them, and is skipped with that reason where not: [`lod_problem`]).
 
 pub mod anim;
+pub mod anim_codec;
+pub mod anim_scene;
 pub mod buffers;
 pub mod skel_scene;
 pub mod skeletal_mesh;

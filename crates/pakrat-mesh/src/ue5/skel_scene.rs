@@ -1,7 +1,8 @@
 //! A UE4/UE5 skeletal mesh read whole (properties and native data) and
 //! built into a [`Scene`]: the mesh's reference skeleton as the glTF
-//! skin's joints, each LOD a skinned mesh (the four strongest influences
-//! per vertex, through the section bone maps, renormalised), the morph
+//! skin's joints, each LOD a skinned mesh (up to eight influences per
+//! vertex, through the section bone maps, renormalised; five to eight as
+//! `JOINTS_1`/`WEIGHTS_1`), the morph
 //! targets of the LOD's compressed buffers, the material slots, the mesh's
 //! sockets as nodes below their bones; and a skeleton alone as a scene of
 //! joints.
@@ -139,13 +140,25 @@ pub fn lod_problem(m: &SkeletalMesh, lod: usize) -> Option<String> {
     }
 }
 
-/// Per vertex the four strongest (skeleton bone, weight) pairs,
-/// renormalised; a vertex of no section, or without weights, follows
-/// bone 0.
-fn vertex_weights(l: &SkelLod, bones: usize) -> (Vec<[u16; 4]>, Vec<[f32; 4]>) {
+/// The skin of a LOD: per vertex up to eight (skeleton bone, weight)
+/// pairs, strongest first, in two sets of four (the second empty when no
+/// vertex has more than four).
+#[derive(Default)]
+struct Skin {
+    joints: Vec<[u16; 4]>,
+    weights: Vec<[f32; 4]>,
+    joints_1: Vec<[u16; 4]>,
+    weights_1: Vec<[f32; 4]>,
+}
+
+/// Per vertex the eight strongest (skeleton bone, weight) pairs,
+/// renormalised over both sets; a vertex of no section, or without
+/// weights, follows bone 0.
+fn vertex_weights(l: &SkelLod, bones: usize) -> Skin {
     let n = l.positions.len();
-    let mut joints = vec![[0u16; 4]; n];
-    let mut weights = vec![[1.0, 0.0, 0.0, 0.0]; n];
+    let mut joints = vec![[0u16; 8]; n];
+    let mut weights = vec![[1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]; n];
+    let mut wide = false;
     for s in &l.sections {
         let lo = s.base_vertex as usize;
         let hi = (lo + s.num_vertices as usize).min(n);
@@ -154,17 +167,18 @@ fn vertex_weights(l: &SkelLod, bones: usize) -> (Vec<[u16; 4]>, Vec<[f32; 4]>) {
                 .iter()
                 .filter_map(|&(b, w)| {
                     let bone = *s.bone_map.get(usize::from(b))?;
-                    (usize::from(bone) < bones).then_some((bone, f32::from(w)))
+                    (usize::from(bone) < bones && w > 0).then_some((bone, f32::from(w)))
                 })
                 .collect();
             inf.sort_by(|a, b| b.1.total_cmp(&a.1));
-            inf.truncate(4);
+            inf.truncate(8);
             let sum: f32 = inf.iter().map(|x| x.1).sum();
             if inf.is_empty() || sum <= 0.0 {
                 continue;
             }
-            let mut j = [0u16; 4];
-            let mut w = [0f32; 4];
+            wide |= inf.len() > 4;
+            let mut j = [0u16; 8];
+            let mut w = [0f32; 8];
             for (k, &(b, x)) in inf.iter().enumerate() {
                 j[k] = b;
                 w[k] = x / sum;
@@ -173,7 +187,22 @@ fn vertex_weights(l: &SkelLod, bones: usize) -> (Vec<[u16; 4]>, Vec<[f32; 4]>) {
             weights[v] = w;
         }
     }
-    (joints, weights)
+    let half = |v: &[u16; 8], k: usize| [v[k], v[k + 1], v[k + 2], v[k + 3]];
+    let halff = |v: &[f32; 8], k: usize| [v[k], v[k + 1], v[k + 2], v[k + 3]];
+    Skin {
+        joints: joints.iter().map(|j| half(j, 0)).collect(),
+        weights: weights.iter().map(|w| halff(w, 0)).collect(),
+        joints_1: if wide {
+            joints.iter().map(|j| half(j, 4)).collect()
+        } else {
+            Vec::new()
+        },
+        weights_1: if wide {
+            weights.iter().map(|w| halff(w, 4)).collect()
+        } else {
+            Vec::new()
+        },
+    }
 }
 
 /// The most morph-target positions (morphs × vertices) one mesh gets.
@@ -182,7 +211,7 @@ pub const MORPH_BUDGET: usize = 1 << 25;
 /// LOD `k` as a skinned glTF mesh with its morph targets.
 fn lod_mesh(m: &SkeletalMesh, k: usize, slots: usize) -> Mesh {
     let l = &m.native.lods[k];
-    let (joints, weights) = vertex_weights(l, m.native.skeleton.bones.len());
+    let skin = vertex_weights(l, m.native.skeleton.bones.len());
     let mut mesh = Mesh {
         name: if k == 0 {
             m.name.clone()
@@ -193,8 +222,10 @@ fn lod_mesh(m: &SkeletalMesh, k: usize, slots: usize) -> Mesh {
         normals: l.vertex.normals.iter().map(|&p| convert_axes(p)).collect(),
         uvs: l.vertex.uvs.clone(),
         colors: l.colors.clone(),
-        joints,
-        weights,
+        joints: skin.joints,
+        weights: skin.weights,
+        joints_1: skin.joints_1,
+        weights_1: skin.weights_1,
         ..Default::default()
     };
     if mesh.normals.iter().any(|n| n == &[0.0, 0.0, 0.0]) {
@@ -295,4 +326,40 @@ pub fn skeleton_scene(s: &UeSkeleton) -> std::result::Result<Scene, String> {
         sockets: sockets(&s.sockets, &s.reference),
         ..Default::default()
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ue5::skeletal_mesh::RenderSection;
+
+    #[test]
+    fn more_than_four_influences_fill_a_second_set_summing_to_one() {
+        let mut l = SkelLod {
+            positions: vec![[0.0; 3]; 2],
+            sections: vec![RenderSection {
+                num_vertices: 2,
+                bone_map: (0..10).rev().collect(),
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        // Vertex 0: six influences (one of zero weight dropped), vertex 1:
+        // two.
+        l.weights.influences = vec![
+            vec![(0, 60), (1, 50), (2, 40), (3, 30), (4, 20), (5, 10), (6, 0)],
+            vec![(0, 200), (1, 55)],
+        ];
+        let s = vertex_weights(&l, 10);
+        assert_eq!(s.joints, [[9, 8, 7, 6], [9, 8, 0, 0]]);
+        assert_eq!(s.joints_1, [[5, 4, 0, 0], [0, 0, 0, 0]]);
+        for v in 0..2 {
+            let sum: f32 = s.weights[v].iter().chain(&s.weights_1[v]).sum();
+            assert!((sum - 1.0).abs() < 1e-6, "{v}: {sum}");
+        }
+        assert!((s.weights_1[0][1] - 10.0 / 210.0).abs() < 1e-6);
+        // At most four: no second set.
+        l.weights.influences[0].truncate(4);
+        assert!(vertex_weights(&l, 10).joints_1.is_empty());
+    }
 }

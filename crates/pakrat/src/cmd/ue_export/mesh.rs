@@ -8,14 +8,16 @@
 //!   skinned to the mesh's reference skeleton, with its morph targets, as
 //!   glTF or, with `--mesh-format psk`, ActorX `.psk`;
 //! * a `Skeleton`: its joints (and sockets) as a glTF node tree;
-//! * an `AnimSequence`: skipped, naming the compression codec that is not
-//!   decoded.
+//! * an `AnimSequence`: its `Skeleton` (found among the inputs) as joints
+//!   and the decoded animation as one glTF animation, or with
+//!   `--mesh-format psk` an ActorX `.psa`; an animation whose codec is not
+//!   decoded is skipped, naming it.
 
 use pakrat_asset::props::{Asset, BulkFrom, Opened, Schemas};
 use pakrat_io::fsutil::OutputDir;
 use pakrat_mesh::gltf::{self, Files, Format};
 use pakrat_mesh::model::Scene;
-use pakrat_mesh::ue5::{self, anim, skel_scene, skeleton};
+use pakrat_mesh::ue5::{self, anim, anim_codec, anim_scene, skel_scene, skeleton};
 
 use super::texture::{Outcome, Written};
 
@@ -32,6 +34,15 @@ pub struct MeshOpts {
     pub all_lods: bool,
 }
 
+/// Calls its callback with an object of the inputs given its full path
+/// (`/Game/A/B.B`): the package's asset, the export's index, the schemas
+/// and a bulk fetcher; an error names why the object is not there.
+pub type Lookup<'l> = dyn Fn(
+        &str,
+        &mut dyn FnMut(&Asset<'_>, usize, &dyn Schemas, &ue5::BulkFetch<'_>) -> Result<(), String>,
+    ) -> Result<(), String>
+    + 'l;
+
 /// Read mesh object `exports[i]` (any class of
 /// [`ue5::is_mesh_class`]) and write it below `out` as `{base}.glb` (or
 /// `.gltf` and `.bin`, or `.psk`).
@@ -45,8 +56,10 @@ pub fn export(
     base: &str,
     out: &OutputDir,
     o: &MeshOpts,
+    lookup: &Lookup<'_>,
 ) -> Outcome {
     let fetch = |b: &pakrat_asset::bulk::BulkRef| opened.bulk(b, from).map(|c| c.into_owned());
+    let mut seqs = None;
     let (scene, detail, psk) = match asset.exports[i].class_name() {
         "SkeletalMesh" => match skeletal(asset, i, schemas, &fetch, o) {
             Ok(x) => (x.0, x.1, o.psk),
@@ -67,19 +80,20 @@ pub fn export(
                 }
             },
         },
-        "AnimSequence" => {
-            return match anim::read_anim_sequence(asset, i, schemas) {
-                Ok(a) => Outcome::Skipped(anim::anim_problem(&a)),
-                Err(e) => Outcome::Failed(e.to_string()),
+        "AnimSequence" => match animation(asset, i, schemas, &fetch, lookup, o.psk) {
+            Ok((scene, detail, s)) => {
+                seqs = Some(s);
+                (scene, detail, o.psk)
             }
-        }
+            Err(out) => return out,
+        },
         _ => match static_mesh(asset, i, schemas, &fetch, o.lod) {
             Ok(x) => (x.0, x.1, false),
             Err(out) => return out,
         },
     };
     let files: Result<Files, String> = if psk {
-        pakrat_mesh::psk::write(&scene, base, None)
+        pakrat_mesh::psk::write(&scene, base, seqs.as_deref())
     } else {
         gltf::write(&scene, o.format, base)
     };
@@ -183,4 +197,129 @@ fn skeletal(
         scene.sockets.len(),
     );
     Ok((scene, detail))
+}
+
+/// An object of the inputs read by `f`.
+fn find<T>(
+    lookup: &Lookup<'_>,
+    path: &str,
+    f: impl Fn(&Asset<'_>, usize, &dyn Schemas, &ue5::BulkFetch<'_>) -> Result<T, String>,
+) -> Result<T, String> {
+    let mut got = None;
+    lookup(path, &mut |a, i, s, b| {
+        got = Some(f(a, i, s, b)?);
+        Ok(())
+    })?;
+    got.ok_or_else(|| format!("{path} was not read"))
+}
+
+/// An animation sequence read and decoded.
+fn decoded(
+    asset: &Asset<'_>,
+    i: usize,
+    schemas: &dyn Schemas,
+    fetch: &ue5::BulkFetch<'_>,
+) -> Result<(anim::AnimInfo, Vec<anim_codec::BoneTrack>), Outcome> {
+    let a = anim::read_anim_sequence(asset, i, schemas, fetch)
+        .map_err(|e| Outcome::Failed(e.to_string()))?;
+    if let Some(why) = anim::anim_problem(&a) {
+        return Err(Outcome::Skipped(why));
+    }
+    let t = anim_codec::decode(&a).map_err(|e| Outcome::Failed(format!("{}: {e}", a.path)))?;
+    Ok((a, t))
+}
+
+/// The base pose of additive animation `a` (None when it is not additive).
+fn base_pose(
+    a: &anim::AnimInfo,
+    tracks: &[anim_codec::BoneTrack],
+    skel: &skeleton::RefSkeleton,
+    lookup: &Lookup<'_>,
+) -> Result<Option<Vec<skeleton::Transform>>, Outcome> {
+    if a.additive == "AAT_None" {
+        return Ok(None);
+    }
+    if let Some(why) = anim_scene::additive_problem(a) {
+        return Err(Outcome::Skipped(why));
+    }
+    let frame = a.ref_frame.max(0) as f32;
+    Ok(Some(match a.ref_pose_type.as_str() {
+        "ABPT_RefPose" => skel.pose.clone(),
+        "ABPT_LocalAnimFrame" => anim_scene::pose_at(tracks, anim_scene::key_count(a), frame, skel),
+        _ => {
+            let path = a.ref_pose_seq.as_deref().ok_or_else(|| {
+                Outcome::Skipped("an additive animation on a base sequence it does not name".into())
+            })?;
+            let (b, bt) = find(lookup, path, |asset, k, s, f| {
+                decoded(asset, k, s, f).map_err(|o| match o {
+                    Outcome::Skipped(s) | Outcome::Failed(s) => s,
+                    Outcome::Written(_) => String::new(),
+                })
+            })
+            .map_err(|e| Outcome::Skipped(format!("its base sequence: {e}")))?;
+            anim_scene::pose_at(&bt, anim_scene::key_count(&b), frame, skel)
+        }
+    }))
+}
+
+/// An animation's scene (on its skeleton), row detail and `.psa` sequence.
+fn animation(
+    asset: &Asset<'_>,
+    i: usize,
+    schemas: &dyn Schemas,
+    fetch: &ue5::BulkFetch<'_>,
+    lookup: &Lookup<'_>,
+    psk: bool,
+) -> Result<(Scene, String, Vec<pakrat_mesh::psk::SeqInfo>), Outcome> {
+    let (a, tracks) = decoded(asset, i, schemas, fetch)?;
+    let skel_path = a
+        .skeleton
+        .clone()
+        .ok_or_else(|| Outcome::Skipped("the animation names no Skeleton".into()))?;
+    let skel = find(lookup, &skel_path, |asset, k, s, _| {
+        skeleton::read_skeleton(asset, k, s)
+            .map(|s| s.reference)
+            .map_err(|e| e.to_string())
+    })
+    .map_err(|e| Outcome::Skipped(format!("its skeleton: {e}")))?;
+    let base = base_pose(&a, &tracks, &skel, lookup)?;
+    let scene =
+        anim_scene::to_scene(&a, &tracks, &skel, base.as_deref()).map_err(Outcome::Skipped)?;
+    let keys = anim_scene::key_count(&a);
+    let rate = anim_scene::frame_rate(&a);
+    let mut formats: Vec<&str> = tracks
+        .iter()
+        .flat_map(|t| {
+            [
+                t.translation.as_ref().map(|k| k.format),
+                t.rotation.as_ref().map(|k| k.format),
+                t.scale.as_ref().map(|k| k.format),
+            ]
+        })
+        .flatten()
+        .map(|f| anim_codec::FORMATS[usize::from(f)])
+        .collect();
+    formats.sort_unstable();
+    formats.dedup();
+    let detail = format!(
+        "{} animation, {keys} frames at {rate} fps ({} s), {} tracks on {} bones of {skel_path}, codec {} ({}){}",
+        if psk { "psa" } else { "glTF" },
+        a.length,
+        tracks.len(),
+        skel.bones.len(),
+        a.bone_codec,
+        formats.join(" "),
+        if a.additive == "AAT_None" {
+            String::new()
+        } else {
+            format!(", {} on {} applied", a.additive, a.ref_pose_type)
+        }
+    );
+    let seq = pakrat_mesh::psk::SeqInfo {
+        name: a.name.clone(),
+        group: String::new(),
+        rate,
+        frames: keys,
+    };
+    Ok((scene, detail, vec![seq]))
 }

@@ -253,6 +253,64 @@ fn open_job<'a>(c: &Ctx<'a>, job: Job) -> pakrat_io::Result<(Opened, BulkFrom<'a
     })
 }
 
+/// The callback of [`mesh::Lookup`].
+type LookupFn<'f> = dyn FnMut(
+        &pakrat_asset::props::Asset<'_>,
+        usize,
+        &dyn Schemas,
+        &pakrat_mesh::ue5::BulkFetch<'_>,
+    ) -> std::result::Result<(), String>
+    + 'f;
+
+/// The package at package path `pkg` among the inputs (a container entry
+/// or pak entry; loose packages: a file of the same folder).
+fn find_job(inputs: &Inputs, pkg: &str) -> Option<Job> {
+    for (ci, (_, cp, _)) in inputs.containers.iter().enumerate() {
+        for (ei, e) in cp.packages.iter().enumerate() {
+            if e.header
+                .as_ref()
+                .is_ok_and(|h| h.name.eq_ignore_ascii_case(pkg))
+            {
+                return Some(Job::Zen(ci, ei));
+            }
+        }
+    }
+    for (pi, pak) in inputs.paks.iter().enumerate() {
+        let mount = &pak.index.mount_point;
+        for (ei, e) in pak.index.entries.iter().enumerate() {
+            if e.deleted() || !open::is_package_header(&e.path) {
+                continue;
+            }
+            let full = format!("{mount}{}", e.path);
+            if open::package_path_of_file(&full).is_some_and(|p| p.eq_ignore_ascii_case(pkg)) {
+                return Some(Job::Pak(pi, ei));
+            }
+        }
+    }
+    let leaf = pkg.rsplit('/').next().unwrap_or(pkg);
+    inputs
+        .loose
+        .iter()
+        .position(|f| f.file_stem().is_some_and(|s| s.eq_ignore_ascii_case(leaf)))
+        .map(Job::Loose)
+}
+
+/// Run `f` on object `path` (`/Game/A/B.B`) of the inputs.
+fn lookup(c: &Ctx<'_>, path: &str, f: &mut LookupFn<'_>) -> std::result::Result<(), String> {
+    let pkg = path.split(['.', ':']).next().unwrap_or(path);
+    let job = find_job(c.inputs, pkg).ok_or_else(|| format!("{pkg} is not among the inputs"))?;
+    let (opened, from) = open_job(c, job).map_err(|e| format!("{pkg}: {e}"))?;
+    let asset = opened.asset();
+    let i = asset
+        .exports
+        .iter()
+        .position(|e| e.path.eq_ignore_ascii_case(path))
+        .ok_or_else(|| format!("{pkg} has no object {path}"))?;
+    let with = schemas_with_package(&asset, c.mappings);
+    let fetch = |b: &pakrat_asset::bulk::BulkRef| opened.bulk(b, from).map(|x| x.into_owned());
+    f(&asset, i, &with, &fetch)
+}
+
 /// Export every chosen texture and sound of one package.
 fn export_package(c: &Ctx<'_>, job: Job, package: &str) -> Vec<Row> {
     let (opened, from) = match open_job(c, job) {
@@ -293,7 +351,10 @@ fn export_package(c: &Ctx<'_>, job: Job, package: &str) -> Vec<Row> {
         };
         let base = base_name(&asset.package, &e.name);
         let outcome = if mesh {
-            mesh::export(&opened, from, &asset, i, &with, &base, c.out, &c.mesh)
+            let lookup = |path: &str, f: &mut LookupFn<'_>| lookup(c, path, f);
+            mesh::export(
+                &opened, from, &asset, i, &with, &base, c.out, &c.mesh, &lookup,
+            )
         } else if texture {
             match pakrat_asset::texture::read_export(&asset, i, &with) {
                 Err(err) => Outcome::Failed(err.to_string()),
