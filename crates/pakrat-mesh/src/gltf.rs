@@ -279,6 +279,19 @@ impl Builder {
     }
 
     fn images(&mut self, scene: &Scene) {
+        // One sampler for every texture: Unreal's default addressing (wrap)
+        // and trilinear filtering, stated rather than left to the viewer.
+        let sampler = (!scene.images.is_empty()).then(|| {
+            self.root.push(json::texture::Sampler {
+                mag_filter: Some(Valid(json::texture::MagFilter::Linear)),
+                min_filter: Some(Valid(json::texture::MinFilter::LinearMipmapLinear)),
+                name: None,
+                wrap_s: Valid(json::texture::WrappingMode::Repeat),
+                wrap_t: Valid(json::texture::WrappingMode::Repeat),
+                extensions: None,
+                extras: Default::default(),
+            })
+        });
         for img in &scene.images {
             let (buffer_view, uri, mime_type) = if self.embed_images {
                 let v = self.view(&img.png, ViewKind::Plain, 0);
@@ -300,7 +313,7 @@ impl Builder {
             });
             self.root.push(json::Texture {
                 name: Some(img.name.clone()),
-                sampler: None,
+                sampler,
                 source,
                 extensions: None,
                 extras: Default::default(),
@@ -331,6 +344,13 @@ impl Builder {
                     roughness_factor: json::material::StrengthFactor(1.0),
                     ..Default::default()
                 },
+                normal_texture: m.normal.map(|t| json::material::NormalTexture {
+                    index: json::Index::new(t as u32),
+                    scale: 1.0,
+                    tex_coord: 0,
+                    extensions: None,
+                    extras: Default::default(),
+                }),
                 ..Default::default()
             });
         }

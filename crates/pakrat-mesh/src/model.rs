@@ -16,7 +16,8 @@ pub struct Scene {
     pub meshes: Vec<Mesh>,
     /// Materials, referenced by [`Section::material`].
     pub materials: Vec<Material>,
-    /// Images, referenced by [`Material::base_color`].
+    /// Images, referenced by [`Material::base_color`] and
+    /// [`Material::normal`].
     pub images: Vec<Image>,
     /// Bones, when the meshes are skinned.
     pub skeleton: Option<Skeleton>,
@@ -94,6 +95,8 @@ pub struct Material {
     pub name: String,
     /// Index into [`Scene::images`] of the base colour texture.
     pub base_color: Option<usize>,
+    /// Index into [`Scene::images`] of the tangent-space normal map.
+    pub normal: Option<usize>,
     /// Draw both sides.
     pub double_sided: bool,
     /// Alpha: None = opaque; Some(cutoff) = masked at that cutoff.

@@ -10,12 +10,16 @@
 //! stored normals then face the counter-clockwise side: checked on the
 //! fixtures by `tests/ue5_mesh_corpus.rs`). Units stay centimetres.
 //!
+//! Materials: [`material`] picks each slot's base colour and normal map
+//! from the material chain (the CLI opens the packages).
+//!
 //! Not read yet: animations (see [`anim`]); Nanite
 //! resources (a Nanite mesh exports its fallback LODs where the package
 //! has them, and is skipped with that reason where not: [`lod_problem`]).
 
 pub mod anim;
 pub mod buffers;
+pub mod material;
 pub mod skel_scene;
 pub mod skeletal_mesh;
 pub mod skeleton;
