@@ -17,7 +17,7 @@ use json::validation::Checked::Valid;
 use json::validation::USize64;
 use serde_json::Value;
 
-use crate::model::{BoneKeys, Interpolation, Mesh, Scene, Track};
+use crate::model::{BoneKeys, Interpolation, Material, Mesh, Scene, Track};
 
 /// Output container.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -357,7 +357,7 @@ impl Builder {
     }
 
     /// One mesh (its attributes shared by one primitive per section).
-    fn mesh(&mut self, m: &Mesh) -> json::Index<json::Mesh> {
+    fn mesh(&mut self, m: &Mesh, materials: &[Material]) -> json::Index<json::Mesh> {
         let mut attributes = BTreeMap::new();
         let n = m.positions.len();
         let pos = self.floats(&m.positions, ViewKind::Vertex, true);
@@ -365,6 +365,19 @@ impl Builder {
         if m.normals.len() == n && n > 0 {
             let a = self.floats(&m.normals, ViewKind::Vertex, false);
             attributes.insert(Valid(json::mesh::Semantic::Normals), a);
+            let normal_mapped = m.sections.iter().any(|s| {
+                s.material
+                    .and_then(|k| materials.get(k))
+                    .is_some_and(|x| x.normal.is_some())
+            });
+            let unit = |t: &[f32; 4]| {
+                let l = t[0] * t[0] + t[1] * t[1] + t[2] * t[2];
+                (l - 1.0).abs() < 1e-3 && t[3].abs() == 1.0
+            };
+            if normal_mapped && m.tangents.len() == n && m.tangents.iter().all(unit) {
+                let a = self.floats(&m.tangents, ViewKind::Vertex, false);
+                attributes.insert(Valid(json::mesh::Semantic::Tangents), a);
+            }
         }
         for (set, uv) in m.uvs.iter().enumerate() {
             if uv.len() == n {
@@ -740,7 +753,7 @@ fn build(scene: &Scene, embed_images: bool, bin_uri: Option<String>) -> (json::R
     let mut scene_nodes = Vec::new();
     let mut mesh_nodes = Vec::new();
     for m in &scene.meshes {
-        let mesh = b.mesh(m);
+        let mesh = b.mesh(m, &scene.materials);
         let skinned = !m.joints.is_empty();
         let node = b.root.push(json::Node {
             mesh: Some(mesh),

@@ -54,6 +54,10 @@ pub struct Mesh {
     pub normals: Vec<[f32; 3]>,
     /// UV sets, each one per vertex.
     pub uvs: Vec<Vec<[f32; 2]>>,
+    /// Tangents (unit `xyz`, `w` = ±1 the bitangent's sign as glTF defines
+    /// it), one per vertex (empty: none); written only where a section's
+    /// material has a normal map.
+    pub tangents: Vec<[f32; 4]>,
     /// Vertex colours (RGBA, 0–255), one per vertex (empty: none).
     pub colors: Vec<[u8; 4]>,
     /// Skinning: up to four (bone, weight) pairs per vertex (empty: not

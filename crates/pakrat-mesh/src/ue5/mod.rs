@@ -249,6 +249,16 @@ pub fn to_scene(m: &StaticMesh, lod: usize) -> std::result::Result<Scene, String
         name: m.name.clone(),
         positions: l.positions.iter().map(|&p| convert_axes(p)).collect(),
         normals: l.vertex.normals.iter().map(|&p| convert_axes(p)).collect(),
+        tangents: l
+            .vertex
+            .tangents
+            .iter()
+            .map(|t| {
+                // The axis change is a reflection: the bitangent sign flips.
+                let v = convert_axes([t[0], t[1], t[2]]);
+                [v[0], v[1], v[2], -t[3]]
+            })
+            .collect(),
         uvs: l.vertex.uvs.clone(),
         colors: l.colors.clone(),
         ..Default::default()

@@ -447,7 +447,7 @@ pub fn run(a: &ExportArgs) -> Result<ExitCode> {
             all_lods: a.all_lods,
         },
         index: material::index(&{
-            // The `--with` inputs first: the exported ones win.
+            // The `--with` inputs first: the exported ones win over them.
             let (main, with): (Vec<_>, Vec<_>) = packages(&inputs, a, |_| true)
                 .into_iter()
                 .partition(|(job, _)| match *job {
@@ -455,7 +455,8 @@ pub fn run(a: &ExportArgs) -> Result<ExitCode> {
                     Job::Zen(c, _) => c < inputs.with_containers,
                     Job::Loose(_) => true,
                 });
-            [with, main].concat()
+            // Among them the first given wins (a search path).
+            with.into_iter().rev().chain(main).collect::<Vec<_>>()
         }),
         zen_src: (inputs.containers.len() > 1).then(|| {
             Containers::new(
