@@ -6,7 +6,10 @@
 //! or a `Material` (cooked, it keeps no expression graph, only the textures
 //! it references: `CachedExpressionData.ReferencedTextures`,
 //! `ReferencedTextures`, `ReferencedDefaultTextures`, without parameter
-//! names). [`material_info`] reads one object's part; the caller follows
+//! names; where the cook kept the editor's expressions, the
+//! `MaterialExpressionTexture*` objects they list, see [`expressions`]).
+//! Before UE 4.19 an instance's parameter is named by `ParameterName`.
+//! [`material_info`] reads one object's part; the caller follows
 //! the chain (child first, so an instance's value overrides its parent's
 //! for the same parameter name) and gathers [`Candidate`]s with the
 //! texture's own `CompressionSettings` and `SRGB`; [`choose`] picks.
@@ -60,6 +63,40 @@ fn object_path(v: Option<&Value>) -> Option<String> {
     }
 }
 
+fn name_of(v: Option<&Value>) -> Option<String> {
+    match v? {
+        Value::Name(n) if n != "None" => Some(n.clone()),
+        _ => None,
+    }
+}
+
+/// The material expressions a `Material` lists (`Expressions`, or
+/// `ExpressionCollection.Expressions`; editor data that most cooks strip):
+/// their object paths, for [`expression_texture`].
+pub fn expressions(props: &[Property]) -> Vec<String> {
+    let list = match prop(props, "ExpressionCollection") {
+        Some(Value::Struct(f)) => prop(f, "Expressions"),
+        _ => prop(props, "Expressions"),
+    };
+    match list {
+        Some(Value::Array(items)) => items.iter().filter_map(|v| object_path(Some(v))).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The texture a material expression samples (`MaterialExpressionTexture*`
+/// of class `class`: its `Texture`, named by its `ParameterName` when it is
+/// a parameter).
+pub fn expression_texture(class: &str, props: &[Property]) -> Option<TextureRef> {
+    if !class.starts_with("MaterialExpressionTexture") {
+        return None;
+    }
+    Some(TextureRef {
+        parameter: name_of(prop(props, "ParameterName")),
+        texture: object_path(prop(props, "Texture"))?,
+    })
+}
+
 /// The parent and textures of a material object's properties.
 pub fn material_info(props: &[Property]) -> MaterialInfo {
     let mut out = MaterialInfo {
@@ -69,12 +106,10 @@ pub fn material_info(props: &[Property]) -> MaterialInfo {
     if let Some(Value::Array(items)) = prop(props, "TextureParameterValues") {
         for v in items {
             let Value::Struct(f) = v else { continue };
+            // UE 4.19+ `ParameterInfo.Name`; before, `ParameterName`.
             let name = match prop(f, "ParameterInfo") {
-                Some(Value::Struct(info)) => match prop(info, "Name") {
-                    Some(Value::Name(n)) => Some(n.clone()),
-                    _ => None,
-                },
-                _ => None,
+                Some(Value::Struct(info)) => name_of(prop(info, "Name")),
+                _ => name_of(prop(f, "ParameterName")),
             };
             if let Some(texture) = object_path(prop(f, "ParameterValue")) {
                 out.textures.push(TextureRef {
@@ -369,5 +404,17 @@ mod tests {
         assert_eq!(m.textures.len(), 2);
         assert_eq!(m.textures[0].parameter.as_deref(), Some("BaseColor"));
         assert_eq!(m.textures[1].texture, "/Game/T/T_B.T_B");
+        let e = vec![
+            p("ParameterName", Value::Name("Diffuse".into())),
+            p("Texture", obj("/Game/T/T_C.T_C")),
+        ];
+        let t = expression_texture("MaterialExpressionTextureSampleParameter2D", &e).unwrap();
+        assert_eq!(t.parameter.as_deref(), Some("Diffuse"));
+        assert_eq!(expression_texture("MaterialExpressionConstant", &e), None);
+        let m = vec![p(
+            "Expressions",
+            Value::Array(vec![obj("/Game/M/M_A.M_A:Sample_0"), Value::Object(None)]),
+        )];
+        assert_eq!(expressions(&m), ["/Game/M/M_A.M_A:Sample_0"]);
     }
 }

@@ -12,9 +12,9 @@
 
 use std::collections::{HashMap, HashSet};
 
-use pakrat_asset::props::{self, schemas_with_package, Property};
+use pakrat_asset::props::{self, schemas_with_package};
 use pakrat_mesh::model::{Image, Scene};
-use pakrat_mesh::ue5::material::{self as rule, Candidate, TextureRef};
+use pakrat_mesh::ue5::material::{self as rule, Candidate, MaterialInfo, TextureRef};
 use serde::Serialize;
 
 use super::{open_job, Ctx, Job};
@@ -95,15 +95,43 @@ fn with_object<T>(
     Ok(f(&opened, from, &asset, i))
 }
 
-/// An object's class and properties.
-fn object_props(c: &Ctx<'_>, path: &str) -> Result<(String, Vec<Property>), String> {
+/// A material object's class and what it says: its own properties, and
+/// the textures of the expressions it lists where the cook kept them
+/// (exports of the same package).
+fn material_object(c: &Ctx<'_>, path: &str) -> Result<(String, MaterialInfo), String> {
     with_object(c, path, |_, _, asset, i| {
         let with = schemas_with_package(asset, c.mappings);
         let d = props::decode_export(asset, i, &with);
-        match d.error {
-            Some(e) if d.properties.is_empty() => Err(format!("{path}: {e}")),
-            _ => Ok((asset.exports[i].class_name().to_string(), d.properties)),
+        if let (Some(e), true) = (&d.error, d.properties.is_empty()) {
+            return Err(format!("{path}: {e}"));
         }
+        let mut info = rule::material_info(&d.properties);
+        for x in rule::expressions(&d.properties) {
+            let Some(k) = asset
+                .exports
+                .iter()
+                .position(|e| e.path.eq_ignore_ascii_case(&x))
+            else {
+                continue;
+            };
+            let p = props::decode_export(asset, k, &with).properties;
+            if let Some(t) = rule::expression_texture(asset.exports[k].class_name(), &p) {
+                let at = info
+                    .textures
+                    .iter()
+                    .filter(|t| t.parameter.is_some())
+                    .count();
+                info.textures.insert(
+                    if t.parameter.is_some() {
+                        at
+                    } else {
+                        info.textures.len()
+                    },
+                    t,
+                );
+            }
+        }
+        Ok((asset.exports[i].class_name().to_string(), info))
     })?
 }
 
@@ -122,7 +150,7 @@ fn chain_textures(c: &Ctx<'_>, path: &str) -> Result<(Vec<TextureRef>, Vec<Strin
             notes.push(format!("the material chain loops at {p}"));
             break;
         }
-        let (class, props) = match object_props(c, &p) {
+        let (class, info) = match material_object(c, &p) {
             Ok(x) => x,
             Err(e) if step == 0 => return Err(e),
             Err(e) => {
@@ -134,7 +162,6 @@ fn chain_textures(c: &Ctx<'_>, path: &str) -> Result<(Vec<TextureRef>, Vec<Strin
             notes.push(format!("{p} is a {class}, not a material"));
             break;
         }
-        let info = rule::material_info(&props);
         for t in info.textures {
             match &t.parameter {
                 Some(n) if !params.insert(n.to_ascii_lowercase()) => {}
