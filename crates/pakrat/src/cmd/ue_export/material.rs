@@ -228,11 +228,18 @@ fn embed(
     let name = path.rsplit(['/', '.']).next().unwrap_or(path).to_string();
     let file_base = base.rsplit('/').next().unwrap_or(base);
     let safe = pakrat_classic::export::safe_component(&name);
-    scene.images.push(Image {
-        uri: format!("{file_base}_textures/{safe}.png"),
-        name,
-        png,
-    });
+    // Two textures of one name in different packages: `T_A.png`, `T_A_2.png`.
+    let mut uri = format!("{file_base}_textures/{safe}.png");
+    let mut n = 1;
+    while scene
+        .images
+        .iter()
+        .any(|i| i.uri.eq_ignore_ascii_case(&uri))
+    {
+        n += 1;
+        uri = format!("{file_base}_textures/{safe}_{n}.png");
+    }
+    scene.images.push(Image { uri, name, png });
     let x = (scene.images.len() - 1, w, h);
     images.insert(path.to_string(), x);
     Ok(x)
