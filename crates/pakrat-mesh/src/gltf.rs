@@ -17,7 +17,7 @@ use json::validation::Checked::Valid;
 use json::validation::USize64;
 use serde_json::Value;
 
-use crate::model::{BoneKeys, Interpolation, Mesh, Scene, Track};
+use crate::model::{BoneKeys, Interpolation, Material, Mesh, Scene, Track};
 
 /// Output container.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -279,6 +279,19 @@ impl Builder {
     }
 
     fn images(&mut self, scene: &Scene) {
+        // One sampler for every texture: Unreal's default addressing (wrap)
+        // and trilinear filtering, stated rather than left to the viewer.
+        let sampler = (!scene.images.is_empty()).then(|| {
+            self.root.push(json::texture::Sampler {
+                mag_filter: Some(Valid(json::texture::MagFilter::Linear)),
+                min_filter: Some(Valid(json::texture::MinFilter::LinearMipmapLinear)),
+                name: None,
+                wrap_s: Valid(json::texture::WrappingMode::Repeat),
+                wrap_t: Valid(json::texture::WrappingMode::Repeat),
+                extensions: None,
+                extras: Default::default(),
+            })
+        });
         for img in &scene.images {
             let (buffer_view, uri, mime_type) = if self.embed_images {
                 let v = self.view(&img.png, ViewKind::Plain, 0);
@@ -300,7 +313,7 @@ impl Builder {
             });
             self.root.push(json::Texture {
                 name: Some(img.name.clone()),
-                sampler: None,
+                sampler,
                 source,
                 extensions: None,
                 extras: Default::default(),
@@ -331,12 +344,18 @@ impl Builder {
                     roughness_factor: json::material::StrengthFactor(1.0),
                     ..Default::default()
                 },
+                normal_texture: m.normal.map(|t| json::material::NormalTexture {
+                    index: json::Index::new(t as u32),
+                    scale: 1.0,
+                    tex_coord: 0,
+                    extensions: None,
+                    extras: Default::default(),
+                }),
                 ..Default::default()
             });
         }
     }
 
-    /// One mesh (its attributes shared by one primitive per section).
     /// `JOINTS_{set}` (`u16`) and `WEIGHTS_{set}` (`f32`).
     fn skin_set(
         &mut self,
@@ -368,7 +387,8 @@ impl Builder {
         attributes.insert(Valid(json::mesh::Semantic::Weights(set)), w);
     }
 
-    fn mesh(&mut self, m: &Mesh) -> json::Index<json::Mesh> {
+    /// One mesh (its attributes shared by one primitive per section).
+    fn mesh(&mut self, m: &Mesh, materials: &[Material]) -> json::Index<json::Mesh> {
         let mut attributes = BTreeMap::new();
         let n = m.positions.len();
         let pos = self.floats(&m.positions, ViewKind::Vertex, true);
@@ -376,6 +396,19 @@ impl Builder {
         if m.normals.len() == n && n > 0 {
             let a = self.floats(&m.normals, ViewKind::Vertex, false);
             attributes.insert(Valid(json::mesh::Semantic::Normals), a);
+            let normal_mapped = m.sections.iter().any(|s| {
+                s.material
+                    .and_then(|k| materials.get(k))
+                    .is_some_and(|x| x.normal.is_some())
+            });
+            let unit = |t: &[f32; 4]| {
+                let l = t[0] * t[0] + t[1] * t[1] + t[2] * t[2];
+                (l - 1.0).abs() < 1e-3 && t[3].abs() == 1.0
+            };
+            if normal_mapped && m.tangents.len() == n && m.tangents.iter().all(unit) {
+                let a = self.floats(&m.tangents, ViewKind::Vertex, false);
+                attributes.insert(Valid(json::mesh::Semantic::Tangents), a);
+            }
         }
         for (set, uv) in m.uvs.iter().enumerate() {
             if uv.len() == n {
@@ -736,7 +769,7 @@ fn build(scene: &Scene, embed_images: bool, bin_uri: Option<String>) -> (json::R
     let mut scene_nodes = Vec::new();
     let mut mesh_nodes = Vec::new();
     for m in &scene.meshes {
-        let mesh = b.mesh(m);
+        let mesh = b.mesh(m, &scene.materials);
         let skinned = !m.joints.is_empty();
         let node = b.root.push(json::Node {
             mesh: Some(mesh),

@@ -16,7 +16,8 @@ pub struct Scene {
     pub meshes: Vec<Mesh>,
     /// Materials, referenced by [`Section::material`].
     pub materials: Vec<Material>,
-    /// Images, referenced by [`Material::base_color`].
+    /// Images, referenced by [`Material::base_color`] and
+    /// [`Material::normal`].
     pub images: Vec<Image>,
     /// Bones, when the meshes are skinned.
     pub skeleton: Option<Skeleton>,
@@ -53,6 +54,10 @@ pub struct Mesh {
     pub normals: Vec<[f32; 3]>,
     /// UV sets, each one per vertex.
     pub uvs: Vec<Vec<[f32; 2]>>,
+    /// Tangents (unit `xyz`, `w` = ±1 the bitangent's sign as glTF defines
+    /// it), one per vertex (empty: none); written only where a section's
+    /// material has a normal map.
+    pub tangents: Vec<[f32; 4]>,
     /// Vertex colours (RGBA, 0–255), one per vertex (empty: none).
     pub colors: Vec<[u8; 4]>,
     /// Skinning: up to four (bone, weight) pairs per vertex (empty: not
@@ -101,6 +106,8 @@ pub struct Material {
     pub name: String,
     /// Index into [`Scene::images`] of the base colour texture.
     pub base_color: Option<usize>,
+    /// Index into [`Scene::images`] of the tangent-space normal map.
+    pub normal: Option<usize>,
     /// Draw both sides.
     pub double_sided: bool,
     /// Alpha: None = opaque; Some(cutoff) = masked at that cutoff.

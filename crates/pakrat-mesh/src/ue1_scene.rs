@@ -168,6 +168,7 @@ pub fn to_scene(pkg: &Package<'_>, i: usize, m: &VertMesh) -> Result<Scene> {
             double_sided: flags & PF_TWO_SIDED != 0,
             alpha_mask: (flags & PF_MASKED != 0).then_some(0.5),
             blend: flags & PF_TRANSLUCENT != 0,
+            normal: None,
         });
     }
     for s in 0..c.slots.len() {

@@ -350,6 +350,7 @@ pub(crate) fn lod_materials(
             double_sided: flags & PF_TWO_SIDED != 0,
             alpha_mask: (flags & PF_MASKED != 0).then_some(0.5),
             blend: flags & PF_TRANSLUCENT != 0,
+            normal: None,
         });
         out.push(scene.materials.len() - 1);
     }

@@ -98,6 +98,7 @@ fn scene(big: bool) -> Scene {
             double_sided: true,
             alpha_mask: Some(0.5),
             blend: false,
+            normal: None,
         }],
         images: vec![Image {
             name: "red".into(),

@@ -106,6 +106,11 @@ pub struct ExportArgs {
     /// Replace files that already exist.
     #[arg(long)]
     pub force: bool,
+    /// UE4/UE5: other containers (.utoc) or paks holding packages the
+    /// exported ones use (a mesh's materials and textures, a mod's base
+    /// game): looked in, not exported. May be repeated.
+    #[arg(long = "with", value_name = "OTHER.utoc|.pak")]
+    pub with: Vec<PathBuf>,
     #[command(flatten)]
     #[allow(missing_docs)]
     pub ue: UeReadArgs,

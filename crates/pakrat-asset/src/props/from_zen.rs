@@ -71,6 +71,36 @@ impl PackageSource for ContainerSource<'_> {
     }
 }
 
+/// A [`PackageSource`] over the packages of several containers (each a
+/// [`ContainerSource`], by reference): a package found in several is taken
+/// from the first; the script objects are the first container's that has
+/// them.
+pub struct Containers<'c> {
+    sources: Vec<ContainerSource<'c>>,
+}
+
+impl<'c> Containers<'c> {
+    /// Over `sources`, in priority order.
+    pub fn new(sources: Vec<ContainerSource<'c>>) -> Self {
+        Containers { sources }
+    }
+}
+
+impl PackageSource for Containers<'_> {
+    fn package(&self, id: u64) -> Option<(&ZenPackage, &[u64])> {
+        self.sources.iter().find_map(|s| s.package(id))
+    }
+    fn script_objects(&self) -> Option<&ScriptObjects> {
+        self.sources.iter().find_map(|s| s.script)
+    }
+    fn cdo_classes(&self) -> Cow<'_, HashSet<u64>> {
+        match self.sources.iter().find(|s| s.script.is_some()) {
+            Some(s) => Cow::Borrowed(&s.classes),
+            None => Cow::Owned(HashSet::new()),
+        }
+    }
+}
+
 impl<'a> Asset<'a> {
     /// The asset of a zen package. `chunk` is its whole ExportBundleData
     /// chunk, `imported` its store entry's imported package ids, `src`

@@ -29,7 +29,7 @@ pub mod value;
 pub mod write;
 
 pub use asset::{Asset, ExportInfo, ObjectInfo, Versions};
-pub use from_zen::ContainerSource;
+pub use from_zen::{ContainerSource, Containers};
 pub use open::{BulkFrom, Opened, PackageForm};
 pub use own::{schemas_with_package, PackageSchemas, WithPackage};
 pub(crate) use read::read_native_as;

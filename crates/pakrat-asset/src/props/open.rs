@@ -534,6 +534,20 @@ pub fn open_container_entry(
     entry: &PackageEntry,
     engine: Option<Layout>,
 ) -> Result<Opened> {
+    let src = ContainerSource::new(cp, script);
+    open_container_entry_in(c, cp, &src, entry, engine)
+}
+
+/// [`open_container_entry`] with the imports resolved through `src`: the
+/// packages of several containers (a game split over chunks, a patch
+/// container importing its base), see [`super::Containers`].
+pub fn open_container_entry_in(
+    c: &Container,
+    cp: &ContainerPackages,
+    src: &dyn crate::convert::PackageSource,
+    entry: &PackageEntry,
+    engine: Option<Layout>,
+) -> Result<Opened> {
     let origin = format!(
         "{}: {}",
         c.path().display(),
@@ -547,10 +561,12 @@ pub fn open_container_entry(
         engine_of_container(c.toc().header.version, cp.header.form).and_then(Layout::for_engine)
     });
     let chunk = Source::from_vec(&origin, c.read_chunk(entry.chunk_index)?);
-    let src = ContainerSource::new(cp, script);
-    let imported = src.imported(entry.id);
+    let imported = cp
+        .store_entry(entry.id)
+        .map(|s| s.imported_packages.as_slice())
+        .unwrap_or(&[]);
     let mut o = Opened::new(origin.clone(), chunk, None, |m, _| {
-        Asset::from_zen(zen, m, imported, &src, engine)
+        Asset::from_zen(zen, m, imported, src, engine)
     })
     .map_err(|err| Error::Other(format!("{origin}: {err}")))?;
     o.place = Place::Zen(entry.id);

@@ -11,6 +11,9 @@
 //! stored normals then face the counter-clockwise side: checked on the
 //! fixtures by `tests/ue5_mesh_corpus.rs`). Units stay centimetres.
 //!
+//! Materials: [`material`] picks each slot's base colour and normal map
+//! from the material chain (the CLI opens the packages).
+//!
 //! Not read yet: animation codecs other than per-track compression (see
 //! [`anim::anim_problem`]) and animation curves; Nanite
 //! resources (a Nanite mesh exports its fallback LODs where the package
@@ -20,6 +23,7 @@ pub mod anim;
 pub mod anim_codec;
 pub mod anim_scene;
 pub mod buffers;
+pub mod material;
 pub mod skel_scene;
 pub mod skeletal_mesh;
 pub mod skeleton;
@@ -249,6 +253,16 @@ pub fn to_scene(m: &StaticMesh, lod: usize) -> std::result::Result<Scene, String
         name: m.name.clone(),
         positions: l.positions.iter().map(|&p| convert_axes(p)).collect(),
         normals: l.vertex.normals.iter().map(|&p| convert_axes(p)).collect(),
+        tangents: l
+            .vertex
+            .tangents
+            .iter()
+            .map(|t| {
+                // The axis change is a reflection: the bitangent sign flips.
+                let v = convert_axes([t[0], t[1], t[2]]);
+                [v[0], v[1], v[2], -t[3]]
+            })
+            .collect(),
         uvs: l.vertex.uvs.clone(),
         colors: l.colors.clone(),
         ..Default::default()

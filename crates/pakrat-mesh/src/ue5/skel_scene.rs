@@ -220,6 +220,16 @@ fn lod_mesh(m: &SkeletalMesh, k: usize, slots: usize) -> Mesh {
         },
         positions: l.positions.iter().map(|&p| convert_axes(p)).collect(),
         normals: l.vertex.normals.iter().map(|&p| convert_axes(p)).collect(),
+        tangents: l
+            .vertex
+            .tangents
+            .iter()
+            .map(|t| {
+                // The axis change is a reflection: the bitangent sign flips.
+                let v = convert_axes([t[0], t[1], t[2]]);
+                [v[0], v[1], v[2], -t[3]]
+            })
+            .collect(),
         uvs: l.vertex.uvs.clone(),
         colors: l.colors.clone(),
         joints: skin.joints,

@@ -12,14 +12,19 @@
 //!   and the decoded animation as one glTF animation, or with
 //!   `--mesh-format psk` an ActorX `.psa`; an animation whose codec is not
 //!   decoded is skipped, naming it.
+//!
+//! A glTF mesh's materials take their base colour and normal map from the
+//! material chain of each slot ([`super::material`]), embedded as PNG
+//! (`.glb`) or written beside the `.gltf` in `<Name>_textures/`.
 
 use pakrat_asset::props::{Asset, BulkFrom, Opened, Schemas};
-use pakrat_io::fsutil::OutputDir;
 use pakrat_mesh::gltf::{self, Files, Format};
 use pakrat_mesh::model::Scene;
 use pakrat_mesh::ue5::{self, anim, anim_codec, anim_scene, skel_scene, skeleton};
 
+use super::material::MaterialUse;
 use super::texture::{Outcome, Written};
+use super::Ctx;
 
 /// The mesh options of `pakrat export`.
 #[derive(Clone, Copy, Debug)]
@@ -44,25 +49,31 @@ pub type Lookup<'l> = dyn Fn(
     + 'l;
 
 /// Read mesh object `exports[i]` (any class of
-/// [`ue5::is_mesh_class`]) and write it below `out` as `{base}.glb` (or
-/// `.gltf` and `.bin`, or `.psk`).
+/// [`ue5::is_mesh_class`]) and write it below the output folder as
+/// `{base}.glb` (or `.gltf` and `.bin`, or `.psk`); a mesh's material
+/// slots and their textures go to `materials`.
 #[allow(clippy::too_many_arguments)]
 pub fn export(
+    c: &Ctx<'_>,
     opened: &Opened,
     from: BulkFrom<'_>,
     asset: &Asset<'_>,
     i: usize,
     schemas: &dyn Schemas,
     base: &str,
-    out: &OutputDir,
-    o: &MeshOpts,
+    materials: &mut Vec<MaterialUse>,
     lookup: &Lookup<'_>,
 ) -> Outcome {
+    let (out, o) = (c.out, &c.mesh);
     let fetch = |b: &pakrat_asset::bulk::BulkRef| opened.bulk(b, from).map(|c| c.into_owned());
     let mut seqs = None;
-    let (scene, detail, psk) = match asset.exports[i].class_name() {
+    let mut slots = Vec::new();
+    let (mut scene, mut detail, psk) = match asset.exports[i].class_name() {
         "SkeletalMesh" => match skeletal(asset, i, schemas, &fetch, o) {
-            Ok(x) => (x.0, x.1, o.psk),
+            Ok(x) => {
+                slots = x.2;
+                (x.0, x.1, o.psk)
+            }
             Err(out) => return out,
         },
         "Skeleton" => match skeleton::read_skeleton(asset, i, schemas) {
@@ -88,10 +99,19 @@ pub fn export(
             Err(out) => return out,
         },
         _ => match static_mesh(asset, i, schemas, &fetch, o.lod) {
-            Ok(x) => (x.0, x.1, false),
+            Ok(x) => {
+                slots = x.2;
+                (x.0, x.1, false)
+            }
             Err(out) => return out,
         },
     };
+    if !psk && !slots.is_empty() {
+        *materials = super::material::resolve(c, &slots, &mut scene, base);
+        if !scene.images.is_empty() {
+            detail.push_str(&format!(", {} textures", scene.images.len()));
+        }
+    }
     let files: Result<Files, String> = if psk {
         pakrat_mesh::psk::write(&scene, base, seqs.as_deref())
     } else {
@@ -120,14 +140,17 @@ pub fn export(
     Outcome::Written(written)
 }
 
-/// A static mesh's scene and row detail.
+/// A mesh's material slots: slot name and material path.
+type Slots = Vec<(String, Option<String>)>;
+
+/// A static mesh's scene, row detail and material slots.
 fn static_mesh(
     asset: &Asset<'_>,
     i: usize,
     schemas: &dyn Schemas,
     fetch: &ue5::BulkFetch<'_>,
     lod: usize,
-) -> Result<(Scene, String), Outcome> {
+) -> Result<(Scene, String, Slots), Outcome> {
     let m = ue5::read_static_mesh(asset, i, schemas, fetch)
         .map_err(|e| Outcome::Failed(e.to_string()))?;
     let scene = ue5::to_scene(&m, lod).map_err(Outcome::Skipped)?;
@@ -148,17 +171,17 @@ fn static_mesh(
         scene.sockets.len(),
         if l.streamed { ", streamed" } else { "" }
     );
-    Ok((scene, detail))
+    Ok((scene, detail, m.materials))
 }
 
-/// A skeletal mesh's scene and row detail.
+/// A skeletal mesh's scene, row detail and material slots.
 fn skeletal(
     asset: &Asset<'_>,
     i: usize,
     schemas: &dyn Schemas,
     fetch: &ue5::BulkFetch<'_>,
     o: &MeshOpts,
-) -> Result<(Scene, String), Outcome> {
+) -> Result<(Scene, String, Slots), Outcome> {
     let m = skel_scene::read_skeletal_mesh(asset, i, schemas, fetch)
         .map_err(|e| Outcome::Failed(e.to_string()))?;
     let scene = skel_scene::to_scene(&m, o.lod, o.all_lods).map_err(Outcome::Skipped)?;
@@ -196,7 +219,7 @@ fn skeletal(
         mesh.morph_targets.len(),
         scene.sockets.len(),
     );
-    Ok((scene, detail))
+    Ok((scene, detail, m.materials))
 }
 
 /// An object of the inputs read by `f`.

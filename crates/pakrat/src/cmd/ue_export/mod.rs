@@ -13,6 +13,7 @@
 //! thread: a package's bytes, its bulk files and one decoded image at a
 //! time are all a thread holds.
 
+mod material;
 mod mesh;
 mod sound;
 mod texture;
@@ -24,7 +25,9 @@ use std::process::ExitCode;
 use anyhow::{anyhow, bail, Result};
 use pakrat_asset::legacy::Layout;
 use pakrat_asset::props::open::{self, BulkFrom};
-use pakrat_asset::props::{schemas_with_package, NoSchemas, Opened, Schemas};
+use pakrat_asset::props::{
+    schemas_with_package, ContainerSource, Containers, NoSchemas, Opened, Schemas,
+};
 use pakrat_asset::zen::{ContainerPackages, ScriptObjects};
 use pakrat_io::fsutil::OutputDir;
 use pakrat_iostore::Container;
@@ -65,6 +68,11 @@ struct Inputs {
     paks: Vec<Pak>,
     /// Containers with their packages and script objects.
     containers: Vec<(Container, ContainerPackages, Option<ScriptObjects>)>,
+    /// Paks and containers from this index on are `--with` inputs: looked
+    /// in, not exported.
+    with_paks: usize,
+    /// See `with_paks`.
+    with_containers: usize,
 }
 
 /// One package to look at.
@@ -91,19 +99,30 @@ struct Row {
     skipped: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<String>,
+    /// A mesh's material slots and the textures they show.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    materials: Vec<material::MaterialUse>,
 }
 
 fn open_inputs(a: &ExportArgs) -> Result<Inputs> {
     let keys = keyring(&a.ue.keys)?;
-    let files = if a.package.is_dir() {
+    let mut files = if a.package.is_dir() {
         pakrat_system::scan::list_files(&a.package).map_err(|e| in_file(e, &a.package))?
     } else {
         vec![a.package.clone()]
     };
+    // Patch containers (`…_P.utoc`) after the others: their packages win
+    // where a mesh's materials are looked up.
+    files.sort_by_key(|f| {
+        f.file_stem()
+            .is_some_and(|s| s.to_string_lossy().to_ascii_uppercase().ends_with("_P"))
+    });
     let mut inputs = Inputs {
         loose: Vec::new(),
         paks: Vec::new(),
         containers: Vec::new(),
+        with_paks: usize::MAX,
+        with_containers: usize::MAX,
     };
     let mut pak_paths = Vec::new();
     for f in files {
@@ -141,6 +160,28 @@ fn open_inputs(a: &ExportArgs) -> Result<Inputs> {
             .paks
             .push(Pak::open(p, &keys).map_err(|e| in_file(e, p))?);
     }
+    inputs.with_paks = inputs.paks.len();
+    inputs.with_containers = inputs.containers.len();
+    for f in &a.with {
+        match crate::sniff(f)? {
+            Format::IoStoreToc | Format::IoStoreCas => {
+                let toc = crate::detect::utoc_for_ucas(f).unwrap_or(f.clone());
+                let c = Container::open(&toc, &keys).map_err(|e| in_file(e, &toc))?;
+                let cp = ContainerPackages::read(&c).map_err(|e| in_file(e, &toc))?;
+                let (script, _notes) =
+                    crate::cmd::common::global_script(&toc, a.ue.global.as_deref(), &a.ue.keys)?;
+                inputs.containers.push((c, cp, script));
+            }
+            Format::Pak => inputs
+                .paks
+                .push(Pak::open(f, &keys).map_err(|e| in_file(e, f))?),
+            other => bail!(
+                "--with {}: is {}, not a .utoc container or .pak",
+                f.display(),
+                other.kind()
+            ),
+        }
+    }
     Ok(inputs)
 }
 
@@ -153,6 +194,20 @@ fn jobs(inputs: &Inputs, a: &ExportArgs) -> Result<Vec<(Job, String)>> {
             .iter()
             .any(|n| g.is_match(n) || g.is_match(n.trim_start_matches('/'))),
     };
+    Ok(packages(inputs, a, keep)
+        .into_iter()
+        .filter(|(job, _)| match *job {
+            Job::Pak(p, _) => p < inputs.with_paks,
+            Job::Zen(c, _) => c < inputs.with_containers,
+            Job::Loose(_) => true,
+        })
+        .collect())
+}
+
+/// The packages `keep` keeps (given the names a glob may match), with
+/// their package paths: loose files, then paks, then containers, each in
+/// mount order.
+fn packages(inputs: &Inputs, a: &ExportArgs, keep: impl Fn(&[&str]) -> bool) -> Vec<(Job, String)> {
     let mut out = Vec::new();
     for (i, f) in inputs.loose.iter().enumerate() {
         let shown = f.display().to_string();
@@ -191,7 +246,7 @@ fn jobs(inputs: &Inputs, a: &ExportArgs) -> Result<Vec<(Job, String)>> {
             }
         }
     }
-    Ok(out)
+    out
 }
 
 /// Whether `class` (short name) is chosen by `--class`.
@@ -231,6 +286,11 @@ struct Ctx<'a> {
     opts: Options,
     class: &'a [String],
     mesh: mesh::MeshOpts,
+    /// Every package of the inputs (a mesh's materials and textures).
+    index: material::PackageIndex,
+    /// With several containers: all of them, resolving a zen package's
+    /// imports of another container's packages.
+    zen_src: Option<Containers<'a>>,
 }
 
 fn open_job<'a>(c: &Ctx<'a>, job: Job) -> pakrat_io::Result<(Opened, BulkFrom<'a>)> {
@@ -245,10 +305,12 @@ fn open_job<'a>(c: &Ctx<'a>, job: Job) -> pakrat_io::Result<(Opened, BulkFrom<'a
         ),
         Job::Zen(ci, ei) => {
             let (cont, cp, script) = &c.inputs.containers[ci];
-            (
-                open::open_container_entry(cont, cp, script.as_ref(), &cp.packages[ei], c.engine)?,
-                BulkFrom::Container(cont),
-            )
+            let e = &cp.packages[ei];
+            let opened = match &c.zen_src {
+                Some(src) => open::open_container_entry_in(cont, cp, src, e, c.engine)?,
+                None => open::open_container_entry(cont, cp, script.as_ref(), e, c.engine)?,
+            };
+            (opened, BulkFrom::Container(cont))
         }
     })
 }
@@ -325,6 +387,7 @@ fn export_package(c: &Ctx<'_>, job: Job, package: &str) -> Vec<Row> {
                 written: Vec::new(),
                 skipped: None,
                 error: Some(format!("the package does not open: {e}")),
+                materials: Vec::new(),
             }]
         }
     };
@@ -348,12 +411,21 @@ fn export_package(c: &Ctx<'_>, job: Job, package: &str) -> Vec<Row> {
             written: Vec::new(),
             skipped: None,
             error: None,
+            materials: Vec::new(),
         };
         let base = base_name(&asset.package, &e.name);
         let outcome = if mesh {
             let lookup = |path: &str, f: &mut LookupFn<'_>| lookup(c, path, f);
             mesh::export(
-                &opened, from, &asset, i, &with, &base, c.out, &c.mesh, &lookup,
+                c,
+                &opened,
+                from,
+                &asset,
+                i,
+                &with,
+                &base,
+                &mut row.materials,
+                &lookup,
             )
         } else if texture {
             match pakrat_asset::texture::read_export(&asset, i, &with) {
@@ -434,6 +506,27 @@ pub fn run(a: &ExportArgs) -> Result<ExitCode> {
             lod: a.lod.unwrap_or(0),
             all_lods: a.all_lods,
         },
+        index: material::index(&{
+            // The `--with` inputs first: the exported ones win over them.
+            let (main, with): (Vec<_>, Vec<_>) = packages(&inputs, a, |_| true)
+                .into_iter()
+                .partition(|(job, _)| match *job {
+                    Job::Pak(p, _) => p < inputs.with_paks,
+                    Job::Zen(c, _) => c < inputs.with_containers,
+                    Job::Loose(_) => true,
+                });
+            // Among them the first given wins (a search path).
+            with.into_iter().rev().chain(main).collect::<Vec<_>>()
+        }),
+        zen_src: (inputs.containers.len() > 1).then(|| {
+            Containers::new(
+                inputs
+                    .containers
+                    .iter()
+                    .map(|(_, cp, script)| ContainerSource::new(cp, script.as_ref()))
+                    .collect(),
+            )
+        }),
     };
     let bar =
         crate::cmd::common::progress_count(jobs.len() as u64, a.out.json, "exporting", "packages");

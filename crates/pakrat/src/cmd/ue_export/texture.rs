@@ -364,3 +364,48 @@ fn dds(
         ),
     }]))
 }
+
+/// Mip 0 of a plain 2D texture decoded and encoded as PNG in memory (a
+/// mesh's material embeds it): the PNG bytes, width and height. A texture
+/// that is not one 2D surface, keeps no mip 0 bytes, is virtual or HDR, or
+/// does not decode, gives the reason.
+pub fn png_in_memory(
+    opened: &Opened,
+    from: BulkFrom<'_>,
+    t: &Texture,
+) -> Result<(Vec<u8>, u32, u32), String> {
+    let pf = PixelFormat::from_ue_name(&t.format)
+        .ok_or_else(|| format!("pixel format {} is not supported", t.format))?;
+    if pf.is_hdr() {
+        return Err(format!(
+            "{} is an HDR format (not embedded as PNG)",
+            pf.ue_name()
+        ));
+    }
+    let Some(m) = t.mips.first() else {
+        return Err(if t.virtual_texture.is_some() {
+            "a virtual texture (its tiles are not embedded)".into()
+        } else {
+            "the texture has no mips".into()
+        });
+    };
+    let (data, slice, n) = mip_bytes(opened, from, t, pf, m)?;
+    if n != 1 || t.kind != TextureKind::Texture2D {
+        return Err(format!(
+            "a {:?} texture of {n} surfaces, not one 2D image",
+            t.kind
+        ));
+    }
+    let dopts = DecodeOptions {
+        rebuild_normal_z: pf == PixelFormat::Bc5 || t.is_normal_map(),
+        ..DecodeOptions::default()
+    };
+    let mut img = pakrat_texture::decode(pf, m.width, m.height, &data[..slice as usize], &dopts)
+        .map_err(err)?;
+    if matches!(pf, PixelFormat::Astc { .. }) && t.is_normal_map() {
+        astc_normal_to_xyz(&mut img);
+    }
+    let mut png = Vec::new();
+    pakrat_texture::write_png(&img, &mut png).map_err(err)?;
+    Ok((png, img.width, img.height))
+}
