@@ -1,0 +1,1 @@
+//! Merging a mod's registry into a game's.
