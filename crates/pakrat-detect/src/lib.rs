@@ -46,6 +46,9 @@ pub enum Format {
     /// `_chunks/` (UE5 form: signature 0x496F436E and a known version; the
     /// UE4 forms have no signature and are read only when asked for).
     ContainerHeader,
+    /// `AssetRegistry.bin`: the asset registry's version GUID and a version
+    /// pakrat reads (or knows to refuse by name).
+    AssetRegistry,
 }
 
 impl Format {
@@ -60,6 +63,7 @@ impl Format {
             Format::Uz => "uz",
             Format::Usmap => "usmap",
             Format::ContainerHeader => "container-header",
+            Format::AssetRegistry => "asset-registry",
         }
     }
 }
@@ -98,6 +102,9 @@ pub fn detect(path: &Path, p: &Probe<'_>) -> Option<Format> {
     }
     if is_container_header(head) {
         return Some(Format::ContainerHeader);
+    }
+    if pakrat_asset::registry::looks_like(head) {
+        return Some(Format::AssetRegistry);
     }
     let tail = p.tail();
     if tail[tail.len().saturating_sub(PAK_TAIL)..]
@@ -200,6 +207,10 @@ pub fn describe(path: &Path, p: &Probe<'_>) -> String {
         Some(Format::ContainerHeader) => format!(
             "an IoStore container header chunk (UE5 form, version {})",
             le32(&head[4..]).unwrap_or(0)
+        ),
+        Some(Format::AssetRegistry) => format!(
+            "an asset registry (AssetRegistry.bin, version {})",
+            le32(&head[16..]).unwrap_or(0)
         ),
         Some(Format::Usmap) => format!(
             "a .usmap mappings file (version {})",
