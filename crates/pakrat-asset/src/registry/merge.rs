@@ -52,6 +52,7 @@ pub fn merge(base: &mut AssetRegistry, add: &AssetRegistry) -> Result<MergeRepor
     let names_before = base.names.len();
     let mut m = Merger {
         map: HashMap::new(),
+        values: HashMap::new(),
         add,
     };
     let mut report = MergeReport::default();
@@ -65,6 +66,8 @@ pub fn merge(base: &mut AssetRegistry, add: &AssetRegistry) -> Result<MergeRepor
 struct Merger<'a> {
     /// Mod name index → game name index.
     map: HashMap<u32, u32>,
+    /// Mod tag value → game tag value.
+    values: HashMap<u32, ValueId>,
     add: &'a AssetRegistry,
 }
 
@@ -281,6 +284,15 @@ impl Merger<'_> {
 
     /// Copy one value into the game's store (reusing an equal one).
     fn value(&mut self, base: &mut AssetRegistry, src: &Store, v: ValueId) -> Result<ValueId> {
+        if let Some(&got) = self.values.get(&v.0) {
+            return Ok(got);
+        }
+        let got = self.new_value(base, src, v)?;
+        self.values.insert(v.0, got);
+        Ok(got)
+    }
+
+    fn new_value(&mut self, base: &mut AssetRegistry, src: &Store, v: ValueId) -> Result<ValueId> {
         let i = v.index();
         let missing = || Error::Other(format!("mod tag value {:#x} points past its array", v.0));
         let kind = v.kind().ok_or_else(missing)?;

@@ -113,6 +113,9 @@ pub struct RegString {
     /// Stored as UTF-16.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub wide: bool,
+    /// An empty 8-bit string stored as length 1 (the NUL alone) rather than 0.
+    #[serde(skip)]
+    pub lone_nul: bool,
 }
 
 impl RegString {
@@ -121,6 +124,7 @@ impl RegString {
         RegString {
             text: text.to_owned(),
             wide: !text.is_ascii(),
+            lone_nul: false,
         }
     }
 
@@ -145,7 +149,11 @@ impl RegString {
             } else {
                 pakrat_io::FString::from_latin1(body)
             };
-            return Ok(RegString { text, wide: false });
+            return Ok(RegString {
+                lone_nul: len == 1,
+                text,
+                wide: false,
+            });
         }
         let units = u64::from(len.unsigned_abs());
         let raw = r.bytes(units * 2, what)?;
@@ -157,13 +165,21 @@ impl RegString {
             return Err(bad("UTF-16 string is not NUL-terminated at its end"));
         }
         let text = String::from_utf16(&code).map_err(|_| bad("unpaired surrogate"))?;
-        Ok(RegString { text, wide: true })
+        Ok(RegString {
+            text,
+            wide: true,
+            lone_nul: false,
+        })
     }
 
     /// Write it in the form it records.
     pub fn write(&self, w: &mut Writer, ctx: &Ctx) {
         if self.text.is_empty() && !self.wide {
-            w.i32(0);
+            if self.lone_nul {
+                w.i32(1).u8(0);
+            } else {
+                w.i32(0);
+            }
             return;
         }
         let narrow = if self.wide {

@@ -111,9 +111,22 @@ pub(super) fn read_batch(r: &mut Reader<'_>) -> Result<Names> {
     ))
 }
 
-/// Write a name batch; the hashes are recomputed (the engine's own).
+/// Write a name batch. A name read from a file keeps the hash stored with
+/// it (so a file writes back as it was); a new name gets the engine's hash.
 pub(super) fn write_batch(w: &mut Writer, names: &[BatchName]) {
-    write_name_batch(w, names);
+    let mut tmp = Writer::new();
+    write_name_batch(&mut tmp, names);
+    let mut out = tmp.into_inner();
+    if !names.is_empty() {
+        // u32 count, u32 string bytes, u64 algorithm id, then the hashes.
+        for (i, n) in names.iter().enumerate() {
+            if let Some(h) = n.stored_hash {
+                let at = 16 + i * 8;
+                out[at..at + 8].copy_from_slice(&h.to_le_bytes());
+            }
+        }
+    }
+    w.bytes(&out);
 }
 
 /// Read the older name table (`i32 count; {FString; u16 hash[2]} entries`).
