@@ -60,7 +60,7 @@ fn mutated_registries_end_cleanly() {
         let budget = 64 * data.len() + (8 << 20);
         for m in mutations(data, 0xA55E7 ^ n as u64, 150) {
             ALLOC.reset_peak();
-            let r = run_case(m.data, Duration::from_secs(20), |d| case(d));
+            let r = run_case(m.data, Duration::from_secs(20), case);
             cases += 1;
             match r {
                 Ok(Ok(())) => {}
