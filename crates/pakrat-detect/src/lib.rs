@@ -264,6 +264,15 @@ mod tests {
         // An unknown version is not one.
         usmap[2] = 9;
         assert_eq!(detect(Path::new("x.usmap"), &Probe::of_bytes(&usmap)), None);
+        // AssetRegistry.bin: the registry version GUID and a version.
+        let mut reg = pakrat_asset::registry::REGISTRY_GUID.to_bytes().to_vec();
+        reg.extend([24, 0, 0, 0, 1, 0, 0, 0]);
+        assert_eq!(of(&reg), Some(Format::AssetRegistry));
+        assert_eq!(
+            describe(Path::new("AssetRegistry.bin"), &Probe::of_bytes(&reg)),
+            "an asset registry (AssetRegistry.bin, version 24)"
+        );
+        assert_eq!(of(&reg[..16]), None);
     }
 
     #[test]
