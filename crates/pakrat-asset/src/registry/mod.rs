@@ -249,8 +249,8 @@ impl AssetRegistry {
         if guid != REGISTRY_GUID {
             return Err(Error::unsupported(
                 0,
-                "asset registry without the version GUID (PreVersioning, before UE 4.17): \
-                 the engine no longer reads these either",
+                "no asset registry version GUID at the start: not an AssetRegistry.bin, or one \
+                 from before versioning (PreVersioning), which the engine no longer reads either",
             ));
         }
         let at = r.offset();
