@@ -27,6 +27,7 @@ pub mod convert;
 pub mod edit;
 pub mod legacy;
 pub mod props;
+pub mod registry;
 pub mod rename;
 pub mod sound;
 pub mod texture;

@@ -46,6 +46,9 @@ pub enum Format {
     /// `_chunks/` (UE5 form: signature 0x496F436E and a known version; the
     /// UE4 forms have no signature and are read only when asked for).
     ContainerHeader,
+    /// `AssetRegistry.bin`: the asset registry's version GUID and a version
+    /// pakrat reads (or knows to refuse by name).
+    AssetRegistry,
 }
 
 impl Format {
@@ -60,6 +63,7 @@ impl Format {
             Format::Uz => "uz",
             Format::Usmap => "usmap",
             Format::ContainerHeader => "container-header",
+            Format::AssetRegistry => "asset-registry",
         }
     }
 }
@@ -98,6 +102,9 @@ pub fn detect(path: &Path, p: &Probe<'_>) -> Option<Format> {
     }
     if is_container_header(head) {
         return Some(Format::ContainerHeader);
+    }
+    if pakrat_asset::registry::looks_like(head) {
+        return Some(Format::AssetRegistry);
     }
     let tail = p.tail();
     if tail[tail.len().saturating_sub(PAK_TAIL)..]
@@ -201,6 +208,10 @@ pub fn describe(path: &Path, p: &Probe<'_>) -> String {
             "an IoStore container header chunk (UE5 form, version {})",
             le32(&head[4..]).unwrap_or(0)
         ),
+        Some(Format::AssetRegistry) => format!(
+            "an asset registry (AssetRegistry.bin, version {})",
+            le32(&head[16..]).unwrap_or(0)
+        ),
         Some(Format::Usmap) => format!(
             "a .usmap mappings file (version {})",
             head.get(2).copied().unwrap_or(0)
@@ -253,6 +264,15 @@ mod tests {
         // An unknown version is not one.
         usmap[2] = 9;
         assert_eq!(detect(Path::new("x.usmap"), &Probe::of_bytes(&usmap)), None);
+        // AssetRegistry.bin: the registry version GUID and a version.
+        let mut reg = pakrat_asset::registry::REGISTRY_GUID.to_bytes().to_vec();
+        reg.extend([24, 0, 0, 0, 1, 0, 0, 0]);
+        assert_eq!(of(&reg), Some(Format::AssetRegistry));
+        assert_eq!(
+            describe(Path::new("AssetRegistry.bin"), &Probe::of_bytes(&reg)),
+            "an asset registry (AssetRegistry.bin, version 24)"
+        );
+        assert_eq!(of(&reg[..16]), None);
     }
 
     #[test]

@@ -343,6 +343,7 @@ fn sniff(path: &Path) -> &'static str {
         Some(Format::IoStoreCas) => "ucas",
         Some(Format::Usmap) => "usmap",
         Some(Format::ContainerHeader) => "container-header",
+        Some(Format::AssetRegistry) => "asset-registry",
         // A .ucas without its .utoc still shows as IoStore data.
         None if path
             .extension()

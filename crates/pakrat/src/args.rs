@@ -80,6 +80,10 @@ pub enum Command {
     /// path or folder everywhere it is named.
     #[command(subcommand)]
     Asset(AssetCommand),
+    /// AssetRegistry.bin: info, list, verify, and merge a mod's registry
+    /// into a game's.
+    #[command(subcommand)]
+    Registry(RegistryCommand),
     /// Look at a game folder, package, UMOD, .pak or IoStore container in
     /// the browser (a local server on 127.0.0.1).
     View(ViewArgs),
@@ -293,6 +297,7 @@ pub struct PropsArgs {
 pub use crate::args_asset::{AssetCommand, AssetRenameArgs};
 pub use crate::args_export::ExportArgs;
 pub use crate::args_pak::PakCreateArgs;
+pub use crate::args_registry::RegistryCommand;
 pub use crate::args_ue::UeReadArgs;
 
 /// `pakrat packages`.

@@ -21,7 +21,10 @@ pub fn commands_for(f: Option<Format>) -> &'static str {
         Some(Format::Uz) => "`pakrat info` describes it, `pakrat decompress` restores the file inside",
         Some(Format::Usmap) => "`pakrat info`/`list`/`verify` read it",
         Some(Format::ContainerHeader) => "`pakrat info`/`list`/`verify` read it",
-        None => "pakrat reads UMOD installers, Unreal packages (UE1–UE5), .uz/.uz2/.uz3, .pak files, IoStore containers and their container header chunks, and .usmap mappings",
+        Some(Format::AssetRegistry) => {
+            "`pakrat info`/`list`/`verify` and `pakrat registry info|list|verify|merge` read it"
+        }
+        None => "pakrat reads UMOD installers, Unreal packages (UE1–UE5), .uz/.uz2/.uz3, .pak files, IoStore containers and their container header chunks, .usmap mappings and AssetRegistry.bin",
     }
 }
 

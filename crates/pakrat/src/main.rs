@@ -6,6 +6,7 @@ mod args_export;
 mod args_headers;
 mod args_pak;
 mod args_props;
+mod args_registry;
 mod args_ue;
 mod cmd;
 mod detect;
@@ -168,6 +169,7 @@ fn command_kind(command: &Command) -> Option<&'static str> {
         Command::Pak(_) => "pak",
         Command::Scan(_) | Command::View(_) => "folder",
         Command::Cache(_) => "cache",
+        Command::Registry(_) => "asset-registry",
         Command::Completions(_) | Command::Man(_) => return None,
     })
 }
@@ -268,6 +270,12 @@ fn run(command: Command) -> Result<ExitCode> {
             args::AssetCommand::Rename(a) => cmd::asset::rename(&a),
         },
         Command::View(a) => cmd::view::view(&a),
+        Command::Registry(c) => match c {
+            args::RegistryCommand::Info(a) => cmd::registry::info(&a.file, a.out.json),
+            args::RegistryCommand::List(a) => cmd::registry::list(&a.file, a.tags, a.out.json),
+            args::RegistryCommand::Verify(a) => cmd::registry::verify(&a.file, a.out.json),
+            args::RegistryCommand::Merge(a) => cmd::registry::merge(&a),
+        },
         Command::Cache(c) => match c {
             args::CacheCommand::List(a) => cmd::system::cache_list(&a),
             args::CacheCommand::Restore(a) => cmd::system::cache_restore(&a),
@@ -297,6 +305,7 @@ fn info(mut a: args::InfoArgs) -> Result<ExitCode> {
     }
     match sniff_arg(&mut a.file)? {
         Format::ContainerHeader => cmd::container_header::info(&a.file, None, a.out.json),
+        Format::AssetRegistry => cmd::registry::info(&a.file, a.out.json),
         Format::Umod => cmd::umod::info(&a),
         Format::Package => cmd::package::info(&a),
         Format::LegacyPackage => cmd::legacy::info(&a),
@@ -343,6 +352,7 @@ fn list(mut a: args::ListArgs) -> Result<ExitCode> {
         Format::LegacyPackage => cmd::legacy::list(&a),
         Format::IoStoreToc | Format::IoStoreCas => cmd::iostore::list(&a),
         Format::ContainerHeader => cmd::container_header::list(&a.file, None, a.out.json),
+        Format::AssetRegistry => cmd::registry::list(&a.file, false, a.out.json),
         Format::Uz => bail!("{}", uz_hint(&a.file, "list")),
     }
 }
@@ -355,6 +365,7 @@ fn verify(mut a: args::VerifyArgs) -> Result<ExitCode> {
     }
     match sniff_arg(&mut a.file)? {
         Format::ContainerHeader => cmd::container_header::verify(&a.file, None, a.out.json),
+        Format::AssetRegistry => cmd::registry::verify(&a.file, a.out.json),
         Format::Pak => cmd::pak::verify(&a),
         Format::Umod => cmd::umod::verify(&a),
         Format::Package => cmd::package::verify(&a),
@@ -383,6 +394,10 @@ fn extract(mut a: args::ExtractArgs) -> Result<ExitCode> {
         Format::Uz => bail!("{}", uz_hint(&a.file, "extract")),
         Format::ContainerHeader => bail!(
             "{}: is an IoStore container header chunk (package ids and store entries), nothing to extract; `pakrat info`/`list`/`verify` read it",
+            a.file.display()
+        ),
+        Format::AssetRegistry => bail!(
+            "{}: is an asset registry (AssetRegistry.bin), one file with nothing to extract inside; `pakrat registry info|list|verify|merge` read it",
             a.file.display()
         ),
         Format::Usmap => bail!(

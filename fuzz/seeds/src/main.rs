@@ -248,6 +248,14 @@ fn legacy_seeds(out: &mut Out, path: &std::path::Path, name: &str) {
     let Ok(pak) = pakrat_pak::Pak::open(path, &pakrat_codec::KeyRing::default()) else {
         return;
     };
+    // AssetRegistry.bin of the fixture projects' `Pak/` paks (~220 KiB).
+    for e in &pak.index.entries {
+        if e.path.ends_with("AssetRegistry.bin") {
+            if let Ok(data) = pak.read(e) {
+                out.put("asset_registry", name, &data);
+            }
+        }
+    }
     let mut n = 0;
     for e in &pak.index.entries {
         let Some(stem) = e

@@ -17,6 +17,7 @@ pub mod paks_folder;
 pub mod props;
 pub mod props_edit;
 pub mod props_out;
+pub mod registry;
 pub mod rewrite;
 pub mod system;
 pub mod ue_export;
