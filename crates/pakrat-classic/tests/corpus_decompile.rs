@@ -726,10 +726,7 @@ fn every_corpus_class_decompiles() {
         return;
     }
     // Floors reached on 2026-11-26 (docs/decompile.md): raise them, never lower.
-    assert!(
-        ok == classes,
-        "{ok}/{classes} classes decompiled"
-    );
+    assert!(ok == classes, "{ok}/{classes} classes decompiled");
     assert!(
         compared == 0 || exact * 1000 >= compared * 866,
         "{exact}/{compared} bodies match plainly"

@@ -4,6 +4,8 @@
 //!
 //! - [`read`]: the token reader (bounds-checked, errors name the offset).
 //! - [`flow`]: `if`/`else`, loops, `foreach`, `switch` rebuilt from jumps.
+//! - `conv` (private): which byte/int/float conversions are written back,
+//!   `coerce` parameters, Vengeance's constructor form of `new`.
 //! - [`natives`]: native functions and operators by index, from the
 //!   package and the packages given beside it.
 //! - [`decl`]: declarations (class line, variables, functions, states).
@@ -23,6 +25,7 @@
 //! # Ok(()) }
 //! ```
 
+mod conv;
 pub mod decl;
 pub mod flow;
 pub mod natives;
