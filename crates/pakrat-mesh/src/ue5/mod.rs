@@ -257,11 +257,7 @@ pub fn to_scene(m: &StaticMesh, lod: usize) -> std::result::Result<Scene, String
             .vertex
             .tangents
             .iter()
-            .map(|t| {
-                // The axis change is a reflection: the bitangent sign flips.
-                let v = convert_axes([t[0], t[1], t[2]]);
-                [v[0], v[1], v[2], -t[3]]
-            })
+            .map(|&t| convert_tangent(t))
             .collect(),
         uvs: l.vertex.uvs.clone(),
         colors: l.colors.clone(),
@@ -306,6 +302,13 @@ pub fn no_bulk(b: &BulkRef) -> Result<Vec<u8>> {
         "a streamed LOD ({}) needs the package's bulk data",
         b.describe()
     )))
+}
+
+/// A tangent (xyz, bitangent sign) in glTF's axes: the axis change is a
+/// reflection, so the bitangent sign flips.
+pub(crate) fn convert_tangent(t: [f32; 4]) -> [f32; 4] {
+    let v = convert_axes([t[0], t[1], t[2]]);
+    [v[0], v[1], v[2], -t[3]]
 }
 
 #[cfg(test)]

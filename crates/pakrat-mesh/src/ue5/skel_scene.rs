@@ -13,7 +13,7 @@ use pakrat_io::{Error, Result};
 use super::skeletal_mesh::{self, NativeSkeletalMesh, SkelLod};
 use super::skeleton::{bone_sockets, native, BoneSocket, RefSkeleton, Skeleton as UeSkeleton};
 use super::static_mesh::BulkFetch;
-use super::{prop, quat_axes, rotator_quat};
+use super::{convert_tangent, prop, quat_axes, rotator_quat};
 use crate::model::{Bone, Material, Mesh, MorphTarget, Scene, Section, Skeleton, Socket};
 use crate::ue1_scene::convert_axes;
 
@@ -224,11 +224,7 @@ fn lod_mesh(m: &SkeletalMesh, k: usize, slots: usize) -> Mesh {
             .vertex
             .tangents
             .iter()
-            .map(|t| {
-                // The axis change is a reflection: the bitangent sign flips.
-                let v = convert_axes([t[0], t[1], t[2]]);
-                [v[0], v[1], v[2], -t[3]]
-            })
+            .map(|&t| convert_tangent(t))
             .collect(),
         uvs: l.vertex.uvs.clone(),
         colors: l.colors.clone(),
