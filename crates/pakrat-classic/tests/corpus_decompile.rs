@@ -457,6 +457,14 @@ fn same_objects(known: &Known, src: &[String], dec: &[String]) -> bool {
 /// parentheses and braces dropped, the trailing `return;` dropped; then the
 /// normalisations of `level` (`source`: the kept source's side).
 fn normalise(body: &[String], known: &Known, level: Level, source: bool) -> Vec<String> {
+    let set: Vec<Level> = LEVELS.iter().copied().filter(|&l| l <= level).collect();
+    normalise_set(body, known, &set, source)
+}
+
+/// [`normalise`] with exactly the normalisations of `set` (not cumulative:
+/// the test's `DECOMP_ALONE` counts what each one alone makes equal).
+fn normalise_set(body: &[String], known: &Known, set: &[Level], source: bool) -> Vec<String> {
+    let has = |l: Level| set.contains(&l);
     let mut t: Vec<String> = body.to_vec();
     // Locals.
     while t.first().is_some_and(|x| x == "local") {
@@ -467,7 +475,7 @@ fn normalise(body: &[String], known: &Known, level: Level, source: bool) -> Vec<
             None => break,
         }
     }
-    if level >= Level::Consts && source {
+    if has(Level::Consts) && source {
         // Function-local `const X = V;` declarations: dropped, their
         // values substituted like the class's.
         let mut local = Known::default();
@@ -480,11 +488,11 @@ fn normalise(body: &[String], known: &Known, level: Level, source: bool) -> Vec<
         }
         t = substitute_consts(&substitute_consts(&t, &local), known);
     }
-    if level >= Level::NumericCasts {
-        let casts: &[&str] = if level >= Level::StringCasts {
-            &["int", "float", "byte", "string"]
-        } else {
-            &["int", "float", "byte"]
+    if has(Level::NumericCasts) || has(Level::StringCasts) {
+        let casts: &[&str] = match (has(Level::NumericCasts), has(Level::StringCasts)) {
+            (true, true) => &["int", "float", "byte", "string"],
+            (true, false) => &["int", "float", "byte"],
+            _ => &["string"],
         };
         t = (0..t.len())
             .filter(|&k| {
@@ -493,7 +501,7 @@ fn normalise(body: &[String], known: &Known, level: Level, source: bool) -> Vec<
             .map(|k| t[k].clone())
             .collect();
     }
-    if level >= Level::ObjectPaths {
+    if has(Level::ObjectPaths) {
         let lits: Vec<usize> = (1..t.len())
             .filter(|&k| !object_literals(&t[k - 1..=k]).is_empty())
             .collect();
@@ -695,7 +703,17 @@ fn every_corpus_class_decompiles() {
         repl_groups,
         repl_kinds,
         ignores,
+        alone,
+        ids,
     } = tally;
+    for (k, n) in &alone {
+        eprintln!("  alone {n:5}  {k}");
+    }
+    if let Some(path) = std::env::var_os("DECOMP_LIST") {
+        let mut ids = ids;
+        ids.sort();
+        std::fs::write(path, ids.join("\n") + "\n").expect("DECOMP_LIST written");
+    }
     eprintln!(
         "states with ignores (UE1 and UE2) {}, equal {} ({} names in the sources are not probes; {} states equal once the functions the source declares without a body count as ignored)",
         ignores.0, ignores.1, ignores.2, ignores.3
@@ -763,6 +781,11 @@ struct Tally {
     /// Equal after the plain or a recorded normalisation.
     matched: usize,
     kinds: BTreeMap<&'static str, usize>,
+    /// Bodies that one normalisation alone makes equal (`DECOMP_ALONE`).
+    alone: BTreeMap<&'static str, usize>,
+    /// `package.class.function` of each body equal plainly (`DECOMP_LIST`
+    /// writes them to the file it names, to compare two runs).
+    ids: Vec<String>,
 }
 
 fn compare_class(
@@ -797,6 +820,9 @@ fn compare_class(
             continue;
         };
         let text: String = lines.iter().map(|(_, l)| format!("{l}\n")).collect();
+        if std::env::var("DECOMP_FN").is_ok_and(|f| f.eq_ignore_ascii_case(&name)) {
+            eprintln!("#### {}.{name}\n{text}", ctx.package);
+        }
         let dec = tokens_keep_braces(&text);
         let mut equal_at = None;
         let (mut a, mut b) = (Vec::new(), Vec::new());
@@ -814,6 +840,22 @@ fn compare_class(
                 }
                 break;
             }
+        }
+        if std::env::var_os("DECOMP_ALONE").is_some() && equal_at != Some(Level::Plain) {
+            // Which single normalisation (without the constants) makes the
+            // body equal: what writing that form would gain plainly.
+            for l in &LEVELS[1..] {
+                if normalise_set(o, known, &[*l], true) == normalise_set(&dec, known, &[*l], false)
+                {
+                    *tally.alone.entry(level_kind(*l)).or_default() += 1;
+                }
+            }
+        }
+        if equal_at == Some(Level::Plain) {
+            let class_name = pkg.name(pkg.exports[class].object_name);
+            tally
+                .ids
+                .push(format!("{}.{class_name}.{name}", ctx.package));
         }
         match equal_at {
             Some(Level::Plain) => {

@@ -46,11 +46,15 @@ pub fn float_text(f: f32) -> String {
 /// would be the int one (`float(a) / b` is not `a / b`). The left one is
 /// written, or the right one when the left is a literal. Operators
 /// defined for floats only (`%`, `**`, `~=`) convert both sides by
-/// themselves.
+/// themselves. A narrowing (to byte or int) is always written: left out,
+/// the operator would be the float one (`int(f) == 3` is not `f == 3`).
 pub(super) fn explicit_operands(a: &Expr, b: &Expr, op: &str) -> (bool, bool) {
+    // `+=` and friends truncate their right side by themselves.
+    let assign = op.ends_with('=') && !matches!(op, "==" | "!=" | "<=" | ">=" | "~=");
+    let narrow = |e: &Expr| e.implicit.is_some_and(narrowing);
     let to_float = |e: &Expr| e.implicit.and_then(cast_type) == Some("float");
     if matches!(op, "%" | "**" | "~=") || !to_float(a) || !to_float(b) {
-        return (false, false);
+        return (narrow(a), narrow(b) && !assign);
     }
     let literal = |e: &Expr| e.text.starts_with(|c: char| c.is_ascii_digit() || c == '-');
     if literal(a) && !literal(b) {
@@ -60,17 +64,127 @@ pub(super) fn explicit_operands(a: &Expr, b: &Expr, op: &str) -> (bool, bool) {
     }
 }
 
+/// The conversions to byte and int from a wider type (`IntToByte`,
+/// `FloatToByte`, `FloatToInt`).
+fn narrowing(c: u8) -> bool {
+    matches!(c, 0x3D | 0x43 | 0x44)
+}
+
 /// `e` converted by byte/int/float conversion token `c`, left out of the
 /// text. Narrowed, then widened again (`f - int(f)` stores
 /// `IntToFloat(FloatToInt(f))`), the narrowing is written: without it the
-/// expression would read `f - f`. It is written even where the compiler
-/// added both (a few corpus bodies): the meaning is the same, only longer.
+/// expression would read `f - f`; widened, then narrowed back to its own
+/// type, the widening is written (`int(float(i))`). Such pairs are also
+/// what the compiler makes of a parenthesised group at the left of an
+/// expression that must have a type (see [`left_artefact`]): that form is
+/// kept beside.
 pub(super) fn implicit_conversion(mut e: Expr, c: u8) -> Expr {
-    if matches!(e.implicit, Some(0x3D | 0x43 | 0x44)) && matches!(c, 0x3A | 0x3C | 0x3F) {
-        e = Expr::atom(explicit_text(&e));
+    if let Some(first) = e.implicit {
+        let back = matches!((first, c), (0x3F, 0x44) | (0x3C, 0x43) | (0x3A, 0x3D));
+        if (narrowing(first) && matches!(c, 0x3A | 0x3C | 0x3F)) || back {
+            let group = (e.prec > 0).then(|| format!("({})", e.text));
+            e = Expr::atom(explicit_text(&e, false));
+            e.artefact = group.zip(cast_type(first)).map(|(g, ty)| Artefact {
+                ty,
+                converted: true,
+                text: g,
+            });
+        }
+    }
+    if let Some(a) = &mut e.artefact {
+        // An operator expression converted: the whole must be converted
+        // back to the group's type.
+        a.converted |= e.prec > 0;
     }
     e.implicit = Some(c);
     e
+}
+
+/// The source's form of an expression whose leftmost operand is a
+/// parenthesised group the compiler converted by itself.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Artefact {
+    /// The type the group was converted to (the type the whole expression
+    /// must have).
+    pub ty: &'static str,
+    /// The whole is of another type and must be converted to `ty`.
+    pub converted: bool,
+    /// The text as the source wrote it.
+    pub text: String,
+}
+
+/// The source's form of a binary expression whose left operand `a` is
+/// (or starts with) a conversion the compiler added: the compiler compiles
+/// a parenthesised group with the type the whole expression must have
+/// (UE2 `FScriptCompiler::CompileExpr`: `(` recurses with the
+/// `RequiredType`, the right operand gets none), and the operator converts
+/// it as its overload needs. So in `Row = (Y - 12) / H;` with an int `Row`
+/// the group is converted to int and back to float
+/// (`IntToFloat(FloatToInt(Y - 12)) / H`, the whole converted to int), in
+/// `L = (W - C) / 2;` the int operator takes the group as converted
+/// (`FloatToInt(W - C) / 2`), and in `A.Y = (I >>> 15) & 255;` with a
+/// float `A.Y` the group goes to float and back to int. `rest` is the
+/// operator and the right side, `op` the operator, `written` which
+/// conversions [`explicit_operands`] writes, `wrapped` whether the left
+/// side is in parentheses (then it is a group of its own).
+pub(super) fn left_artefact(
+    a: &Expr,
+    op: &str,
+    written: (bool, bool),
+    wrapped: bool,
+    rest: &str,
+) -> Option<Artefact> {
+    // A written widening of the left side (both sides converted to
+    // float) or a written conversion of the right side: the source wrote
+    // it, the operator is not the one the group's type would choose.
+    let widened = written.0 && !a.implicit.is_some_and(narrowing);
+    if written.1 || widened || (wrapped && !written.0) {
+        return None;
+    }
+    let int_op = matches!(
+        op,
+        "+" | "-" | "*" | "/" | "&" | "|" | "^" | "<<" | ">>" | ">>>"
+    );
+    if a.implicit == Some(0x44) && a.prec > 0 && a.artefact.is_none() && int_op {
+        return Some(Artefact {
+            ty: "int",
+            converted: false,
+            text: format!("({}){rest}", a.text),
+        });
+    }
+    let mut out = a.artefact.clone()?;
+    out.text.push_str(rest);
+    Some(out)
+}
+
+/// An expression where the source writes one that must have a type (the
+/// right side of `=`, an argument, a return value): when its type or its
+/// conversion is the one its leftmost group was converted to, it is
+/// written as the source did (see [`left_artefact`]).
+pub(super) fn as_required(mut e: Expr) -> Expr {
+    if let Some(a) = e.artefact.take() {
+        let top = e.implicit.and_then(cast_type);
+        if (a.converted && top == Some(a.ty)) || (!a.converted && top.is_none()) {
+            e.text = a.text;
+        }
+    }
+    e
+}
+
+/// A call's arguments as text (each where the source writes a typed
+/// expression, see [`as_required`]).
+pub(super) fn arg_list(args: Vec<Expr>) -> String {
+    let list: Vec<String> = args.into_iter().map(|a| as_required(a).text).collect();
+    list.join(", ")
+}
+
+/// `e` with its left-out conversion written, where nothing converts it by
+/// itself (inside another conversion: `string(int(f))`).
+pub(super) fn written_conversion(e: Expr) -> Expr {
+    if e.implicit.is_none() {
+        return e;
+    }
+    Expr::atom(explicit_text(&e, false))
 }
 
 /// `new class'X'` from Vengeance's constructor form
@@ -86,11 +200,12 @@ pub(super) fn vengeance_new(left: &Expr, right: &Expr) -> Option<Expr> {
     Some(e)
 }
 
-/// An expression with its left-out conversion written.
-pub(super) fn explicit_text(e: &Expr) -> String {
+/// An expression with its left-out conversion written (else wrapped in
+/// parentheses when `wrap`).
+pub(super) fn explicit_text(e: &Expr, wrap: bool) -> String {
     match e.implicit.and_then(cast_type) {
         Some(ty) => format!("{ty}({})", e.text),
-        None => e.text.clone(),
+        None => e.wrap_if(wrap),
     }
 }
 
@@ -127,7 +242,7 @@ mod tests {
         // IntToFloat(a) / IntToFloat(500): `a / 500` would be int division.
         let (a, b) = (converted("a", 0x3F), converted("500", 0x3F));
         assert_eq!(explicit_operands(&a, &b, "/"), (true, false));
-        assert_eq!(explicit_text(&a), "float(a)");
+        assert_eq!(explicit_text(&a, false), "float(a)");
         // The literal stays bare when the other side is a variable.
         assert_eq!(explicit_operands(&b, &a, "*"), (false, true));
         // byte and int sides converted to float: still the int operator
@@ -141,7 +256,7 @@ mod tests {
         // f - int(f): IntToFloat(FloatToInt(f)).
         let e = implicit_conversion(implicit_conversion(Expr::atom("f"), 0x44), 0x3F);
         assert_eq!(e.text, "int(f)");
-        assert_eq!(explicit_text(&e), "float(int(f))");
+        assert_eq!(explicit_text(&e, false), "float(int(f))");
         // Widened twice (byte to int to float): both left out.
         let e = implicit_conversion(implicit_conversion(Expr::atom("b"), 0x3A), 0x3F);
         assert_eq!(e.text, "b");
@@ -158,5 +273,79 @@ mod tests {
         // byte to int on both sides: there are no byte operators.
         let (x, y) = (converted("x", 0x3A), converted("y", 0x3A));
         assert_eq!(explicit_operands(&x, &y, "=="), (false, false));
+    }
+
+    #[test]
+    fn a_conversion_inside_another_is_written() {
+        // string(int(f)): without `int` the float would become the string.
+        assert_eq!(written_conversion(converted("f", 0x44)).text, "int(f)");
+        assert_eq!(written_conversion(Expr::atom("f")).text, "f");
+    }
+
+    #[test]
+    fn a_narrowed_operand_is_written() {
+        // int(f) == 3 is not f == 3 (the float operator).
+        let f = converted("f", 0x44);
+        assert_eq!(explicit_operands(&f, &Expr::atom("3"), "=="), (true, false));
+        assert_eq!(explicit_operands(&Expr::atom("i"), &f, "<"), (false, true));
+        // `i += f` truncates by itself.
+        assert_eq!(
+            explicit_operands(&Expr::atom("i"), &f, "+="),
+            (false, false)
+        );
+    }
+
+    /// `(text)` as an operator expression of precedence `prec`.
+    fn group(text: &str, prec: u8) -> Expr {
+        Expr {
+            prec,
+            ..Expr::atom(text)
+        }
+    }
+
+    /// `a op b` with the artefact `binary` gives it.
+    fn binary(a: &Expr, op: &str, b: &str, prec: u8) -> Expr {
+        let written = explicit_operands(a, &Expr::atom(b), op);
+        let left = if written.0 {
+            explicit_text(a, false)
+        } else {
+            a.text.clone()
+        };
+        Expr {
+            artefact: left_artefact(a, op, written, false, &format!(" {op} {b}")),
+            ..group(&format!("{left} {op} {b}"), prec)
+        }
+    }
+
+    #[test]
+    fn a_group_the_compiler_converted_is_written_as_the_source_did() {
+        // Row = (Y - 12) / H; (int Row, float H):
+        // FloatToInt(IntToFloat(FloatToInt(Y - 12)) / H).
+        let pair = implicit_conversion(implicit_conversion(group("Y - 12", 20), 0x44), 0x3F);
+        assert_eq!(pair.text, "int(Y - 12)");
+        let whole = implicit_conversion(binary(&pair, "/", "H", 16), 0x44);
+        assert_eq!(whole.text, "int(Y - 12) / H");
+        assert_eq!(as_required(whole.clone()).text, "(Y - 12) / H");
+        // As an operand (no type required) the pair stays written.
+        assert_eq!(whole.text, "int(Y - 12) / H");
+        // The same pair where the whole is not converted back to int (a
+        // float context): the source wrote the conversion.
+        let float_ctx = binary(&pair, "/", "H", 16);
+        assert_eq!(as_required(float_ctx).text, "int(Y - 12) / H");
+
+        // L = (W - C) / 2; (int L): FloatToInt(W - C) / 2, an int.
+        let narrowed = implicit_conversion(group("W - C", 20), 0x44);
+        let whole = binary(&narrowed, "/", "2", 16);
+        assert_eq!(whole.text, "int(W - C) / 2");
+        assert_eq!(as_required(whole.clone()).text, "(W - C) / 2");
+        // Converted to float (a float L), the group would have been a float.
+        let f = implicit_conversion(whole, 0x3F);
+        assert_eq!(as_required(f).text, "int(W - C) / 2");
+
+        // A.Y = (I >>> 15) & 255; (float A.Y): int to float and back.
+        let back = implicit_conversion(implicit_conversion(group("I >>> 15", 22), 0x3F), 0x44);
+        let whole = implicit_conversion(binary(&back, "&", "255", 28), 0x3F);
+        assert_eq!(whole.text, "int(float(I >>> 15)) & 255");
+        assert_eq!(as_required(whole).text, "(I >>> 15) & 255");
     }
 }

@@ -18,8 +18,10 @@
 use pakrat_io::{Error, Reader, Result};
 
 pub use super::conv::float_text;
+pub use super::conv::Artefact;
 use super::conv::{
-    cast_type, explicit_operands, explicit_text, implicit_conversion, uncoerce, vengeance_new,
+    arg_list, as_required, cast_type, explicit_operands, explicit_text, implicit_conversion,
+    left_artefact, uncoerce, vengeance_new, written_conversion,
 };
 use super::natives::{Natives, OpKind};
 use super::Ctx;
@@ -55,6 +57,10 @@ pub struct Expr {
     pub implicit: Option<u8>,
     /// A Vengeance constructor call (token 0x46, see `context`).
     pub constructor: bool,
+    /// The text as the source wrote it, when the compiler narrowed this
+    /// expression's leftmost parenthesised operand by itself (the token of
+    /// that narrowing; see `conv::left_artefact`).
+    pub artefact: Option<Artefact>,
 }
 
 /// What is known of a byte expression.
@@ -77,9 +83,10 @@ impl Expr {
             byte: None,
             implicit: None,
             constructor: false,
+            artefact: None,
         }
     }
-    fn wrap_if(&self, p: bool) -> String {
+    pub(super) fn wrap_if(&self, p: bool) -> String {
         if p {
             format!("({})", self.text)
         } else {
@@ -280,6 +287,7 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
                                 byte: self.ret_enum.clone().map(ByteInfo::Enum),
                                 ..Expr::atom("")
                             };
+                            let e = as_required(e);
                             let t = self.enum_literal(&e, &other).unwrap_or(e.text);
                             Stmt::Return(Some(t))
                         }
@@ -292,7 +300,7 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
                 self.u8("switch property size")?;
                 let e = self.expr()?;
                 self.switch_enum = e.byte.clone();
-                Stmt::Switch(e.text)
+                Stmt::Switch(explicit_text(&e, false))
             }
             0x06 => Stmt::Jump(self.u16("jump offset")?),
             0x07 => {
@@ -694,6 +702,9 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
         if matches!(c, 0x3A | 0x3C | 0x3D | 0x3F | 0x43 | 0x44) {
             return Ok(implicit_conversion(e, c));
         }
+        // A byte/int/float conversion inside another is the source's: the
+        // compiler converts straight to the outer type (`string(int(f))`).
+        let e = written_conversion(e);
         let mut out = Expr::atom(format!("{ty}({})", e.text));
         out.uncast = Some(Box::new(e));
         Ok(out)
@@ -702,16 +713,11 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
     fn let_expr(&mut self) -> Result<Expr> {
         let a = self.expr()?;
         let b = self.expr()?;
+        let b = as_required(b);
         let rhs = self.enum_literal(&b, &a).unwrap_or(b.text);
         Ok(Expr {
-            text: format!("{} = {rhs}", a.text),
             prec: 255,
-            call: false,
-            default: false,
-            uncast: None,
-            byte: None,
-            implicit: None,
-            constructor: false,
+            ..Expr::atom(format!("{} = {rhs}", a.text))
         })
     }
 
@@ -854,8 +860,8 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
         if let Some(i) = &info {
             uncoerce(&mut args, &i.coerce, &i.enums, self.natives);
         }
-        let list: Vec<&str> = args.iter().map(|a| a.text.as_str()).collect();
-        let mut e = Expr::atom(format!("{name}({})", list.join(", ")));
+        let list = arg_list(args);
+        let mut e = Expr::atom(format!("{name}({})", list));
         e.call = true;
         e.byte = info.and_then(|i| i.ret).map(ByteInfo::Enum);
         Ok(e)
@@ -875,7 +881,7 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
                 return Ok(e);
             }
         }
-        let list: Vec<&str> = args.iter().map(|a| a.text.as_str()).collect();
+        let list = arg_list(args);
         let is_super = !in_context
             && match &info {
                 Some(i) => i.is_super_call(),
@@ -889,7 +895,7 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
         } else {
             String::new()
         };
-        let mut e = Expr::atom(format!("{prefix}{name}({})", list.join(", ")));
+        let mut e = Expr::atom(format!("{prefix}{name}({})", list));
         e.call = true;
         e.byte = info.and_then(|i| i.ret).map(ByteInfo::Enum);
         Ok(e)
@@ -911,8 +917,8 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
         if let Some(e) = self.operator(&info.friendly, info.kind, &args) {
             return Ok(e);
         }
-        let list: Vec<&str> = args.iter().map(|a| a.text.as_str()).collect();
-        let mut e = Expr::atom(format!("{}({})", info.friendly, list.join(", ")));
+        let list = arg_list(args);
+        let mut e = Expr::atom(format!("{}({})", info.friendly, list));
         e.call = true;
         e.byte = info.ret.map(ByteInfo::Enum);
         Ok(e)
@@ -922,24 +928,12 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
         match (kind, args) {
             (OpKind::Binary(p), [a, b]) => Some(self.binary(a, sym, p, b)),
             (OpKind::Pre, [a]) => Some(Expr {
-                text: format!("{sym}{}", a.wrap_if(a.prec > 0)),
                 prec: 1,
-                call: false,
-                default: false,
-                uncast: None,
-                byte: None,
-                implicit: None,
-                constructor: false,
+                ..Expr::atom(format!("{sym}{}", explicit_text(a, a.prec > 0)))
             }),
             (OpKind::Post, [a]) => Some(Expr {
-                text: format!("{}{sym}", a.wrap_if(a.prec > 0)),
                 prec: 1,
-                call: false,
-                default: false,
-                uncast: None,
-                byte: None,
-                implicit: None,
-                constructor: false,
+                ..Expr::atom(format!("{}{sym}", explicit_text(a, a.prec > 0)))
             }),
             _ => None,
         }
@@ -952,26 +946,21 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
         let sep = format!(" {op} ");
         let (ea, eb) = explicit_operands(a, b, op);
         let at = if ea {
-            explicit_text(a)
+            explicit_text(a, false)
         } else {
             self.enum_literal(a, b)
                 .unwrap_or_else(|| a.wrap_if(a.prec > p))
         };
         let bt = if eb {
-            explicit_text(b)
+            explicit_text(b, false)
         } else {
             self.enum_literal(b, a)
                 .unwrap_or_else(|| b.wrap_if(b.prec >= p))
         };
         Expr {
-            text: format!("{at}{sep}{bt}"),
             prec: p.max(1),
-            call: false,
-            default: false,
-            uncast: None,
-            byte: None,
-            implicit: None,
-            constructor: false,
+            artefact: left_artefact(a, op, (ea, eb), a.prec > p, &format!("{sep}{bt}")),
+            ..Expr::atom(format!("{at}{sep}{bt}"))
         }
     }
 }
