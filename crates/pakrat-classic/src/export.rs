@@ -285,7 +285,7 @@ fn build(pkg: &Package<'_>, i: usize, opts: &ExportOptions, dry: bool) -> Result
                 vec![(path, Vec::new(), String::new())],
             ));
         }
-        let text = crate::script::decompile_class(pkg, "", i, natives.as_ref())?;
+        let text = crate::script::decompile_class(pkg, &opts.package, i, natives.as_ref())?;
         let detail = format!("decompiled from bytecode, {} lines", text.lines().count());
         return Ok(Made::Files(
             Kind::TextBuffer,

@@ -39,6 +39,21 @@ fn native_sources(kind: &str, file: &str) -> Vec<&'static str> {
     }
 }
 
+/// The package name of a corpus file: its stem, without the game prefix
+/// the corpus gives copies of engine packages (`ut2004_Core.u`).
+fn package_name(file: &str) -> String {
+    let stem = std::path::Path::new(file)
+        .file_stem()
+        .map(|s| s.to_string_lossy().to_string())
+        .unwrap_or_default();
+    match stem.rsplit_once('_') {
+        Some((game, name)) if game.starts_with(|c: char| c.is_ascii_lowercase()) => {
+            name.to_string()
+        }
+        _ => stem,
+    }
+}
+
 /// Tokens of a function body after normalising: comments dropped, string
 /// and name literals kept whole, identifiers lower-cased, numbers parsed,
 /// all parentheses dropped (so grouping is not compared), `for (a; b; c)`
@@ -613,8 +628,12 @@ fn every_corpus_class_decompiles() {
                 eprintln!("package {file}");
             }
             let dir = e.path.parent().unwrap();
+            let stem = file
+                .rsplit_once('.')
+                .map_or(file.as_str(), |s| s.0)
+                .to_string();
             let mut table = NativeTable::new();
-            table.add(&pkg);
+            table.add_named(&pkg, &stem);
             // The packages it imports found beside it as `<Name>.u` (what
             // the CLI reads), then Core/Engine of its generation.
             let beside: Vec<String> = pkg
@@ -623,26 +642,22 @@ fn every_corpus_class_decompiles() {
                 .map(|n| format!("{n}.u"))
                 .filter(|n| !n.eq_ignore_ascii_case(&file))
                 .collect();
-            let extra: Vec<Vec<u8>> = beside
+            let extra: Vec<(String, Vec<u8>)> = beside
                 .iter()
                 .map(String::as_str)
                 .chain(native_sources(kind, &file))
-                .filter_map(|n| std::fs::read(dir.join(n)).ok())
+                .filter_map(|n| Some((package_name(n), std::fs::read(dir.join(n)).ok()?)))
                 .collect();
-            let extra_pkgs: Vec<Package<'_>> = extra
+            let extra_pkgs: Vec<(&str, Package<'_>)> = extra
                 .iter()
-                .filter_map(|d| Package::parse(d).ok())
+                .filter_map(|(n, d)| Some((n.as_str(), Package::parse(d).ok()?)))
                 .collect();
             let mut known = Known::default();
             known.add(&pkg);
-            for p in &extra_pkgs {
-                table.add(p);
+            for (n, p) in &extra_pkgs {
+                table.add_named(p, n);
                 known.add(p);
             }
-            let stem = file
-                .rsplit_once('.')
-                .map_or(file.as_str(), |s| s.0)
-                .to_string();
             let mut ctx = Ctx {
                 pkg: &pkg,
                 package: stem.clone(),
@@ -848,6 +863,22 @@ fn compare_class(
                 if normalise_set(o, known, &[*l], true) == normalise_set(&dec, known, &[*l], false)
                 {
                     *tally.alone.entry(level_kind(*l)).or_default() += 1;
+                }
+            }
+        }
+        if std::env::var_os("DECOMP_OBJ").is_some() {
+            let (sa, sb) = (object_literals(o), object_literals(&dec));
+            if sa.len() == sb.len() {
+                for (x, y) in sa.iter().zip(&sb) {
+                    eprintln!(
+                        "OBJ {} {} {}'{}' {}'{}'",
+                        ctx.package,
+                        equal_at == Some(Level::Plain),
+                        x.0,
+                        x.1,
+                        y.0,
+                        y.1
+                    );
                 }
             }
         }

@@ -29,6 +29,45 @@ pub(super) fn uncoerce(
     }
 }
 
+/// The path an object literal writes for the object at `path`: the
+/// shortest form the compiler resolves to the same object. `own` is, for
+/// an object of the package itself (its path without the package name),
+/// how many objects of its name the package holds.
+///
+/// The compiler looks an object literal up with `StaticFindObject(Class,
+/// ANY_PACKAGE, Path)` (UE2 `FScriptCompiler::GetToken`, `UnObj.cpp`): a
+/// bare name is the first object of that name on its hash chain, which
+/// `HashObject` fills newest first (the hash is the name's alone), and
+/// `Pkg.Name` is an object of that name inside `Pkg` at any depth of
+/// groups (`Hash->IsIn(ObjectPackage)`). The package being compiled
+/// creates its objects (`#exec` imports) after the packages it depends on
+/// are loaded, so its own object is found first by a bare name when it
+/// holds only one of that name: it is written bare. An object of another
+/// package `Pkg.Group.Name` is written `Pkg.Name` when `Pkg` (given by
+/// name, [`NativeTable::add_named`](super::natives::NativeTable::add_named))
+/// holds one object of that name; otherwise the whole path is written
+/// (`Group.Name` alone would name a package `Group`: an object of the
+/// package itself that shares its name is written `Package.Group.Name`
+/// when the package's name is known).
+pub(super) fn object_path(
+    n: &dyn Natives,
+    package: &str,
+    own: Option<usize>,
+    path: &str,
+) -> String {
+    let parts: Vec<&str> = path.split('.').collect();
+    let name = parts.last().copied().unwrap_or("");
+    match own {
+        Some(1) => name.to_string(),
+        Some(_) if package.is_empty() => path.to_string(),
+        Some(_) => format!("{package}.{path}"),
+        None if parts.len() > 2 && n.objects_in(parts[0], name) == Some(1) => {
+            format!("{}.{name}", parts[0])
+        }
+        None => path.to_string(),
+    }
+}
+
 /// A float as UnrealScript source writes it (`1.0`, `0.5`, `-3.25`).
 pub fn float_text(f: f32) -> String {
     let s = format!("{f}");
@@ -347,5 +386,69 @@ mod tests {
         let whole = implicit_conversion(binary(&back, "&", "255", 28), 0x3F);
         assert_eq!(whole.text, "int(float(I >>> 15)) & 255");
         assert_eq!(as_required(whole).text, "(I >>> 15) & 255");
+    }
+
+    /// Packages given by name: `Botpack` holds one `HudElements1` and two
+    /// `Dup`.
+    struct Given;
+    impl Natives for Given {
+        fn native(&self, _: u16) -> Option<super::super::natives::NativeInfo> {
+            None
+        }
+        fn function(
+            &self,
+            _: &crate::Package<'_>,
+            _: crate::package::ObjRef,
+        ) -> Option<super::super::natives::NativeInfo> {
+            None
+        }
+        fn prop_enum(&self, _: &crate::Package<'_>, _: crate::package::ObjRef) -> Option<String> {
+            None
+        }
+        fn enum_value(&self, _: &str, _: u8) -> Option<String> {
+            None
+        }
+        fn objects_in(&self, package: &str, name: &str) -> Option<usize> {
+            match (package, name) {
+                ("Botpack", "HudElements1") => Some(1),
+                ("Botpack", "Dup") => Some(2),
+                ("Botpack", _) => Some(0),
+                _ => None,
+            }
+        }
+    }
+
+    #[test]
+    fn object_literals_are_written_in_the_shortest_form_that_finds_them() {
+        let n = Given;
+        // Another package's object, alone of its name there: Pkg.Name
+        // finds it at any depth of groups.
+        let p = object_path(&n, "UMenu", None, "Botpack.Icons.HudElements1");
+        assert_eq!(p, "Botpack.HudElements1");
+        // Two of that name in the package, or a package not given: the
+        // whole path.
+        assert_eq!(
+            object_path(&n, "UMenu", None, "Botpack.A.Dup"),
+            "Botpack.A.Dup"
+        );
+        assert_eq!(
+            object_path(&n, "UMenu", None, "UWindow.Icons.Bg"),
+            "UWindow.Icons.Bg"
+        );
+        assert_eq!(object_path(&n, "UMenu", None, "UWindow.Bg"), "UWindow.Bg");
+        // The package's own object, alone of its name in it: bare (found
+        // first); else with the package's name, when known.
+        assert_eq!(
+            object_path(&n, "UMenu", Some(1), "Icons.ChkChecked"),
+            "ChkChecked"
+        );
+        assert_eq!(
+            object_path(&n, "UMenu", Some(2), "Icons.ChkChecked"),
+            "UMenu.Icons.ChkChecked"
+        );
+        assert_eq!(
+            object_path(&n, "", Some(2), "Icons.ChkChecked"),
+            "Icons.ChkChecked"
+        );
     }
 }

@@ -162,6 +162,34 @@ pub trait Natives {
     fn has_property(&self, _class: &str, _p: &str) -> bool {
         false
     }
+    /// How many objects (not classes nor fields) named `name` package
+    /// `package` holds, at any depth of groups; `None` when the package
+    /// was not given by name ([`NativeTable::add_named`]).
+    fn objects_in(&self, _package: &str, _name: &str) -> Option<usize> {
+        None
+    }
+    /// How many objects (not classes nor fields) named `name` all the
+    /// packages given hold.
+    fn objects_named(&self, _name: &str) -> usize {
+        usize::MAX
+    }
+}
+
+/// Whether export `i` is an object an object literal can name (not a
+/// class, a field, a script text or a group).
+pub(super) fn is_resource(pkg: &Package<'_>, i: usize) -> bool {
+    let c = pkg.export_class_name(i).unwrap_or("Class");
+    !(matches!(
+        c,
+        "Class"
+            | "Function"
+            | "State"
+            | "Const"
+            | "Enum"
+            | "Struct"
+            | "ScriptStruct"
+            | "TextBuffer"
+    ) || c.ends_with("Property"))
 }
 
 fn byte_enum(pkg: &Package<'_>, k: usize) -> Option<String> {
@@ -255,6 +283,14 @@ pub struct NativeTable {
     /// Function name lower-case → its info, `None` when definitions of
     /// that name disagree on parameters.
     names: HashMap<String, Option<NativeInfo>>,
+    /// (package, object) lower-case → how many objects of that name the
+    /// package holds (packages given by name).
+    objects: HashMap<(String, String), usize>,
+    /// Object name lower-case → how many objects of that name all the
+    /// packages hold.
+    object_names: HashMap<String, usize>,
+    /// The packages given by name (lower-case).
+    named: std::collections::HashSet<String>,
 }
 
 /// Whether two functions of the same name take the same kinds of
@@ -267,6 +303,24 @@ impl NativeTable {
     /// An empty table.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Add the functions of `pkg` (earlier additions win), and its objects
+    /// under the package name `name` (what object literals are checked
+    /// against). A package added twice counts once.
+    pub fn add_named(&mut self, pkg: &Package<'_>, name: &str) {
+        let first = self.named.insert(name.to_lowercase());
+        for (i, e) in pkg.exports.iter().enumerate() {
+            if first && is_resource(pkg, i) {
+                let n = pkg.name(e.object_name).to_lowercase();
+                *self
+                    .objects
+                    .entry((name.to_lowercase(), n.clone()))
+                    .or_default() += 1;
+                *self.object_names.entry(n).or_default() += 1;
+            }
+        }
+        self.add(pkg);
     }
 
     /// Add the functions of `pkg` (earlier additions win).
@@ -399,6 +453,26 @@ impl Natives for NativeTable {
 
     fn by_name(&self, f: &str) -> Option<NativeInfo> {
         self.names.get(&f.to_lowercase())?.clone()
+    }
+
+    fn objects_in(&self, package: &str, name: &str) -> Option<usize> {
+        let package = package.to_lowercase();
+        if !self.named.contains(&package) {
+            return None;
+        }
+        Some(
+            self.objects
+                .get(&(package, name.to_lowercase()))
+                .copied()
+                .unwrap_or(0),
+        )
+    }
+
+    fn objects_named(&self, name: &str) -> usize {
+        self.object_names
+            .get(&name.to_lowercase())
+            .copied()
+            .unwrap_or(0)
     }
 
     fn has_property(&self, class: &str, p: &str) -> bool {

@@ -684,9 +684,20 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
         if class.eq_ignore_ascii_case("Class") {
             return format!("class'{}'", self.obj_name(o));
         }
-        // Objects of this package are written without the package name,
-        // as the source usually does.
         let path = pkg.object_path(o).unwrap_or_default();
+        // An object of the package itself: how many objects of its name the
+        // package holds.
+        let own = matches!(pkg.check_ref(o), Ok(crate::package::Target::Export(_))).then(|| {
+            let name = self.obj_name(o);
+            (0..pkg.exports.len())
+                .filter(|&i| {
+                    pkg.name(pkg.exports[i].object_name)
+                        .eq_ignore_ascii_case(&name)
+                })
+                .filter(|&i| super::natives::is_resource(pkg, i))
+                .count()
+        });
+        let path = super::conv::object_path(self.natives, &self.ctx.package, own, &path);
         format!("{class}'{path}'")
     }
 

@@ -25,7 +25,14 @@ use crate::args_export::ExportArgs;
 /// written `UnknownNative<index>(...)`.
 pub fn natives_for(pkg: &Package<'_>, path: &Path, extra: &[PathBuf]) -> NativeTable {
     let mut t = NativeTable::new();
-    t.add(pkg);
+    // Each package under its file name, as the engine names packages (what
+    // object literals are checked against).
+    let stem = |f: &Path| {
+        f.file_stem()
+            .map(|s| s.to_string_lossy().to_string())
+            .unwrap_or_default()
+    };
+    t.add_named(pkg, &stem(path));
     let imports: Vec<&str> = pkg.imported_packages();
     let add_file = |t: &mut NativeTable, f: &Path| {
         if f == path {
@@ -33,7 +40,7 @@ pub fn natives_for(pkg: &Package<'_>, path: &Path, extra: &[PathBuf]) -> NativeT
         }
         let Ok(data) = std::fs::read(f) else { return };
         if let Ok(p) = Package::parse(&data) {
-            t.add(&p);
+            t.add_named(&p, &stem(f));
         }
     };
     for e in extra {
