@@ -6,6 +6,13 @@
 //! the `replication` block and UE1 states' `ignores`.
 //!
 //! Figures: docs/decompile.md. Run with `--nocapture` to see them.
+//! `DECOMP_DIFF=1` prints each differing body, `DECOMP_LEVEL=1` each body a
+//! recorded normalisation makes equal, `DECOMP_ALONE=1` how many bodies
+//! each normalisation alone would make equal, `DECOMP_LIST=FILE` writes the
+//! `package.class.function` of every body equal plainly (to compare two
+//! runs), `DECOMP_FN=name` prints the decompiled bodies of that name,
+//! `DECOMP_OBJ=1` each object literal of the source beside the decompiled
+//! one.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -758,14 +765,14 @@ fn every_corpus_class_decompiles() {
     if classes == 0 {
         return;
     }
-    // Floors reached on 2026-11-26 (docs/decompile.md): raise them, never lower.
+    // Floors reached on 2026-11-27 (docs/decompile.md): raise them, never lower.
     assert!(ok == classes, "{ok}/{classes} classes decompiled");
     assert!(
-        compared == 0 || exact * 1000 >= compared * 866,
+        compared == 0 || exact * 1000 >= compared * 871,
         "{exact}/{compared} bodies match plainly"
     );
     assert!(
-        compared == 0 || matched * 1000 >= compared * 940,
+        compared == 0 || matched * 1000 >= compared * 948,
         "{matched}/{compared} bodies match with the recorded normalisations"
     );
     assert!(
