@@ -768,7 +768,7 @@ fn every_corpus_class_decompiles() {
     // Floors reached on 2026-11-27 (docs/decompile.md): raise them, never lower.
     assert!(ok == classes, "{ok}/{classes} classes decompiled");
     assert!(
-        compared == 0 || exact * 1000 >= compared * 871,
+        compared == 0 || exact * 1000 >= compared * 872,
         "{exact}/{compared} bodies match plainly"
     );
     assert!(

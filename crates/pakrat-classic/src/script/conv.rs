@@ -130,10 +130,11 @@ pub(super) fn implicit_conversion(mut e: Expr, c: u8) -> Expr {
             });
         }
     }
-    if let Some(a) = &mut e.artefact {
-        // An operator expression converted: the whole must be converted
-        // back to the group's type.
-        a.converted |= e.prec > 0;
+    if let Some(a) = e.artefact.as_mut().filter(|_| e.prec > 0) {
+        // An operator expression converted: to another type, the whole
+        // must be converted back to the group's type; to that type, it is
+        // of that type again.
+        a.converted = cast_type(c) != Some(a.ty);
     }
     e.implicit = Some(c);
     e
@@ -177,8 +178,21 @@ pub(super) fn left_artefact(
     // float) or a written conversion of the right side: the source wrote
     // it, the operator is not the one the group's type would choose.
     let widened = written.0 && !a.implicit.is_some_and(narrowing);
-    if written.1 || widened || (wrapped && !written.0) {
+    if written.1 || (wrapped && !written.0) {
         return None;
+    }
+    if widened {
+        // Both sides converted to float, the left one a group: the group
+        // was converted for a float context, the right side by the
+        // operator (`W = (I * C) + (B * 2);`).
+        return (a.prec > 0
+            && a.artefact.is_none()
+            && a.implicit.and_then(cast_type) == Some("float"))
+        .then(|| Artefact {
+            ty: "float",
+            converted: false,
+            text: format!("({}){rest}", a.text),
+        });
     }
     let int_op = matches!(
         op,
@@ -203,7 +217,7 @@ pub(super) fn left_artefact(
 pub(super) fn as_required(mut e: Expr) -> Expr {
     if let Some(a) = e.artefact.take() {
         let top = e.implicit.and_then(cast_type);
-        if (a.converted && top == Some(a.ty)) || (!a.converted && top.is_none()) {
+        if top == Some(a.ty) || (top.is_none() && !a.converted) {
             e.text = a.text;
         }
     }
@@ -386,6 +400,30 @@ mod tests {
         let whole = implicit_conversion(binary(&back, "&", "255", 28), 0x3F);
         assert_eq!(whole.text, "int(float(I >>> 15)) & 255");
         assert_eq!(as_required(whole).text, "(I >>> 15) & 255");
+
+        // Row = (Y - 12) / H + T; (int Row, T): the division narrowed for
+        // the int `+`, the whole an int again.
+        let div = implicit_conversion(binary(&pair, "/", "H", 16), 0x44);
+        let whole = binary(&div, "+", "T", 20);
+        assert_eq!(whole.text, "int(int(Y - 12) / H) + T");
+        assert_eq!(as_required(whole).text, "(Y - 12) / H + T");
+
+        // W = (I * C) + (B * 2); (float W, int I, C, B): both sides
+        // converted to float, the left one for the context.
+        let left = implicit_conversion(group("I * C", 16), 0x3F);
+        let right = implicit_conversion(group("B * 2", 16), 0x3F);
+        let written = explicit_operands(&left, &right, "+");
+        assert_eq!(written, (true, false));
+        let whole = Expr {
+            artefact: left_artefact(&left, "+", written, false, " + B * 2"),
+            ..group("float(I * C) + B * 2", 20)
+        };
+        assert_eq!(as_required(whole.clone()).text, "(I * C) + B * 2");
+        // Converted to int (an int W): the group would have been an int.
+        assert_eq!(
+            as_required(implicit_conversion(whole, 0x44)).text,
+            "float(I * C) + B * 2"
+        );
     }
 
     /// Packages given by name: `Botpack` holds one `HudElements1` and two
