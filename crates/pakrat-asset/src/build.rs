@@ -146,8 +146,8 @@ fn read_package(
         }
         ZenLayout::Ue5_0 | ZenLayout::Ue4 => {
             // These headers cannot be parsed in full without the store entry;
-            // with an empty one the summary and name map still read, which
-            // is all the name needs.
+            // the name needs only the summary and name map (UE4), or an
+            // empty entry (UE 5.0–5.2).
             let probe = StoreEntry {
                 export_count: Some(0),
                 export_bundle_count: Some(0),
@@ -155,9 +155,11 @@ fn read_package(
                 load_order: Some(0),
                 ..StoreEntry::default()
             };
-            let name = zen::parse(&data, layout, Some(&probe))
-                .map_err(|e| e.in_file(&f.path))?
-                .name;
+            let name = match layout {
+                ZenLayout::Ue4 => zen::ue4_package_name(&data),
+                _ => zen::parse(&data, layout, Some(&probe)).map(|p| p.name),
+            }
+            .map_err(|e| e.in_file(&f.path))?;
             let id = package_id(&name);
             let entry = reference.and_then(|r| r.store_entry(id)).cloned().ok_or_else(|| {
                 Error::Other(format!(

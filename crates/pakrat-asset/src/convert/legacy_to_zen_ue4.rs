@@ -26,7 +26,8 @@
 //!   always takes the ready command of the lowest export index, Create
 //!   before Serialize.
 //! * Graph data: every imported package, sorted by id, with one arc from
-//!   its bundle 0 to this package's bundle 0.
+//!   its bundle 0 to this package's bundle 0. The store entry lists the
+//!   same packages in import-map order.
 //! * Export data in bundle order, without the legacy package tag.
 
 use std::cmp::Reverse;
@@ -104,7 +105,7 @@ pub fn from_legacy_ue4(pkg: &LegacyPackage, export_data: &[u8], name: &str) -> R
         export_count: Some(pkg.exports.len() as i32),
         export_bundle_count: Some(1),
         load_order: Some(0),
-        imported_packages: imported.clone(),
+        imported_packages: store_imports(pkg),
         shader_map_hashes: Vec::new(),
     };
     let package = crate::zen::parse(&chunk, ZenLayout::Ue4, Some(&store))?;
@@ -186,6 +187,35 @@ fn imported_packages(pkg: &LegacyPackage) -> Vec<u64> {
         }
     }
     ids.into_iter().collect()
+}
+
+/// The store entry's imported packages: the package imports (a top-level
+/// `Package` import, not `/Script/`) in import-map order, as the UE 4.27
+/// twin's store entry lists them (the graph data sorts them by id).
+fn store_imports(pkg: &LegacyPackage) -> Vec<u64> {
+    let mut seen = BTreeSet::new();
+    let mut out = Vec::new();
+    for i in 0..pkg.imports.len() {
+        let x = -(i as i32) - 1;
+        let class = pkg.name(pkg.imports[i].class_name).unwrap_or_default();
+        if class != "Package" || pkg.outer_of(x) != 0 {
+            continue;
+        }
+        if let Some(p) = pkg.object_name(x) {
+            let id = pakrat_codec::names::package_id(&p);
+            if !p.starts_with("/Script/") && seen.insert(id) {
+                out.push(id);
+            }
+        }
+    }
+    // Packages reached only as outers of other imports (no import of
+    // their own) follow, by id.
+    for id in imported_packages(pkg) {
+        if seen.insert(id) {
+            out.push(id);
+        }
+    }
+    out
 }
 
 /// The single export bundle: (export, 0 Create / 1 Serialize) in load

@@ -15,6 +15,7 @@ pub mod files;
 mod legacy_to_zen;
 mod legacy_to_zen_ue4;
 mod resolve;
+mod ue4_store;
 mod zen_to_legacy;
 
 use std::borrow::Cow;
@@ -25,6 +26,7 @@ use crate::zen::{ScriptObjects, ZenPackage};
 
 pub use legacy_to_zen::{from_legacy, ZenOutput, ZenTarget};
 pub use legacy_to_zen_ue4::from_legacy_ue4;
+pub use ue4_store::ue4_store_header;
 pub(crate) use zen_to_legacy::{import_paths, object_path};
 pub use zen_to_legacy::{layout_of, to_legacy, LegacyOutput};
 

@@ -706,6 +706,25 @@ fn read_ue4_layout(
     Ok((o, names))
 }
 
+/// The name of a UE 4.26/4.27 zen package: its summary's `Name` in its
+/// own name map. Unlike [`parse`], this needs no store entry, so a package
+/// can be looked up in a container header by its id.
+pub fn ue4_package_name(data: &[u8]) -> Result<String> {
+    let all = Reader::new(data);
+    let mut r = all.clone();
+    let name = MappedName::read(&mut r)?;
+    let _source = MappedName::read(&mut r)?;
+    r.u32("PackageFlags")?;
+    r.u32("CookedHeaderSize")?;
+    let (_, names) = read_ue4_layout(&all, &mut r, data.len())?;
+    name.resolve(&names).ok_or_else(|| {
+        Error::invalid(
+            0,
+            format!("package name index {} is outside the name map", name.index),
+        )
+    })
+}
+
 fn parse_ue4(data: &[u8], store: Option<&StoreEntry>) -> Result<ZenPackage> {
     let all = Reader::new(data);
     let mut r = all.clone();

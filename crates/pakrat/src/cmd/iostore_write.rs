@@ -455,6 +455,31 @@ pub fn create(a: &IostoreCreateArgs) -> Result<ExitCode> {
     create_from(a, files)
 }
 
+/// A UE4 container header chunk in the folder (`zen from-legacy -o` of UE
+/// 4.27 packages writes one) when nothing names the version: the chunk
+/// types are numbered the UE4 way, so the TOC is UE 4.27's (v3). Returns
+/// the companion pak version that goes with it.
+fn ue4_folder_version(
+    header: Option<&pakrat_iostore::container_header::ContainerHeader>,
+    o: &mut Options,
+    json: bool,
+) -> Option<u32> {
+    let h = header.filter(|h| h.form.ue5_version().is_none())?;
+    if o.version < 5 {
+        return None;
+    }
+    let f = engine::format_for("4.27")?;
+    o.version = f.toc_version;
+    if !json {
+        eprintln!(
+            "pakrat: note: the folder's container header has the {} form: written as UE 4.27's TOC v{}",
+            h.form.describe(),
+            o.version
+        );
+    }
+    Some(f.pak_version)
+}
+
 /// `iostore create` over a listing of `a.src` (which may hold files made
 /// in memory, as `zen from-legacy --into` does).
 pub fn create_from(
@@ -559,6 +584,11 @@ pub fn create_from(
                 f.engine,
                 f.header.describe()
             );
+        }
+    }
+    if base.is_none() && engine.is_none() && a.enc.version.is_none() {
+        if let Some(p) = ue4_folder_version(plan.header.as_ref(), &mut o, a.out.json) {
+            pak_version = Some(p);
         }
     }
     let pak_files = plan.pak_files.len();

@@ -239,21 +239,15 @@ fn shader_libraries(
 }
 
 /// `--ue-version` of an engine whose zen layout pakrat does not write
-/// (UE 4.25, 4.26, 5.0–5.2), and UE 4.27 with `--into` (its container is
-/// not written): refused before anything is read or written. The library
-/// refuses packages whose own versions say so; 5.2 must be refused here,
-/// as its packages carry 5.3's file version.
-fn refuse_old_zen_layout(v: Option<&str>, into: bool) -> Result<()> {
+/// (UE 4.25, 4.26, 5.0–5.2): refused before anything is read or written.
+/// The library refuses packages whose own versions say so; 5.2 must be
+/// refused here, as its packages carry 5.3's file version.
+fn refuse_old_zen_layout(v: Option<&str>) -> Result<()> {
     let Some(s) = v else { return Ok(()) };
     let mut parts = s.trim().split('.');
     let major: u32 = parts.next().and_then(|p| p.parse().ok()).unwrap_or(0);
     let minor: u32 = parts.next().and_then(|p| p.parse().ok()).unwrap_or(0);
     if (major, minor) == (4, 27) {
-        if into {
-            bail!(
-                "--ue-version {s} --into: UE 4.27 zen packages are written (-o DIR), but not the UE 4.27 container around them (TOC v3, container header without signature, store entries with load order). Nothing was written."
-            );
-        }
         return Ok(());
     }
     if major == 4 || (major == 5 && minor <= 2) {
@@ -280,7 +274,7 @@ pub fn from_legacy(a: &ZenFromLegacyArgs) -> Result<ExitCode> {
         Some(g) => Some(load_script_objects(&open_container(g, &a.keys)?)?),
         None => None,
     };
-    refuse_old_zen_layout(a.ue_version.as_deref(), a.into.is_some())?;
+    refuse_old_zen_layout(a.ue_version.as_deref())?;
     let layout = engine(a.ue_version.as_deref())?;
     let start = std::time::Instant::now();
     let bar = crate::cmd::common::progress_count(
@@ -307,13 +301,13 @@ pub fn from_legacy(a: &ZenFromLegacyArgs) -> Result<ExitCode> {
             crate::cmd::common::print_errors(&errors);
         }
     };
+    // UE 4.27 packages: their store entries, as a container header chunk.
+    let store = crate::cmd::zen_ue4::store_chunk(&a.src, &converted)?;
     if let Some(utoc) = &a.into {
-        if let Some(z) = converted.iter().find(|z| z.output.store_entry.is_some()) {
-            bail!(
-                "{}: a UE4 package; UE 4.27 zen packages are written (-o DIR), but not the UE 4.27 container around them. No container was written",
-                z.rel
-            );
-        }
+        let ue_version = match &store {
+            Some(_) => Some(crate::cmd::zen_ue4::into_release(a)?),
+            None => a.ue_version.clone(),
+        };
         if !errors.is_empty() {
             report_errors(a.out.json);
             bail!(
@@ -338,13 +332,14 @@ pub fn from_legacy(a: &ZenFromLegacyArgs) -> Result<ExitCode> {
             })
             .collect();
         files.extend(folder.others);
+        files.extend(store);
         files.sort_by(|x, y| x.rel.cmp(&y.rel));
         let create = IostoreCreateArgs {
             src: a.src.clone(),
             output: utoc.clone(),
             base: a.base.clone(),
             mount: a.mount.clone(),
-            ue_version: a.ue_version.clone(),
+            ue_version,
             pak_version: a.pak_version,
             enc: a.enc.clone(),
             keys: a.keys.clone(),
@@ -355,19 +350,40 @@ pub fn from_legacy(a: &ZenFromLegacyArgs) -> Result<ExitCode> {
     let Some(dir) = &a.output else {
         bail!("give -o DIR or --into MOD_P.utoc");
     };
+    write_folder(a, dir, &folder, &converted, store.as_ref(), &errors, start)
+}
+
+/// `zen from-legacy -o DIR`: the converted packages, the UE 4.27 store
+/// chunk (when any), and every other file of the folder, copied.
+fn write_folder(
+    a: &ZenFromLegacyArgs,
+    dir: &std::path::Path,
+    folder: &pakrat_asset::convert::files::LegacyFolder,
+    converted: &[&ZenFile],
+    store: Option<&SourceFile>,
+    errors: &[&String],
+    start: std::time::Instant,
+) -> Result<ExitCode> {
     let out = OutputDir::create(dir, a.enc.force)?;
     crate::cmd::common::refuse_existing(
         &out,
         converted
             .iter()
             .map(|z| z.rel.as_str())
-            .chain(folder.others.iter().map(|f| f.rel.as_str())),
+            .chain(folder.others.iter().map(|f| f.rel.as_str()))
+            .chain(store.iter().map(|f| f.rel.as_str())),
     )?;
     let mut write_errors = Vec::new();
     let mut bytes = 0u64;
-    for z in &converted {
+    for z in converted {
         match out.write(&z.rel, &z.output.chunk) {
             Ok(_) => bytes += z.output.chunk.len() as u64,
+            Err(e) => write_errors.push(e.to_string()),
+        }
+    }
+    if let Some(f) = store {
+        match out.write(&f.rel, f.read()?.as_ref()) {
+            Ok(_) => bytes += f.size,
             Err(e) => write_errors.push(e.to_string()),
         }
     }
@@ -394,7 +410,7 @@ pub fn from_legacy(a: &ZenFromLegacyArgs) -> Result<ExitCode> {
             "errors": errors.iter().map(|e| e.to_string()).chain(write_errors.iter().cloned()).collect::<Vec<_>>(),
         }))?;
     } else {
-        report_errors(false);
+        crate::cmd::common::print_errors(errors);
         for e in &write_errors {
             eprintln!("pakrat: error: {}", show(e));
         }
