@@ -14,6 +14,7 @@
 pub mod files;
 mod legacy_to_zen;
 mod legacy_to_zen_ue4;
+pub mod loose;
 mod resolve;
 mod zen_to_legacy;
 mod zen_to_legacy_ue4;

@@ -26,3 +26,4 @@ pub mod usmap;
 pub mod uz;
 pub mod view;
 pub mod zen;
+pub mod zen_loose;

@@ -75,6 +75,15 @@ fn refuse_missing_script(
 
 /// `zen to-legacy`.
 pub fn to_legacy(a: &ZenToLegacyArgs) -> Result<ExitCode> {
+    if a.file.is_dir() {
+        return crate::cmd::zen_loose::to_legacy_folder(a);
+    }
+    if a.container_header.is_some() {
+        bail!(
+            "--container-header is for a folder of loose zen packages; {} is a container, which has its own",
+            a.file.display()
+        );
+    }
     let c = open_container(&a.file, &a.keys)?;
     let cp = packages_of(&c)?;
     let (script, notes) = global_script(&a.file, a.global.as_deref(), &a.keys)?;
@@ -89,7 +98,9 @@ pub fn to_legacy(a: &ZenToLegacyArgs) -> Result<ExitCode> {
     let told = engine_of_container(c.toc().header.version, cp.header.form);
     let layout: Option<Layout> = match engine(a.ue_version.as_deref())? {
         Some(l) => Some(l),
-        None => told.and_then(Layout::for_engine),
+        None => told
+            .or_else(|| crate::cmd::zen_loose::ue4_engine(cp.header.form))
+            .and_then(Layout::for_engine),
     };
     let globs = crate::cmd::common::globset(&a.globs)?;
     let selected: Vec<&PackageEntry> = cp
