@@ -219,13 +219,17 @@ pub fn to_legacy_folder(a: &ZenToLegacyArgs) -> Result<ExitCode> {
         .collect();
     let mut copy_errors = Vec::new();
     let mut copied = 0usize;
+    let mut bulk_bytes = 0u64;
     for f in bulk.iter().filter(|f| converted.contains(&stem(&f.rel))) {
-        match f
-            .read()
-            .map_err(|e| e.to_string())
-            .and_then(|d| out.write(&f.rel, &d).map_err(|e| e.to_string()))
-        {
-            Ok(_) => copied += 1,
+        match f.read().map_err(|e| e.to_string()).and_then(|d| {
+            out.write(&f.rel, &d)
+                .map(|_| d.len() as u64)
+                .map_err(|e| e.to_string())
+        }) {
+            Ok(n) => {
+                copied += 1;
+                bulk_bytes += n;
+            }
             Err(e) => copy_errors.push(format!("{}: {e}", f.rel)),
         }
     }
@@ -236,7 +240,8 @@ pub fn to_legacy_folder(a: &ZenToLegacyArgs) -> Result<ExitCode> {
         .chain(&copy_errors)
         .collect();
     let done: Vec<&(String, u64)> = results.iter().filter_map(|r| r.as_ref().ok()).collect();
-    let bytes: u64 = done.iter().map(|d| d.1).sum();
+    let bytes: u64 = done.iter().map(|d| d.1).sum::<u64>() + bulk_bytes;
+    let files = 2 * done.len() + copied;
     if a.out.json {
         print_json(&json!({
             "folder": a.file.display().to_string(),
@@ -246,6 +251,7 @@ pub fn to_legacy_folder(a: &ZenToLegacyArgs) -> Result<ExitCode> {
             "converted": done.len(),
             "packages": done.iter().map(|d| &d.0).collect::<Vec<_>>(),
             "bulk_files_copied": copied,
+            "files": files,
             "bytes": bytes,
             "seconds": secs,
             "errors": errors,
@@ -253,14 +259,10 @@ pub fn to_legacy_folder(a: &ZenToLegacyArgs) -> Result<ExitCode> {
     } else {
         crate::cmd::common::print_errors(&errors);
         println!(
-            "converted {} of {} loose zen packages to legacy ({}{}) in {} in {secs:.2}s",
+            "converted {} of {} loose zen packages to legacy ({files} files, {}) in {} in {secs:.2}s",
             done.len(),
             selected.len() + read_errors.len(),
             human_size(bytes),
-            match copied {
-                0 => String::new(),
-                n => format!(", {n} bulk file(s) copied"),
-            },
             out.root().display()
         );
     }
