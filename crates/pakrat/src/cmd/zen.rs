@@ -75,14 +75,8 @@ fn refuse_missing_script(
 
 /// `zen to-legacy`.
 pub fn to_legacy(a: &ZenToLegacyArgs) -> Result<ExitCode> {
-    if a.file.is_dir() {
-        return crate::cmd::zen_loose::to_legacy_folder(a);
-    }
-    if a.container_header.is_some() {
-        bail!(
-            "--container-header is for a folder of loose zen packages; {} is a container, which has its own",
-            a.file.display()
-        );
+    if let Some(code) = crate::cmd::zen_loose::folder(a)? {
+        return Ok(code);
     }
     let c = open_container(&a.file, &a.keys)?;
     let cp = packages_of(&c)?;

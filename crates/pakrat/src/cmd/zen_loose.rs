@@ -107,21 +107,31 @@ fn is_bulk_file(rel: &str) -> bool {
     l.ends_with(".ubulk") || l.ends_with(".uptnl")
 }
 
-/// `zen to-legacy DIR`.
-pub fn to_legacy_folder(a: &ZenToLegacyArgs) -> Result<ExitCode> {
-    let Some(hfile) = &a.container_header else {
+/// `zen to-legacy` on a folder: its result; `None` for a container (which
+/// refuses `--container-header`, as it has its own).
+pub fn folder(a: &ZenToLegacyArgs) -> Result<Option<ExitCode>> {
+    if a.file.is_dir() {
+        return to_legacy_folder(a).map(Some);
+    }
+    if a.container_header.is_some() {
         bail!(
-            "{}: a folder of loose zen packages needs the container header that describes them (--container-header FILE, a raw ContainerHeader chunk such as `extract` writes under _chunks/)",
+            "--container-header is for a folder of loose zen packages; {} is a container, which has its own",
             a.file.display()
         );
-    };
-    let header = container_header(hfile, a.ue_version.as_deref())?;
-    let files = pakrat_io::walk::walk(&a.file)?;
-    let globs = crate::cmd::common::globset(&a.globs)?;
+    }
+    Ok(None)
+}
+
+/// The loose zen packages of a folder (legacy packages and other files are
+/// left out), the bulk files beside them, and the packages that could not
+/// be read (each message names its file).
+type Folder = (Vec<LooseZen>, Vec<pakrat_io::walk::SourceFile>, Vec<String>);
+
+fn read_folder(dir: &Path, header: &ContainerHeader) -> Result<Folder> {
     let mut read_errors = Vec::new();
     let mut loose: Vec<LooseZen> = Vec::new();
     let mut bulk = Vec::new();
-    for f in files {
+    for f in pakrat_io::walk::walk(dir)? {
         if is_bulk_file(&f.rel) {
             bulk.push(f);
             continue;
@@ -133,11 +143,25 @@ pub fn to_legacy_folder(a: &ZenToLegacyArgs) -> Result<ExitCode> {
         if is_legacy(&data) {
             continue;
         }
-        match read_loose(&f.rel, data.to_vec(), &header) {
+        match read_loose(&f.rel, data.to_vec(), header) {
             Ok(z) => loose.push(z),
             Err(e) => read_errors.push(e.to_string()),
         }
     }
+    Ok((loose, bulk, read_errors))
+}
+
+/// `zen to-legacy DIR`.
+fn to_legacy_folder(a: &ZenToLegacyArgs) -> Result<ExitCode> {
+    let Some(hfile) = &a.container_header else {
+        bail!(
+            "{}: a folder of loose zen packages needs the container header that describes them (--container-header FILE, a raw ContainerHeader chunk such as `extract` writes under _chunks/)",
+            a.file.display()
+        );
+    };
+    let header = container_header(hfile, a.ue_version.as_deref())?;
+    let globs = crate::cmd::common::globset(&a.globs)?;
+    let (loose, bulk, read_errors) = read_folder(&a.file, &header)?;
     let script = match &a.global {
         Some(g) => Some(global_of(g, a)?),
         None => None,
