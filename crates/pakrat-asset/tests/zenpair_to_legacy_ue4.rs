@@ -312,7 +312,6 @@ fn to_legacy_of_the_ue427_zen_twin() {
     // offsets and sizes after the preload dependencies.
     let mut s = a.summary.clone();
     s.guid = b.summary.guid;
-    s.package_source = b.summary.package_source;
     s.total_header_size = b.summary.total_header_size;
     s.preload_dependencies = b.summary.preload_dependencies;
     s.bulk_data_start_offset += delta;

@@ -16,8 +16,9 @@
 //!   in export bundle order (not export order) and goes back to its legacy
 //!   place in the `.uexp`, which ends with the package tag.
 //! * Not kept: preload dependencies (only the bundle order, and package
-//!   level arcs, remain), the summary's `Guid` and `PackageSource`, and the
-//!   package name (UE 4.27 cooks store `None`, which is written back).
+//!   level arcs, remain) and the summary's `Guid`; the package name (UE
+//!   4.27 cooks store `None`, which is written back) and `PackageSource`
+//!   (a CRC of the file name) are rebuilt.
 
 use std::collections::HashSet;
 
@@ -109,6 +110,7 @@ pub fn to_legacy_ue4(
     );
     // UE 4.27 cooks name no package in the summary.
     summary.package_name = "None".into();
+    summary.package_source = package_source(&zen.name);
     summary.total_header_size = zen.cooked_header_size as i32;
     summary.names_referenced_from_export_data = None;
     let export_count = exports.exports.len();
@@ -135,6 +137,31 @@ pub fn to_legacy_ue4(
         uasset,
         uexp,
     })
+}
+
+/// `PackageSource` as cooks write it: `FCrc::StrCrc_DEPRECATED` of the
+/// upper-case file name (the package name's last part), two bytes per
+/// UTF-16 unit through the MSB-first CRC-32 table, initial and final
+/// inversion. The UE 4.27 twin (`TESTMODUI`: 2142278488) and the UE 5.6
+/// twins `SM_Cube` and `M_Mannequin` carry exactly this; upper case is
+/// ASCII's here.
+fn package_source(name: &str) -> u32 {
+    let leaf = name.rsplit('/').next().unwrap_or(name);
+    let mut crc = u32::MAX;
+    for unit in leaf.to_ascii_uppercase().encode_utf16() {
+        for byte in unit.to_le_bytes() {
+            let mut c = u32::from((crc >> 24) as u8 ^ byte) << 24;
+            for _ in 0..8 {
+                c = if c & 0x8000_0000 != 0 {
+                    (c << 1) ^ 0x04C1_1DB7
+                } else {
+                    c << 1
+                };
+            }
+            crc = (crc << 8) ^ c;
+        }
+    }
+    !crc
 }
 
 /// The `.uexp`: each export's data (stored after the header in export
