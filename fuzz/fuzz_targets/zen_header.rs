@@ -1,14 +1,14 @@
 //! Zen package header, every layout (UE4.25-4.27, UE5.0-5.2, UE5.3+, UE5.6+
 //! with Verse cells), without and with a store entry; and the UE4 name
-//! alone (`ue4_package_name`, which needs no store entry).
+//! alone (`package_name`, which needs no store entry).
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use pakrat_fuzz::ok;
 use pakrat_iostore::container_header::StoreEntry;
-use pakrat_asset::zen::{parse, ue4_package_name, ZenLayout};
+use pakrat_asset::zen::{package_name, parse, ZenLayout};
 
 fuzz_target!(|data: &[u8]| {
-    let _ = ok(ue4_package_name(data));
+    let _ = ok(package_name(data, ZenLayout::Ue4));
     let store = StoreEntry {
         export_bundles_size: Some(data.len() as u64),
         export_count: Some(4),

@@ -156,7 +156,7 @@ fn read_package(
                 ..StoreEntry::default()
             };
             let name = match layout {
-                ZenLayout::Ue4 => zen::ue4_package_name(&data),
+                ZenLayout::Ue4 => zen::package_name(&data, ZenLayout::Ue4),
                 _ => zen::parse(&data, layout, Some(&probe)).map(|p| p.name),
             }
             .map_err(|e| e.in_file(&f.path))?;

@@ -180,6 +180,45 @@ fn mutated_legacy_packages_and_zen_chunks_end_cleanly() {
         });
         check("UE4.27 TestModUI", &m.name, budget, r);
     }
+    // Zen → legacy in the UE 4.27 layout over the mutated UE 4.27 zen
+    // packages (T_Emissive converts with the corpus loader tables; the
+    // twin stops at its first import no package given resolves): what it
+    // writes must read back.
+    let rd = |n: &str| std::fs::read(d.join(n)).unwrap();
+    let so = pakrat_asset::zen::ScriptObjects::parse_ue4(
+        &rd("LoaderInitialLoadMeta_1.bin"),
+        &rd("LoaderGlobalNames_1.bin"),
+        &rd("LoaderGlobalNameHashes_1.bin"),
+    )
+    .unwrap();
+    let src4 = Arc::new(Packages::from_containers(&[], Some(so)));
+    for (file, bundles) in [("T_Emissive.uasset", 1), ("TestModUI.uzenasset", 1)] {
+        let chunk = rd(file);
+        let budget = 64 * chunk.len() + (8 << 20);
+        for m in mutations(&chunk, 0x4270 ^ chunk.len() as u64, 40) {
+            ALLOC.reset_peak();
+            let s = Arc::clone(&src4);
+            let r = run_case(m.data, Duration::from_secs(20), move |d| {
+                let _ = zen::package_name(d, ZenLayout::Ue4);
+                let store = pakrat_iostore::container_header::StoreEntry {
+                    export_bundles_size: Some(d.len() as u64),
+                    export_count: None,
+                    export_bundle_count: Some(bundles),
+                    load_order: None,
+                    imported_packages: Vec::new(),
+                    shader_map_hashes: Vec::new(),
+                };
+                let z = zen::parse(d, ZenLayout::Ue4, Some(&store)).map_err(|e| e.to_string())?;
+                let layout = Layout::for_engine("4.27").unwrap();
+                let out = convert::to_legacy(&z, d, &[], &*s, layout).map_err(|e| e.to_string())?;
+                if let Err(e) = LegacyPackage::read(&out.uasset, Some(layout)) {
+                    panic!("to-legacy (UE 4.27) wrote a package that does not read: {e}");
+                }
+                Ok(())
+            });
+            check(file, &m.name, budget, r);
+        }
+    }
     assert!(!ALLOC.refused());
     assert!(cases >= 2000, "{cases}");
     assert!(

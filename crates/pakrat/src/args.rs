@@ -813,7 +813,9 @@ pub enum ZenCommand {
 /// `pakrat zen to-legacy`.
 #[derive(Args, Debug)]
 pub struct ZenToLegacyArgs {
-    /// The container (.utoc) holding the zen packages.
+    /// The container (.utoc) holding the zen packages, or a folder of loose
+    /// zen packages (as `extract` writes them, or `.uzenasset` files; needs
+    /// --container-header).
     pub file: PathBuf,
     /// Only packages whose name (`/Game/Maps/Arena`) or path matches one of
     /// these globs (case-insensitive).
@@ -822,13 +824,20 @@ pub struct ZenToLegacyArgs {
     #[arg(short = 'o', long = "output", value_name = "DIR")]
     pub output: PathBuf,
     /// global.utoc whose ScriptObjects resolve script imports (default: a
-    /// global.utoc next to the container or one folder up).
-    #[arg(long, value_name = "GLOBAL.utoc")]
+    /// global.utoc next to the container or one folder up); for a folder
+    /// also a folder holding its raw chunks (ScriptObjects*.bin, or UE4's
+    /// LoaderInitialLoadMeta*, LoaderGlobalNames*, LoaderGlobalNameHashes*).
+    #[arg(long, value_name = "GLOBAL.utoc|DIR")]
     pub global: Option<PathBuf>,
     /// Other containers that hold packages the converted ones import (the
     /// game's own, a base mod...); may be repeated.
     #[arg(long = "with", value_name = "OTHER.utoc")]
     pub with: Vec<PathBuf>,
+    /// A folder of loose zen packages: the container header (a raw
+    /// ContainerHeader chunk, e.g. from `extract`'s `_chunks/`) whose store
+    /// entries describe them.
+    #[arg(long, value_name = "FILE")]
+    pub container_header: Option<PathBuf>,
     /// The engine release that cooked the container (e.g. 5.8); needed when
     /// the container does not tell it (unversioned packages; 5.7 vs 5.8).
     #[arg(long, value_name = "X.Y")]

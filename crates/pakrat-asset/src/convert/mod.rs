@@ -14,9 +14,11 @@
 pub mod files;
 mod legacy_to_zen;
 mod legacy_to_zen_ue4;
+pub mod loose;
 mod resolve;
 mod ue4_store;
 mod zen_to_legacy;
+mod zen_to_legacy_ue4;
 
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
@@ -29,6 +31,7 @@ pub use legacy_to_zen_ue4::from_legacy_ue4;
 pub use ue4_store::ue4_store_header;
 pub(crate) use zen_to_legacy::{import_paths, object_path};
 pub use zen_to_legacy::{layout_of, to_legacy, LegacyOutput};
+pub use zen_to_legacy_ue4::to_legacy_ue4;
 
 /// `RF_Public`.
 const RF_PUBLIC: u32 = 0x1;
@@ -48,6 +51,13 @@ pub trait PackageSource {
     /// unless the source keeps it, as [`Packages`] does.
     fn cdo_classes(&self) -> Cow<'_, HashSet<u64>> {
         Cow::Owned(cdo_classes_of(self.script_objects()))
+    }
+    /// UE4: the export whose `GlobalImportIndex` is `index` (the package
+    /// import index of its full path), with its package and that package's
+    /// imported package ids. `None` unless the source indexes UE4 packages.
+    fn global_import(&self, index: u64) -> Option<(&ZenPackage, &[u64], usize)> {
+        let _ = index;
+        None
     }
 }
 
@@ -71,6 +81,8 @@ pub struct Packages {
     pub script: Option<ScriptObjects>,
     /// [`PackageSource::cdo_classes`], made once.
     classes: OnceLock<HashSet<u64>>,
+    /// UE4 `GlobalImportIndex` → (package id, export index), made once.
+    global: OnceLock<HashMap<u64, (u64, usize)>>,
 }
 
 impl Packages {
@@ -96,7 +108,15 @@ impl Packages {
             by_id,
             script: global,
             classes: OnceLock::new(),
+            global: OnceLock::new(),
         }
+    }
+
+    /// Add one package (kept when its id is new); what a folder of loose
+    /// zen packages gives.
+    pub fn insert(&mut self, id: u64, header: ZenPackage, imported: Vec<u64>) {
+        self.by_id.entry(id).or_insert((header, imported));
+        self.global = OnceLock::new();
     }
 }
 
@@ -112,5 +132,23 @@ impl PackageSource for Packages {
             self.classes
                 .get_or_init(|| cdo_classes_of(self.script.as_ref())),
         )
+    }
+    fn global_import(&self, index: u64) -> Option<(&ZenPackage, &[u64], usize)> {
+        let map = self.global.get_or_init(|| {
+            let mut m = HashMap::new();
+            for (id, (p, _)) in &self.by_id {
+                if p.layout != crate::zen::ZenLayout::Ue4 {
+                    continue;
+                }
+                for (ei, e) in p.exports.iter().enumerate() {
+                    if e.public_export_hash != u64::MAX && e.public_export_hash != 0 {
+                        m.entry(e.public_export_hash).or_insert((*id, ei));
+                    }
+                }
+            }
+            m
+        });
+        let &(id, ei) = map.get(&index)?;
+        self.by_id.get(&id).map(|(p, i)| (p, i.as_slice(), ei))
     }
 }

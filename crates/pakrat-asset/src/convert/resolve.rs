@@ -7,7 +7,7 @@ use pakrat_codec::names::{BatchName, MappedName};
 use pakrat_io::{Error, Result};
 
 use super::{PackageSource, CORE};
-use crate::zen::{Export as ZExport, ObjectIndex, ObjectRef, ZenPackage};
+use crate::zen::{Export as ZExport, ObjectIndex, ObjectRef, ZenLayout, ZenPackage};
 
 /// A name as base text and number.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -71,6 +71,9 @@ pub(super) struct Resolver<'a> {
     src: &'a dyn PackageSource,
     /// Script objects that some CDO names as its class.
     classes: Cow<'a, HashSet<u64>>,
+    /// The class of a top-level `*__DelegateSignature` script object:
+    /// `Function` (UE5 fixtures), `DelegateFunction` (the UE 4.27 twin).
+    pub(super) delegate_class: &'static str,
 }
 
 impl<'a> Resolver<'a> {
@@ -78,6 +81,7 @@ impl<'a> Resolver<'a> {
         Resolver {
             src,
             classes: src.cdo_classes(),
+            delegate_class: "Function",
         }
     }
 
@@ -113,9 +117,9 @@ impl<'a> Resolver<'a> {
             (pkg, c.name)
         } else if let Some(h) = hint_class {
             (h.class_package.full(), h.class_name.clone())
-        } else if (!top && outer.class_name.0 == "Class")
-            || (top && name.0.ends_with("__DelegateSignature"))
-        {
+        } else if top && name.0.ends_with("__DelegateSignature") {
+            (CORE.to_string(), Nm::plain(self.delegate_class))
+        } else if !top && outer.class_name.0 == "Class" {
             (CORE.to_string(), Nm::plain("Function"))
         } else if top && is_enum_name(&name.0) {
             (CORE.to_string(), Nm::plain("Enum"))
@@ -158,6 +162,17 @@ impl<'a> Resolver<'a> {
                     Error::Other(format!("{}: export {i} out of range", pkg.name))
                 })?;
                 self.export_obj(pkg, imported, e, depth)
+            }
+            ObjectRef::Package { raw, .. } if pkg.layout == ZenLayout::Ue4 => {
+                let (other, other_imported, ei) =
+                    self.src.global_import(raw).ok_or_else(|| {
+                        Error::Other(format!(
+                            "{}: imports {raw:#018x}{}, the hash of an object's full path in another package, and none of the packages given exports it: add the package that does (its container with --with, or its .uzenasset to the folder)",
+                            pkg.name,
+                            super::zen_to_legacy_ue4::describe_import(pkg, raw)
+                        ))
+                    })?;
+                self.export_obj(other, other_imported, &other.exports[ei], depth + 1)
             }
             ObjectRef::Package { package, hash, .. } => {
                 let id = *imported.get(package as usize).ok_or_else(|| {

@@ -25,8 +25,8 @@ pub struct LegacyOutput {
     pub uexp: Vec<u8>,
 }
 
-struct NameTable {
-    entries: Vec<NameEntry>,
+pub(super) struct NameTable {
+    pub(super) entries: Vec<NameEntry>,
     index: HashMap<String, usize>,
     extra: Vec<String>,
 }
@@ -34,7 +34,7 @@ struct NameTable {
 impl NameTable {
     /// The batch's names, which keep their indices (export data refers to
     /// them).
-    fn from_batch(batch: &[BatchName]) -> NameTable {
+    pub(super) fn from_batch(batch: &[BatchName]) -> NameTable {
         let mut names = NameTable {
             entries: Vec::new(),
             index: HashMap::new(),
@@ -69,7 +69,7 @@ impl NameTable {
 
     /// Put the names not in the batch after it in case-insensitive order
     /// and renumber the references to them.
-    fn append_extra_sorted(&mut self, imports: &mut [Import], exports: &mut [LExport]) {
+    pub(super) fn append_extra_sorted(&mut self, imports: &mut [Import], exports: &mut [LExport]) {
         let mut extra = std::mem::take(&mut self.extra);
         let order: Vec<usize> = {
             let mut o: Vec<usize> = (0..extra.len()).collect();
@@ -104,7 +104,8 @@ impl NameTable {
     }
 }
 
-/// Convert a zen package (UE 5.3+ layout) to a legacy one. `chunk` is its
+/// Convert a zen package (UE 5.3+ layout; the UE4 layout goes to
+/// [`super::to_legacy_ue4`]) to a legacy one. `chunk` is its
 /// whole ExportBundleData chunk; `imported` the store entry's imported
 /// package ids; `layout` the legacy layout to write (from the package's
 /// versioning info when it has one, see [`layout_of`]).
@@ -115,6 +116,9 @@ pub fn to_legacy(
     src: &dyn PackageSource,
     layout: Layout,
 ) -> Result<LegacyOutput> {
+    if zen.layout == ZenLayout::Ue4 {
+        return super::to_legacy_ue4(zen, chunk, imported, src, layout);
+    }
     let hs = check_convertible(zen, chunk)?;
     let r = Resolver::new(src);
     let mut names = NameTable::from_batch(&zen.names);
@@ -200,7 +204,11 @@ fn check_convertible(zen: &ZenPackage, chunk: &[u8]) -> Result<usize> {
 
 /// Template hints: an import used as an export's template has the
 /// export's class.
-fn template_hints(zen: &ZenPackage, imported: &[u64], r: &Resolver) -> HashMap<u64, Obj> {
+pub(super) fn template_hints(
+    zen: &ZenPackage,
+    imported: &[u64],
+    r: &Resolver,
+) -> HashMap<u64, Obj> {
     let mut hints: HashMap<u64, Obj> = HashMap::new();
     for e in &zen.exports {
         if matches!(e.template.get(), ObjectRef::Script(_)) && !e.class.is_null() {
@@ -222,7 +230,7 @@ fn template_hints(zen: &ZenPackage, imported: &[u64], r: &Resolver) -> HashMap<u
 
 /// The legacy import table as resolved objects: zen import i stays legacy
 /// import i; Null entries are the package imports zen drops.
-struct ImportSlots {
+pub(super) struct ImportSlots {
     slots: Vec<Option<Obj>>,
     /// Slot by object path.
     by_path: HashMap<String, usize>,
@@ -230,7 +238,7 @@ struct ImportSlots {
 
 impl ImportSlots {
     /// Resolve every non-null zen import.
-    fn resolve(
+    pub(super) fn resolve(
         zen: &ZenPackage,
         imported: &[u64],
         r: &Resolver,
@@ -299,7 +307,7 @@ impl ImportSlots {
 
     /// Refill the empty slots with the missing imports in order (the rest
     /// go at the end); an empty slot left over is an error.
-    fn fill_holes(mut self, zen: &ZenPackage) -> Result<ImportSlots> {
+    pub(super) fn fill_holes(mut self, zen: &ZenPackage) -> Result<ImportSlots> {
         let missing = self.missing(zen);
         let n = self.slots.len();
         let mut holes = (0..n)
@@ -329,7 +337,7 @@ impl ImportSlots {
     }
 
     /// The legacy import map, naming through `names`.
-    fn legacy_imports(&self, names: &mut NameTable, layout: Layout) -> Vec<Import> {
+    pub(super) fn legacy_imports(&self, names: &mut NameTable, layout: Layout) -> Vec<Import> {
         let import_ref = |o: &Obj| -> i32 { -(self.by_path[&o.path()] as i32) - 1 };
         let mut imports = Vec::with_capacity(self.slots.len());
         let pkg_name = layout.import_package_name.unwrap_or(false);
@@ -353,14 +361,14 @@ impl ImportSlots {
 }
 
 /// Zen object indices → legacy package indices.
-struct IndexMap<'a> {
+pub(super) struct IndexMap<'a> {
     zen: &'a ZenPackage,
     /// Legacy import index by zen import (which keeps its position).
     imports: HashMap<u64, i32>,
 }
 
 impl<'a> IndexMap<'a> {
-    fn new(zen: &'a ZenPackage) -> Self {
+    pub(super) fn new(zen: &'a ZenPackage) -> Self {
         let imports = zen
             .imports
             .iter()
@@ -397,11 +405,11 @@ impl<'a> IndexMap<'a> {
 }
 
 /// The legacy export map and preload dependencies.
-struct ExportTables {
-    exports: Vec<LExport>,
-    preload: Vec<i32>,
+pub(super) struct ExportTables {
+    pub(super) exports: Vec<LExport>,
+    pub(super) preload: Vec<i32>,
     /// Where the last export's data ends.
-    end: u64,
+    pub(super) end: u64,
 }
 
 /// An export's references as legacy package indices.
@@ -413,7 +421,7 @@ struct ExportRefs {
 }
 
 impl ExportTables {
-    fn build(
+    pub(super) fn build(
         zen: &ZenPackage,
         map: &IndexMap,
         names: &mut NameTable,
@@ -586,7 +594,7 @@ fn data_resources(zen: &ZenPackage) -> Vec<DataResource> {
         .unwrap_or_default()
 }
 
-fn cooked_summary(
+pub(super) fn cooked_summary(
     zen: &ZenPackage,
     layout: Layout,
     name_count: usize,

@@ -32,7 +32,7 @@ use pakrat_codec::names::{write_name_batch, BatchName, MappedName};
 use pakrat_iostore::container_header::HeaderForm;
 
 pub use container::{ContainerPackages, PackageEntry, Resolver};
-pub use read::{parse, ue4_package_name};
+pub use read::{package_name, parse};
 pub use script::{load_script_objects, ScriptObject, ScriptObjects};
 
 /// `EUnrealEngineObjectUE5Version::VERSE_CELLS` (UE 5.6).

@@ -157,6 +157,34 @@ pub fn parse(data: &[u8], layout: ZenLayout, store: Option<&StoreEntry>) -> Resu
     }
 }
 
+/// The package name of a zen package chunk, read without its store entry
+/// (what finding that entry in a container header needs): UE4 from the
+/// summary's `Name` and the name map, UE 5.3+ from the parsed header.
+/// UE 5.0-5.2 headers need the store entry to parse and are refused.
+pub fn package_name(data: &[u8], layout: ZenLayout) -> Result<String> {
+    match layout {
+        ZenLayout::Ue4 => {
+            let all = Reader::new(data);
+            let mut r = all.clone();
+            let name = MappedName::read(&mut r)?;
+            MappedName::read(&mut r)?;
+            r.skip(8, "PackageFlags and CookedHeaderSize")?;
+            let (_, names) = read_ue4_layout(&all, &mut r, data.len())?;
+            name.resolve(&names).ok_or_else(|| {
+                Error::invalid(
+                    0,
+                    format!("package name index {} is outside the name map", name.index),
+                )
+            })
+        }
+        ZenLayout::Ue5_3 { .. } => parse_ue5(data, layout, None).map(|p| p.name),
+        ZenLayout::Ue5_0 => Err(Error::unsupported(
+            0,
+            "a loose UE 5.0-5.2 zen package: its header needs the store entry to be read",
+        )),
+    }
+}
+
 /// A package with every table empty, for the parsers to fill.
 fn empty_package(layout: ZenLayout, name_mapped: MappedName) -> ZenPackage {
     ZenPackage {
@@ -704,25 +732,6 @@ fn read_ue4_layout(
         graph,
     };
     Ok((o, names))
-}
-
-/// The name of a UE 4.26/4.27 zen package: its summary's `Name` in its
-/// own name map. Unlike [`parse`], this needs no store entry, so a package
-/// can be looked up in a container header by its id.
-pub fn ue4_package_name(data: &[u8]) -> Result<String> {
-    let all = Reader::new(data);
-    let mut r = all.clone();
-    let name = MappedName::read(&mut r)?;
-    let _source = MappedName::read(&mut r)?;
-    r.u32("PackageFlags")?;
-    r.u32("CookedHeaderSize")?;
-    let (_, names) = read_ue4_layout(&all, &mut r, data.len())?;
-    name.resolve(&names).ok_or_else(|| {
-        Error::invalid(
-            0,
-            format!("package name index {} is outside the name map", name.index),
-        )
-    })
 }
 
 fn parse_ue4(data: &[u8], store: Option<&StoreEntry>) -> Result<ZenPackage> {

@@ -79,6 +79,37 @@ impl ScriptObjects {
         })
     }
 
+    /// Add an entry (kept when its index is new): a stand-in for an object
+    /// of a module whose global container is not at hand. `name` joins the
+    /// global name map when it is not there yet.
+    pub fn insert(&mut self, name: &str, global_index: u64, outer: u64, cdo_class: u64) {
+        if self.by_index.contains_key(&global_index) {
+            return;
+        }
+        let at = match self.names.iter().position(|n| n.text == name) {
+            Some(i) => i,
+            None => {
+                self.names.push(BatchName {
+                    text: name.to_string(),
+                    wide: false,
+                    stored_hash: None,
+                });
+                self.names.len() - 1
+            }
+        };
+        self.by_index.insert(global_index, self.objects.len());
+        self.objects.push(ScriptObject {
+            name: MappedName {
+                index: at as u32,
+                kind: pakrat_codec::names::NameMapKind::Global,
+                number: 0,
+            },
+            global_index: ObjectIndex(global_index),
+            outer: ObjectIndex(outer),
+            cdo_class: ObjectIndex(cdo_class),
+        });
+    }
+
     /// The entry with this index value.
     pub fn get(&self, index: ObjectIndex) -> Option<&ScriptObject> {
         self.by_index

@@ -75,9 +75,17 @@ fn refuse_missing_script(
 
 /// `zen to-legacy`.
 pub fn to_legacy(a: &ZenToLegacyArgs) -> Result<ExitCode> {
+    if let Some(code) = crate::cmd::zen_loose::folder(a)? {
+        return Ok(code);
+    }
     let c = open_container(&a.file, &a.keys)?;
     let cp = packages_of(&c)?;
-    let (script, notes) = global_script(&a.file, a.global.as_deref(), &a.keys)?;
+    // `--global` as a raw chunk or a folder of loader chunks reads as in
+    // the folder form; a global container (or none) as for every command.
+    let (script, notes) = match a.global.as_deref() {
+        Some(g) if !is_utoc(g) => (Some(crate::cmd::zen_loose::global_of(g, a)?), Vec::new()),
+        g => global_script(&a.file, g, &a.keys)?,
+    };
     let mut others = Vec::new();
     for w in &a.with {
         let oc = open_container(w, &a.keys)?;
@@ -89,7 +97,9 @@ pub fn to_legacy(a: &ZenToLegacyArgs) -> Result<ExitCode> {
     let told = engine_of_container(c.toc().header.version, cp.header.form);
     let layout: Option<Layout> = match engine(a.ue_version.as_deref())? {
         Some(l) => Some(l),
-        None => told.and_then(Layout::for_engine),
+        None => told
+            .or_else(|| crate::cmd::zen_loose::ue4_engine(cp.header.form))
+            .and_then(Layout::for_engine),
     };
     let globs = crate::cmd::common::globset(&a.globs)?;
     let selected: Vec<&PackageEntry> = cp
@@ -424,4 +434,12 @@ fn write_folder(
         );
     }
     Ok(exit_code(errors.is_empty() && write_errors.is_empty()))
+}
+
+/// Whether `path` names a `.utoc` file.
+fn is_utoc(path: &std::path::Path) -> bool {
+    path.is_file()
+        && path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("utoc"))
 }
