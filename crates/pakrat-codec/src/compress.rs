@@ -179,6 +179,37 @@ fn zlib_compress(data: &[u8], level: i32) -> Result<Vec<u8>> {
     Ok(out)
 }
 
+/// Decode one whole zlib stream into exactly `out.len()` bytes, with
+/// libdeflate (a thread's decompressor is kept): whole-buffer decoding,
+/// about 1.5x zlib-rs's speed on IoStore and pak blocks (issue 31 item
+/// 17). The Adler-32 check is libdeflate's; bytes after the stream's end
+/// (the padding of encrypted blocks) are ignored, as zlib-rs did.
+fn zlib_decompress(input: &[u8], out: &mut [u8]) -> Result<()> {
+    use libdeflater::{DecompressionError, Decompressor};
+    thread_local! {
+        static KEPT: std::cell::RefCell<Option<Decompressor>> =
+            const { std::cell::RefCell::new(None) };
+    }
+    let want = out.len();
+    let res = KEPT.with(|cell| {
+        let mut kept = cell.borrow_mut();
+        kept.get_or_insert_with(Decompressor::new)
+            .zlib_decompress(input, out)
+    });
+    match res {
+        Ok(n) if n == want => Ok(()),
+        Ok(n) => Err(Error::Other(format!(
+            "zlib stream decodes to {n} bytes, expected {want}"
+        ))),
+        Err(DecompressionError::InsufficientSpace) => Err(Error::Other(format!(
+            "zlib stream decodes to more than the {want} bytes expected"
+        ))),
+        Err(DecompressionError::BadData) => Err(Error::Other(
+            "zlib stream does not decode (corrupt data or checksum)".into(),
+        )),
+    }
+}
+
 /// Decompress `input` into exactly `out.len()` bytes.
 pub fn decompress(method: &Method, input: &[u8], out: &mut [u8]) -> Result<()> {
     let bad = |what: String| Error::Other(what);
@@ -194,21 +225,7 @@ pub fn decompress(method: &Method, input: &[u8], out: &mut [u8]) -> Result<()> {
             out.copy_from_slice(input);
             Ok(())
         }
-        Method::Zlib => {
-            let want = out.len();
-            let (got, rc) =
-                zlib_rs::decompress_slice(out, input, zlib_rs::InflateConfig::default());
-            if rc != zlib_rs::ReturnCode::Ok {
-                return Err(bad(format!("zlib stream does not decode ({rc:?})")));
-            }
-            if got.len() != want {
-                return Err(bad(format!(
-                    "zlib stream decodes to {} bytes, expected {want}",
-                    got.len()
-                )));
-            }
-            Ok(())
-        }
+        Method::Zlib => zlib_decompress(input, out),
         Method::Gzip => {
             let mut d = flate2::read::GzDecoder::new(input);
             d.read_exact(out)
