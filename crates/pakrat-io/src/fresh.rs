@@ -164,6 +164,7 @@ impl OutputDir {
 
 /// The process's umask (read by setting it and setting it back).
 #[cfg(unix)]
+#[allow(clippy::useless_conversion)] // mode_t is u32 here, u16 on macOS
 fn umask() -> u32 {
     static MASK: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
     *MASK.get_or_init(|| {

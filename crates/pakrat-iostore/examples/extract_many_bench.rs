@@ -127,6 +127,9 @@ fn time(mut cmd: Command, out: &Path) -> (f64, f64) {
     (wall, cpu)
 }
 
+/// A tool's name, wall times, CPU-seconds and loads, one per run.
+type Row<'a> = (&'a str, Vec<f64>, Vec<f64>, Vec<String>);
+
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
@@ -150,7 +153,7 @@ fn main() {
     println!("|---|---|---|---|---|");
     for label in ["stored", "zlib"] {
         let utoc = dir.join(label).join(format!("{STEM}.utoc"));
-        let mut rows: Vec<(&str, Vec<f64>, Vec<f64>, Vec<String>)> = Vec::new();
+        let mut rows: Vec<Row> = Vec::new();
         for _ in 0..runs {
             let mut cmds: Vec<(&str, Command)> = Vec::new();
             let mut c = Command::new(&exe);
