@@ -64,6 +64,7 @@ fn build(dir: &Path) {
         std::fs::create_dir_all(&d).unwrap();
         let mut o = options_of(&src);
         o.compression = method;
+        o.mount_point = None; // the common folder of the copies
         let ucas = d.join(format!("{STEM}.ucas"));
         let mut open =
             |_p: u32| std::fs::File::create(&ucas).map_err(|e| pakrat_io::Error::io(&ucas, e));
