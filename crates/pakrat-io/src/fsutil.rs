@@ -78,6 +78,9 @@ pub struct OutputDir {
     /// if one is removed, [`OutputDir::begin`] forgets them all and checks
     /// the path again.
     known: std::sync::Arc<std::sync::Mutex<std::collections::HashSet<PathBuf>>>,
+    /// Set for a fresh folder ([`OutputDir::create_fresh`]): files are
+    /// written in place, and the folder is renamed into place at the end.
+    pub(crate) fresh: Option<std::sync::Arc<crate::fresh::Fresh>>,
 }
 
 impl OutputDir {
@@ -97,6 +100,7 @@ impl OutputDir {
             root,
             force,
             known: Default::default(),
+            fresh: None,
         })
     }
 
@@ -241,6 +245,21 @@ impl OutputDir {
     pub fn begin(&self, name: &str) -> Result<PendingFile> {
         let path = self.resolve_checking(name, false)?;
         self.make_parents(&path)?;
+        if let Some(f) = &self.fresh {
+            // A folder this run made and nobody else sees yet: the file is
+            // created in place (O_EXCL: no existing file or link is used).
+            if let Some(d) = crate::fresh::DirectFile::create(&path)? {
+                return Ok(PendingFile {
+                    inner: Inner::Direct(d),
+                    path: f.shown(&path),
+                    force: self.force,
+                    faults: crate::mapguard::faults(),
+                });
+            }
+            if !self.force {
+                return Err(already_exists(&f.shown(&path)));
+            }
+        }
         // One `lstat` of the file's own path: a link there is refused, as
         // on the way; an existing file too, without `force`.
         if let Ok(meta) = fs::symlink_metadata(&path) {
@@ -351,12 +370,23 @@ pub const PREALLOCATE_MIN: u64 = 256 << 10;
 /// fill and commit them.
 #[derive(Debug)]
 pub struct PendingFile {
-    tmp: tempfile::NamedTempFile,
+    inner: Inner,
+    /// The final path (as shown in messages).
     path: PathBuf,
     force: bool,
     /// [`crate::mapguard::faults`] at the start: the commit is refused if
     /// an input changed size since (its content may be zeros).
     faults: u64,
+}
+
+/// How a [`PendingFile`] gets its name.
+#[derive(Debug)]
+enum Inner {
+    /// A temporary file, renamed at the commit.
+    Temp(tempfile::NamedTempFile),
+    /// A file in a fresh folder, written under its own name (removed if
+    /// not committed).
+    Direct(crate::fresh::DirectFile),
 }
 
 impl PendingFile {
@@ -393,7 +423,7 @@ impl PendingFile {
         let faults = crate::mapguard::faults();
         let tmp = temp_file_in(dir)?;
         Ok(PendingFile {
-            tmp,
+            inner: Inner::Temp(tmp),
             path: path.to_path_buf(),
             force,
             faults,
@@ -463,7 +493,10 @@ impl PendingFile {
 
     /// The open temporary file (write through `&File`, or copy into it).
     pub fn file(&self) -> &File {
-        self.tmp.as_file()
+        match &self.inner {
+            Inner::Temp(t) => t.as_file(),
+            Inner::Direct(d) => &d.file,
+        }
     }
 
     /// The final path.
@@ -478,12 +511,19 @@ impl PendingFile {
     /// [`PendingFile::begin`] ([`crate::mapguard::changed_since`]).
     pub fn commit(self) -> Result<PathBuf> {
         let PendingFile {
-            tmp,
+            inner,
             path,
             force,
             faults,
         } = self;
         crate::mapguard::changed_since(faults)?;
+        let tmp = match inner {
+            Inner::Temp(t) => t,
+            Inner::Direct(mut d) => {
+                d.kept = true;
+                return Ok(path);
+            }
+        };
         let res = if force {
             tmp.persist(&path).map(|_| ())
         } else {
@@ -499,11 +539,11 @@ impl PendingFile {
 
 impl Write for PendingFile {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.tmp.as_file().write(buf)
+        self.file().write(buf)
     }
 
     fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
-        self.tmp.as_file().write_all(buf)
+        self.file().write_all(buf)
     }
 
     fn flush(&mut self) -> io::Result<()> {
@@ -588,8 +628,10 @@ fn own_pid() -> u32 {
 
 /// Remove, once per folder and run, the temporary files that a process
 /// which no longer exists left in `dir` (killed in the middle of a write).
-/// Only regular files named `.pakrat-tmp-<pid>-…` with a dead `<pid>` are
-/// removed; a live process's files and every other name are left alone.
+/// Only regular files (and the fresh output folders of
+/// [`OutputDir::create_fresh`]) named `.pakrat-tmp-<pid>-…` with a dead
+/// `<pid>` are removed; a live process's files and every other name are
+/// left alone.
 pub fn sweep_leftovers(dir: &Path) -> usize {
     {
         let Ok(mut g) = SWEPT.lock() else {
@@ -615,7 +657,12 @@ pub fn sweep_leftovers(dir: &Path) -> usize {
         if pid == me || process_alive(pid) {
             continue;
         }
-        if e.file_type().is_ok_and(|t| t.is_file()) && fs::remove_file(e.path()).is_ok() {
+        let Ok(t) = e.file_type() else { continue };
+        // A folder of that name is a fresh output folder of a killed run
+        // (`OutputDir::create_fresh`); `remove_dir_all` follows no link.
+        if (t.is_file() && fs::remove_file(e.path()).is_ok())
+            || (t.is_dir() && fs::remove_dir_all(e.path()).is_ok())
+        {
             n += 1;
         }
     }

@@ -17,6 +17,7 @@
 pub mod compact;
 pub mod crc;
 mod error;
+pub mod fresh;
 pub mod fsutil;
 mod guid;
 pub mod ini;

@@ -260,6 +260,24 @@ pub fn extract_output<'a>(
     Ok(out)
 }
 
+/// [`extract_output`], but a folder that does not exist yet is made as a
+/// hidden folder beside it, filled with each file written in place, and
+/// put in place at the end (`OutputDir::create_fresh`; the caller must call
+/// `OutputDir::publish`).
+pub fn extract_output_fresh<'a>(
+    a: &crate::args::ExtractArgs,
+    names: impl ExactSizeIterator<Item = &'a str>,
+) -> Result<pakrat_io::fsutil::OutputDir> {
+    if names.len() == 0 {
+        return Err(nothing_matches(&a.file, "file", &a.globs));
+    }
+    let out = pakrat_io::fsutil::OutputDir::create_fresh(&a.output, a.force)?;
+    if !out.is_fresh() {
+        refuse_existing(&out, names)?;
+    }
+    Ok(out)
+}
+
 /// The progress callback of a library call: advances `bar`, if any.
 pub fn ticker(bar: &Option<indicatif::ProgressBar>) -> impl Fn(u64) + Sync + '_ {
     move |n| {

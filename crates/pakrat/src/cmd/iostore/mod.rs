@@ -18,7 +18,9 @@ use pakrat_iostore::{extract, verify as iverify, Container};
 use serde_json::json;
 
 use crate::args::*;
-use crate::cmd::common::{exit_code, extract_output, open_container, progress, quiet, ticker};
+use crate::cmd::common::{
+    exit_code, extract_output_fresh, open_container, progress, quiet, ticker,
+};
 use crate::output::{human_size, print_json};
 
 fn encryption_name(m: EncryptionMethod) -> &'static str {
@@ -484,7 +486,9 @@ pub fn extract(a: &ExtractArgs) -> Result<ExitCode> {
     // Nothing selected is an error before any folder is made (as for
     // UMODs and paks).
     let names: Vec<&str> = jobs.iter().chain(&libs).map(|j| j.name.as_str()).collect();
-    let out = extract_output(a, names.into_iter())?;
+    // A new folder is filled out of sight and renamed into place at the
+    // end: no temporary name and rename per file (issue 31 item 17).
+    let out = extract_output_fresh(a, names.into_iter())?;
     let total: u64 = jobs.iter().map(|j| j.size).sum();
     let bar = progress(total, quiet() || a.out.json, "extracting");
     let tick = ticker(&bar);
@@ -502,12 +506,15 @@ pub fn extract(a: &ExtractArgs) -> Result<ExitCode> {
         pb.finish_and_clear();
     }
     let secs = start.elapsed().as_secs_f64();
-    let errors = summary.errors;
+    let mut errors = summary.errors;
+    if let Err(e) = out.publish() {
+        errors.push(e.to_string());
+    }
     let done = summary.files;
     if a.out.json {
         print_json(&json!({
             "file": a.file.display().to_string(),
-            "output": out.root().display().to_string(),
+            "output": out.target().display().to_string(),
             "extracted": done,
             "selected": jobs.len() + libs.len(),
             "shader_libraries": libs.len(),
@@ -533,7 +540,7 @@ pub fn extract(a: &ExtractArgs) -> Result<ExitCode> {
             "extracted {done} of {} files ({}) to {} in {secs:.2}s",
             jobs.len() + libs.len(),
             human_size(total),
-            out.root().display()
+            out.target().display()
         );
     }
     Ok(exit_code(errors.is_empty()))
