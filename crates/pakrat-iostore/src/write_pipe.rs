@@ -199,7 +199,8 @@ fn prepare(
         while !b.is_empty() {
             if cur.capacity() == 0 {
                 let left = spec.size - (blocks.len() * bs) as u64;
-                cur.reserve_exact(left.min(bs as u64) as usize);
+                // Room for the pad to 16 bytes too (no reallocation).
+                cur.reserve_exact(left.min(bs as u64).next_multiple_of(16) as usize);
             }
             let take = (bs - cur.len()).min(b.len());
             cur.extend_from_slice(&b[..take]);
