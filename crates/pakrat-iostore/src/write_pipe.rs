@@ -19,16 +19,17 @@ use crate::container::Container;
 use pakrat_codec::compress::Method;
 
 /// Chunks up to this size are made ready whole by one worker.
-const SMALL_CHUNK: u64 = 4 << 20;
+const SMALL_CHUNK: u64 = 1 << 20;
 
 /// A window of small chunks closes after this many bytes...
-const WINDOW_BYTES: u64 = 16 << 20;
+const WINDOW_BYTES: u64 = 4 << 20;
 
 /// ...or this many chunks.
 const WINDOW_CHUNKS: usize = 1024;
 
-/// Windows made ready ahead of the one being placed.
-const AHEAD: usize = 2;
+/// Windows made ready ahead of the one being placed (memory: one being
+/// made ready, this many waiting, one being placed).
+const AHEAD: usize = 1;
 
 /// A small chunk made ready by a worker.
 struct Ready {
