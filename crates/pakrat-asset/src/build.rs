@@ -37,9 +37,29 @@ use pakrat_iostore::write::{ChunkSpec, Data};
 /// else the file.
 fn chunk_data(f: &SourceFile) -> Data {
     match &f.bytes {
-        Some(b) => Data::Bytes(b.as_ref().clone()),
+        Some(b) => Data::Shared(b.clone()),
         None => Data::File(f.path.clone()),
     }
+}
+
+/// Every package file of the folder read and parsed by the pool, in
+/// folder order (`None` for other files); [`plan`] takes the results in
+/// order, so the first error is the one it met first before.
+fn parse_packages(
+    files: &[SourceFile],
+    form: HeaderForm,
+    reference: Option<&ContainerHeader>,
+) -> Vec<Option<Result<(String, StoreEntry)>>> {
+    use rayon::prelude::*;
+    files
+        .par_iter()
+        .map(|f| {
+            let package = !f.rel.starts_with("_chunks/")
+                && !f.rel.to_ascii_lowercase().ends_with(".ushaderbytecode")
+                && matches!(file_kind(&f.rel), Some((_, 1)));
+            package.then(|| read_package(f, form, reference))
+        })
+        .collect()
 }
 
 /// What goes where.
@@ -254,7 +274,8 @@ pub fn plan(files: &[SourceFile], o: &PlanOptions) -> Result<Plan> {
     let mut stem_ids: HashMap<String, u64> = HashMap::new();
     let mut bulk: Vec<(&SourceFile, &str, u8)> = Vec::new();
     let mut chunks: Vec<(ChunkSpec, String)> = Vec::new();
-    for f in files {
+    let mut parsed = parse_packages(files, form, reference.as_ref());
+    for (fi, f) in files.iter().enumerate() {
         if let Some(rest) = f.rel.strip_prefix("_chunks/") {
             let (hex, _ty) = rest.split_once('.').unwrap_or((rest, ""));
             let id = ChunkId::from_hex(hex).ok_or_else(|| {
@@ -284,7 +305,9 @@ pub fn plan(files: &[SourceFile], o: &PlanOptions) -> Result<Plan> {
         }
         match file_kind(&f.rel) {
             Some((stem, 1)) => {
-                let (name, entry) = read_package(f, form, reference.as_ref())?;
+                let (name, entry) = parsed[fi]
+                    .take()
+                    .unwrap_or_else(|| read_package(f, form, reference.as_ref()))?;
                 let id = package_id(&name);
                 if let Some((other, _)) = packages.get(&id) {
                     return Err(Error::Other(format!(

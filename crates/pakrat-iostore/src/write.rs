@@ -39,6 +39,9 @@ use pakrat_codec::compress::{self, Method, ZlibEncoder};
 use pakrat_codec::keys::AesKey;
 use pakrat_codec::keys::{pad_cyclic, Cipher};
 
+#[path = "write_pipe.rs"]
+mod pipe;
+
 /// Largest chunk size and offset a TOC can hold (40 bits).
 pub const MAX_40_BIT: u64 = (1 << 40) - 1;
 
@@ -105,6 +108,8 @@ impl Default for Options {
 pub enum Data {
     /// Bytes in memory (generated chunks such as the container header).
     Bytes(Vec<u8>),
+    /// Bytes in memory shared with the caller (no copy is made).
+    Shared(std::sync::Arc<Vec<u8>>),
     /// A whole file (memory-mapped while it is written).
     File(PathBuf),
     /// Entry `n` of the source container given to [`write()`].
@@ -201,7 +206,6 @@ struct Done {
 
 /// One block waiting for the codec.
 struct Job {
-    chunk: usize,
     first: bool,
     last: bool,
     raw: Vec<u8>,
@@ -419,7 +423,6 @@ pub fn write(
 ) -> Result<Written> {
     check(o)?;
     check_chunks(chunks, o)?;
-    let bs = u64::from(o.block_size);
     let mut placer = Placer {
         open: open_partition,
         files: Vec::new(),
@@ -435,106 +438,11 @@ pub fn write(
         written: 0,
     };
     placer.file(0)?;
-    let mut hashes: Vec<[u8; 32]> = Vec::with_capacity(chunks.len());
-    let mut window: Vec<Job> = Vec::with_capacity(WINDOW_BLOCKS);
-    let mut stored_blocks = 0u64;
-    let mut flush = |window: &mut Vec<Job>, placer: &mut Placer<'_>| -> Result<()> {
-        let first_index = placer.blocks.len() as u64 + placer.pending.len() as u64;
-        let done: Vec<Result<Done>> = window
-            .par_iter_mut()
-            .enumerate()
-            .map(|(k, j)| {
-                let c = &chunks[j.chunk];
-                let n = j.raw.len() as u64;
-                let r = process(
-                    o,
-                    j,
-                    c.memory_mapped || is_container_header(c, o),
-                    first_index + k as u64,
-                );
-                progress(n);
-                r
-            })
-            .collect();
-        for (j, d) in window.drain(..).zip(done) {
-            let d = d.map_err(|e| in_chunk(e, &chunks[j.chunk]))?;
-            if d.method_index == 0 && o.compression != Method::None {
-                stored_blocks += 1;
-            }
-            if j.first {
-                placer.begin_chunk();
-            }
-            placer.push(d, j.last)?;
-        }
-        Ok(())
-    };
-    let mut input_bytes = 0u64;
-    for (ci, spec) in chunks.iter().enumerate() {
-        let n_blocks = spec.size.div_ceil(bs);
-        let mut hasher = blake3::Hasher::new();
-        let mut cur: Vec<u8> = Vec::with_capacity(bs.min(spec.size) as usize);
-        let mut k = 0u64;
-        let mut seen = 0u64;
-        let mut feed =
-            |mut b: &[u8], window: &mut Vec<Job>, placer: &mut Placer<'_>| -> Result<()> {
-                seen += b.len() as u64;
-                if seen > spec.size {
-                    return Err(Error::Other(format!(
-                    "gives more than the {} bytes it had when the list was made (did it change?)",
-                    spec.size
-                )));
-                }
-                hasher.update(b);
-                while !b.is_empty() {
-                    let take = (bs as usize - cur.len()).min(b.len());
-                    cur.extend_from_slice(&b[..take]);
-                    b = &b[take..];
-                    if cur.len() as u64 == bs
-                        || (k + 1 == n_blocks && seen == spec.size && b.is_empty())
-                    {
-                        window.push(Job {
-                            chunk: ci,
-                            first: k == 0,
-                            last: k + 1 == n_blocks,
-                            raw: std::mem::replace(&mut cur, Vec::with_capacity(bs as usize)),
-                        });
-                        k += 1;
-                        if window.len() == WINDOW_BLOCKS {
-                            flush(window, placer)?;
-                        }
-                    }
-                }
-                Ok(())
-            };
-        match &spec.data {
-            Data::Bytes(b) => feed(b, &mut window, &mut placer),
-            Data::File(p) => {
-                let src = pakrat_io::Source::open(p)?;
-                let res = feed(&src, &mut window, &mut placer);
-                src.check()?;
-                res.map_err(|e| e.in_file(p))
-            }
-            Data::Chunk(i) => {
-                let c = from.ok_or_else(|| Error::Other("no source container".into()))?;
-                c.stream_chunk(*i, |b| feed(b, &mut window, &mut placer))
-            }
-        }
-        .map_err(|e| in_chunk(e, spec))?;
-        if seen != spec.size {
-            return Err(in_chunk(
-                Error::Other(format!(
-                    "gave {seen} bytes, not the {} it had when the list was made (did it change?)",
-                    spec.size
-                )),
-                spec,
-            ));
-        }
-        input_bytes += seen;
-        let mut h = [0u8; 32];
-        h[..20].copy_from_slice(&hasher.finalize().as_bytes()[..20]);
-        hashes.push(h);
-    }
-    flush(&mut window, &mut placer)?;
+    let pipe::Totals {
+        hashes,
+        input_bytes,
+        stored_blocks,
+    } = pipe::place_all(chunks, from, o, &mut placer, progress)?;
     let partitions = placer.files.len() as u32;
     for f in &mut placer.files {
         f.flush().map_err(Placer::io)?;
@@ -556,6 +464,101 @@ pub fn write(
         ucas_bytes,
         stored_blocks,
     })
+}
+
+/// Stream one large chunk into the `.ucas`, `WINDOW_BLOCKS` blocks at a
+/// time through the pool: its hash and the blocks stored uncompressed.
+fn stream_one(
+    spec: &ChunkSpec,
+    from: Option<&Container>,
+    o: &Options,
+    placer: &mut Placer<'_>,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<([u8; 32], u64)> {
+    let bs = u64::from(o.block_size);
+    let stored = spec.memory_mapped || is_container_header(spec, o);
+    let mut window: Vec<Job> = Vec::with_capacity(WINDOW_BLOCKS);
+    let mut stored_blocks = 0u64;
+    let mut flush = |window: &mut Vec<Job>, placer: &mut Placer<'_>| -> Result<()> {
+        let first_index = placer.blocks.len() as u64 + placer.pending.len() as u64;
+        let done: Vec<Result<Done>> = window
+            .par_iter_mut()
+            .enumerate()
+            .map(|(k, j)| {
+                let n = j.raw.len() as u64;
+                let r = process(o, j, stored, first_index + k as u64);
+                progress(n);
+                r
+            })
+            .collect();
+        for (j, d) in window.drain(..).zip(done) {
+            let d = d?;
+            if d.method_index == 0 && o.compression != Method::None {
+                stored_blocks += 1;
+            }
+            if j.first {
+                placer.begin_chunk();
+            }
+            placer.push(d, j.last)?;
+        }
+        Ok(())
+    };
+    let n_blocks = spec.size.div_ceil(bs);
+    let mut hasher = blake3::Hasher::new();
+    let mut cur: Vec<u8> = Vec::with_capacity(bs.min(spec.size) as usize);
+    let mut k = 0u64;
+    let mut seen = 0u64;
+    let mut feed = |mut b: &[u8], window: &mut Vec<Job>, placer: &mut Placer<'_>| -> Result<()> {
+        seen += b.len() as u64;
+        if seen > spec.size {
+            return Err(Error::Other(format!(
+                "gives more than the {} bytes it had when the list was made (did it change?)",
+                spec.size
+            )));
+        }
+        hasher.update(b);
+        while !b.is_empty() {
+            let take = (bs as usize - cur.len()).min(b.len());
+            cur.extend_from_slice(&b[..take]);
+            b = &b[take..];
+            if cur.len() as u64 == bs || (k + 1 == n_blocks && seen == spec.size && b.is_empty()) {
+                window.push(Job {
+                    first: k == 0,
+                    last: k + 1 == n_blocks,
+                    raw: std::mem::replace(&mut cur, Vec::with_capacity(bs as usize)),
+                });
+                k += 1;
+                if window.len() == WINDOW_BLOCKS {
+                    flush(window, placer)?;
+                }
+            }
+        }
+        Ok(())
+    };
+    match &spec.data {
+        Data::Bytes(b) => feed(b, &mut window, placer),
+        Data::Shared(b) => feed(b, &mut window, placer),
+        Data::File(p) => {
+            let src = pakrat_io::Source::open(p)?;
+            let res = feed(&src, &mut window, placer);
+            src.check()?;
+            res.map_err(|e| e.in_file(p))
+        }
+        Data::Chunk(i) => {
+            let c = from.ok_or_else(|| Error::Other("no source container".into()))?;
+            c.stream_chunk(*i, |b| feed(b, &mut window, placer))
+        }
+    }?;
+    if seen != spec.size {
+        return Err(Error::Other(format!(
+            "gave {seen} bytes, not the {} it had when the list was made (did it change?)",
+            spec.size
+        )));
+    }
+    flush(&mut window, placer)?;
+    let mut h = [0u8; 32];
+    h[..20].copy_from_slice(&hasher.finalize().as_bytes()[..20]);
+    Ok((h, stored_blocks))
 }
 
 /// UE stores the container header chunk uncompressed (checked: it is the

@@ -175,27 +175,40 @@ fn is_package_name(rel: &str) -> bool {
 /// that starts with the package tag and a negative legacy version is a
 /// legacy package; its `.uexp` goes with it. A `.uexp` without its package
 /// is an error: it cannot be packed on its own.
+///
+/// Every `.uasset`/`.umap` is read once, whole, by the pool, and its bytes
+/// are kept in [`SourceFile::bytes`] for the conversion (or the container)
+/// that follows: no second open, no separate look at its first 8 bytes
+/// (issue 31 item 18).
 pub fn sort_legacy_folder(files: Vec<SourceFile>) -> Result<LegacyFolder> {
+    use rayon::prelude::*;
+    let read: Vec<Result<(SourceFile, bool)>> = files
+        .into_par_iter()
+        .map(|f| {
+            if f.rel.to_ascii_lowercase().ends_with(".uexp") || !is_package_name(&f.rel) {
+                return Ok((f, false));
+            }
+            let f = with_bytes(f)?;
+            let legacy = f.bytes.as_ref().is_some_and(|b| is_legacy_package(b));
+            Ok((f, legacy))
+        })
+        .collect();
     let mut by_stem: HashMap<String, usize> = HashMap::new();
     let mut out = LegacyFolder::default();
     let mut uexps = Vec::new();
-    for f in files {
+    for r in read {
+        let (f, legacy) = r?;
         if f.rel.to_ascii_lowercase().ends_with(".uexp") {
             uexps.push(f);
-            continue;
+        } else if legacy {
+            by_stem.insert(sibling(&f.rel, "").to_ascii_lowercase(), out.packages.len());
+            out.packages.push(LegacySource {
+                header: f,
+                uexp: None,
+            });
+        } else {
+            out.others.push(f);
         }
-        if is_package_name(&f.rel) {
-            let head = read_head(&f)?;
-            if is_legacy_package(&head) {
-                by_stem.insert(sibling(&f.rel, "").to_ascii_lowercase(), out.packages.len());
-                out.packages.push(LegacySource {
-                    header: f,
-                    uexp: None,
-                });
-                continue;
-            }
-        }
-        out.others.push(f);
     }
     for f in uexps {
         match by_stem.get(&sibling(&f.rel, "").to_ascii_lowercase()) {
@@ -211,27 +224,14 @@ pub fn sort_legacy_folder(files: Vec<SourceFile>) -> Result<LegacyFolder> {
     Ok(out)
 }
 
-/// The first 8 bytes of a file (or of its in-memory content).
-fn read_head(f: &SourceFile) -> Result<Vec<u8>> {
-    use std::io::Read;
-    if let Some(b) = &f.bytes {
-        return Ok(b.get(..8).unwrap_or(b).to_vec());
+/// `f` with its bytes in memory (read whole, once).
+fn with_bytes(mut f: SourceFile) -> Result<SourceFile> {
+    if f.bytes.is_none() {
+        let b = pakrat_io::read_regular(&f.path)?;
+        f.size = b.len() as u64;
+        f.bytes = Some(std::sync::Arc::new(b));
     }
-    // Plain reads of at most the 8 bytes (usually one system call):
-    // `read_to_end` adds probe reads for the end of the file, and this
-    // runs for every file of the folder (issue 31 item 18).
-    let mut file = pakrat_io::open_regular(&f.path)?;
-    let mut head = [0u8; 8];
-    let mut n = 0;
-    while n < head.len() {
-        match file.read(&mut head[n..]) {
-            Ok(0) => break,
-            Ok(k) => n += k,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(Error::io(&f.path, e)),
-        }
-    }
-    Ok(head[..n].to_vec())
+    Ok(f)
 }
 
 /// A legacy package converted to zen.

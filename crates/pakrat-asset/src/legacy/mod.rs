@@ -73,27 +73,27 @@ pub fn name_hashes(text: &str, wide: bool) -> (u16, u16) {
         }
         t
     });
-    let units: Vec<u16> = if wide {
-        text.encode_utf16().collect()
-    } else {
-        text.chars().map(|c| c as u16).collect()
-    };
+    const CRC32: crc::Crc<u32> = crc::Crc::<u32>::new(&crc::CRC_32_ISO_HDLC);
+    let mut crc = CRC32.digest();
     let mut h: u32 = 0;
-    for &u in &units {
-        let u = if (u16::from(b'a')..=u16::from(b'z')).contains(&u) {
+    // One pass over the units, no buffer (this runs for every name of
+    // every package `zen to-legacy` writes: issue 31 item 18).
+    let mut step = |u: u16| {
+        let upper = if (u16::from(b'a')..=u16::from(b'z')).contains(&u) {
             u - 32
         } else {
             u
         };
-        let bytes: &[u8] = &u.to_le_bytes();
+        let bytes: &[u8] = &upper.to_le_bytes();
         for &b in if wide { bytes } else { &bytes[..1] } {
             h = ((h >> 8) & 0x00FF_FFFF) ^ t[((h ^ u32::from(b)) & 0xFF) as usize];
         }
-    }
-    const CRC32: crc::Crc<u32> = crc::Crc::<u32>::new(&crc::CRC_32_ISO_HDLC);
-    let mut crc = CRC32.digest();
-    for &u in &units {
         crc.update(&u32::from(u).to_le_bytes());
+    };
+    if wide {
+        text.encode_utf16().for_each(&mut step);
+    } else {
+        text.chars().for_each(|c| step(c as u16));
     }
     (h as u16, crc.finalize() as u16)
 }
