@@ -26,4 +26,5 @@ pub mod usmap;
 pub mod uz;
 pub mod view;
 pub mod zen;
+pub mod zen_registry;
 pub mod zen_ue4;
