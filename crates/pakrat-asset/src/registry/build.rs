@@ -286,3 +286,61 @@ pub fn build(version: u32, entries: &[PackageEntry]) -> Result<AssetRegistry> {
     }
     Ok(b.reg)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(name: &str, deps: &[&str]) -> PackageEntry {
+        PackageEntry {
+            package_name: format!("/Game/Mod/{name}"),
+            asset_name: name.to_owned(),
+            class_path: "/Script/Engine.Texture2D".to_owned(),
+            package_flags: 0x8000_0200,
+            hard_deps: deps.iter().map(|d| d.to_string()).collect(),
+            imported_classes: vec!["/Script/Engine.Texture2D".to_owned()],
+            extension: ".uasset".to_owned(),
+            disk_size: 100,
+            file_versions: (522, Some(1018), 0),
+        }
+    }
+
+    #[test]
+    fn every_version_builds_a_registry_that_reads_back() {
+        let entries = [
+            entry("A", &["/Game/Mod/B", "/Game/Other/C"]),
+            entry("B", &[]),
+        ];
+        for v in version::CHANGED_ASSET_DATA..=version::LATEST {
+            let r = build(v, &entries).unwrap();
+            let bytes = r.to_bytes();
+            let back = AssetRegistry::read(&bytes).unwrap_or_else(|e| panic!("version {v}: {e}"));
+            assert_eq!(back.to_bytes(), bytes, "version {v}");
+            assert_eq!(back.assets.len(), 2);
+            assert_eq!(back.dependencies.nodes.len(), 3, "A, B and C");
+            let a = &back.assets[0];
+            assert_eq!(back.view(a).object_path, "/Game/Mod/A.A", "version {v}");
+            let class = if v >= version::CLASS_PATHS {
+                "/Script/Engine.Texture2D"
+            } else {
+                "Texture2D"
+            };
+            assert_eq!(back.class_path(a), class, "version {v}");
+            assert_eq!(back.dependencies.nodes[0].package_deps, vec![1, 2]);
+            assert_eq!(back.dependencies.nodes[2].referencers, vec![0]);
+        }
+        assert!(build(2, &entries).is_err());
+    }
+
+    #[test]
+    fn merging_the_same_entries_again_changes_nothing() {
+        let entries = [entry("A", &["/Game/Mod/B"])];
+        let mut game = build(version::LATEST, &[entry("G", &[])]).unwrap();
+        let ours = build(version::LATEST, &entries).unwrap();
+        super::super::merge::merge(&mut game, &ours).unwrap();
+        let once = game.to_bytes();
+        let r = super::super::merge::merge(&mut game, &ours).unwrap();
+        assert_eq!(game.to_bytes(), once);
+        assert_eq!((r.assets_replaced, r.assets_added), (1, 0));
+    }
+}
