@@ -891,6 +891,13 @@ pub struct ZenFromLegacyArgs {
     /// --ue-version release's, else 11, or 15 with TOC v10).
     #[arg(long, value_name = "N", requires = "into")]
     pub pak_version: Option<u32>,
+    /// With --into: also write the converted packages' asset registry
+    /// entries (asset, class, package flags, package data, hard
+    /// dependencies; no tags) to OUT.AssetRegistry.bin beside the
+    /// container; with GAME.bin, that registry merged with them (and its
+    /// version). Without GAME.bin the version is --ue-version's (5.8, 6.0).
+    #[arg(long, value_name = "GAME.bin", num_args = 0..=1, requires = "into")]
+    pub registry: Option<Option<PathBuf>>,
     #[command(flatten)]
     #[allow(missing_docs)]
     pub enc: IostoreEncodeArgs,

@@ -18,6 +18,7 @@
 //! [`merge`] adds one registry's entries to another.
 
 pub mod asset;
+pub mod build;
 pub mod depends;
 pub mod merge;
 pub mod names;

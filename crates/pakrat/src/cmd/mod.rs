@@ -27,4 +27,5 @@ pub mod uz;
 pub mod view;
 pub mod zen;
 pub mod zen_loose;
+pub mod zen_registry;
 pub mod zen_ue4;

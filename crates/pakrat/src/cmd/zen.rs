@@ -326,6 +326,8 @@ pub fn from_legacy(a: &ZenFromLegacyArgs) -> Result<ExitCode> {
                 folder.packages.len()
             );
         }
+        let registry =
+            crate::cmd::zen_registry::prepare(a, utoc, &folder.packages, &converted, layout)?;
         // The converted packages stand where the legacy ones were; the
         // other files (bulk data, anything else) are taken as they are.
         let mut files: Vec<SourceFile> = results
@@ -355,7 +357,13 @@ pub fn from_legacy(a: &ZenFromLegacyArgs) -> Result<ExitCode> {
             keys: a.keys.clone(),
             out: a.out.clone(),
         };
-        return crate::cmd::iostore_write::create_from(&create, files);
+        let code = crate::cmd::iostore_write::create_from(&create, files)?;
+        if let Some(r) = registry {
+            if code == ExitCode::SUCCESS {
+                r.write(a.enc.force, a.out.json)?;
+            }
+        }
+        return Ok(code);
     }
     let Some(dir) = &a.output else {
         bail!("give -o DIR or --into MOD_P.utoc");
