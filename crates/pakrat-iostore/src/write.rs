@@ -503,12 +503,34 @@ fn stream_one(
         }
         Ok(())
     };
+    let h = cut_chunk(spec, from, bs, &mut |job| {
+        window.push(job);
+        if window.len() == WINDOW_BLOCKS {
+            flush(&mut window, placer)?;
+        }
+        Ok(())
+    })?;
+    flush(&mut window, placer)?;
+    Ok((h, stored_blocks))
+}
+
+/// Reads a chunk's bytes once (from memory, a file or another container):
+/// checks that it gives exactly the size it had when the list was made,
+/// hashes it (BLAKE3, the first 20 bytes kept, as the TOC stores them) and
+/// cuts it into blocks of `bs` bytes, handed to `on_block` in order. Each
+/// block's buffer has room for its 16-byte pad, so padding never reallocates.
+fn cut_chunk(
+    spec: &ChunkSpec,
+    from: Option<&Container>,
+    bs: u64,
+    on_block: &mut dyn FnMut(Job) -> Result<()>,
+) -> Result<[u8; 32]> {
     let n_blocks = spec.size.div_ceil(bs);
     let mut hasher = blake3::Hasher::new();
-    let mut cur: Vec<u8> = Vec::with_capacity(bs.min(spec.size) as usize);
+    let mut cur: Vec<u8> = Vec::new();
     let mut k = 0u64;
     let mut seen = 0u64;
-    let mut feed = |mut b: &[u8], window: &mut Vec<Job>, placer: &mut Placer<'_>| -> Result<()> {
+    let mut feed = |mut b: &[u8]| -> Result<()> {
         seen += b.len() as u64;
         if seen > spec.size {
             return Err(Error::Other(format!(
@@ -518,35 +540,36 @@ fn stream_one(
         }
         hasher.update(b);
         while !b.is_empty() {
+            if cur.capacity() == 0 {
+                let left = spec.size - k * bs;
+                cur.reserve_exact(left.min(bs).next_multiple_of(16) as usize);
+            }
             let take = (bs as usize - cur.len()).min(b.len());
             cur.extend_from_slice(&b[..take]);
             b = &b[take..];
             if cur.len() as u64 == bs || (k + 1 == n_blocks && seen == spec.size && b.is_empty()) {
-                window.push(Job {
+                on_block(Job {
                     first: k == 0,
                     last: k + 1 == n_blocks,
-                    raw: std::mem::replace(&mut cur, Vec::with_capacity(bs as usize)),
-                });
+                    raw: std::mem::take(&mut cur),
+                })?;
                 k += 1;
-                if window.len() == WINDOW_BLOCKS {
-                    flush(window, placer)?;
-                }
             }
         }
         Ok(())
     };
     match &spec.data {
-        Data::Bytes(b) => feed(b, &mut window, placer),
-        Data::Shared(b) => feed(b, &mut window, placer),
+        Data::Bytes(b) => feed(b),
+        Data::Shared(b) => feed(b),
         Data::File(p) => {
             let src = pakrat_io::Source::open(p)?;
-            let res = feed(&src, &mut window, placer);
+            let res = feed(&src);
             src.check()?;
             res.map_err(|e| e.in_file(p))
         }
         Data::Chunk(i) => {
             let c = from.ok_or_else(|| Error::Other("no source container".into()))?;
-            c.stream_chunk(*i, |b| feed(b, &mut window, placer))
+            c.stream_chunk(*i, &mut feed)
         }
     }?;
     if seen != spec.size {
@@ -555,10 +578,9 @@ fn stream_one(
             spec.size
         )));
     }
-    flush(&mut window, placer)?;
     let mut h = [0u8; 32];
     h[..20].copy_from_slice(&hasher.finalize().as_bytes()[..20]);
-    Ok((h, stored_blocks))
+    Ok(h)
 }
 
 /// UE stores the container header chunk uncompressed (checked: it is the

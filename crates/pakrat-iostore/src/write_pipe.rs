@@ -11,10 +11,10 @@
 
 use std::sync::mpsc::sync_channel;
 
-use pakrat_io::{Error, Result};
+use pakrat_io::Result;
 use rayon::prelude::*;
 
-use super::{in_chunk, is_container_header, process, ChunkSpec, Data, Done, Job, Placer};
+use super::{in_chunk, is_container_header, process, ChunkSpec, Done, Placer};
 use crate::container::Container;
 use pakrat_codec::compress::Method;
 
@@ -183,64 +183,12 @@ fn prepare(
 ) -> Result<Ready> {
     let bs = o.block_size as usize;
     let stored = spec.memory_mapped || is_container_header(spec, o);
-    let n_blocks = spec.size.div_ceil(bs as u64);
-    let mut hasher = blake3::Hasher::new();
-    let mut blocks: Vec<Done> = Vec::with_capacity(n_blocks as usize);
-    let mut cur: Vec<u8> = Vec::new();
-    let mut seen = 0u64;
-    let mut feed = |mut b: &[u8]| -> Result<()> {
-        seen += b.len() as u64;
-        if seen > spec.size {
-            return Err(Error::Other(format!(
-                "gives more than the {} bytes it had when the list was made (did it change?)",
-                spec.size
-            )));
-        }
-        hasher.update(b);
-        while !b.is_empty() {
-            if cur.capacity() == 0 {
-                let left = spec.size - (blocks.len() * bs) as u64;
-                // Room for the pad to 16 bytes too (no reallocation).
-                cur.reserve_exact(left.min(bs as u64).next_multiple_of(16) as usize);
-            }
-            let take = (bs - cur.len()).min(b.len());
-            cur.extend_from_slice(&b[..take]);
-            b = &b[take..];
-            let k = blocks.len() as u64;
-            if cur.len() == bs || (k + 1 == n_blocks && seen == spec.size && b.is_empty()) {
-                let mut job = Job {
-                    first: k == 0,
-                    last: k + 1 == n_blocks,
-                    raw: std::mem::take(&mut cur),
-                };
-                let len = job.raw.len() as u64;
-                blocks.push(process(o, &mut job, stored, first + k)?);
-                progress(len);
-            }
-        }
+    let mut blocks: Vec<Done> = Vec::with_capacity(spec.size.div_ceil(bs as u64) as usize);
+    let hash = super::cut_chunk(spec, from, bs as u64, &mut |mut job| {
+        let len = job.raw.len() as u64;
+        blocks.push(process(o, &mut job, stored, first + blocks.len() as u64)?);
+        progress(len);
         Ok(())
-    };
-    match &spec.data {
-        Data::Bytes(b) => feed(b),
-        Data::Shared(b) => feed(b),
-        Data::File(p) => {
-            let src = pakrat_io::Source::open(p)?;
-            let res = feed(&src);
-            src.check()?;
-            res.map_err(|e| e.in_file(p))
-        }
-        Data::Chunk(i) => {
-            let c = from.ok_or_else(|| Error::Other("no source container".into()))?;
-            c.stream_chunk(*i, &mut feed)
-        }
-    }?;
-    if seen != spec.size {
-        return Err(Error::Other(format!(
-            "gave {seen} bytes, not the {} it had when the list was made (did it change?)",
-            spec.size
-        )));
-    }
-    let mut hash = [0u8; 32];
-    hash[..20].copy_from_slice(&hasher.finalize().as_bytes()[..20]);
+    })?;
     Ok(Ready { hash, blocks })
 }
