@@ -22,6 +22,12 @@ use args::{Cli, Command};
 use detect::Format;
 use pakrat_iostore::container_header::HeaderForm;
 
+/// mimalloc rather than the system allocator: bulk conversion makes and
+/// frees many small buffers from every thread (issue 31 item 18; the
+/// figures are in docs/iostore.md).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     restore_sigpipe();
     let cli = Cli::parse();

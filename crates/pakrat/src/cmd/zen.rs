@@ -140,7 +140,9 @@ pub fn to_legacy(a: &ZenToLegacyArgs) -> Result<ExitCode> {
             );
         }
     }
-    let out = OutputDir::create(&a.output, a.force)?;
+    // A new folder is filled out of sight and renamed into place at the
+    // end: no temporary name and rename per file (issue 31 item 18).
+    let out = OutputDir::create_fresh(&a.output, a.force)?;
     // The header and .uexp of each package (bulk files follow them).
     let names: Vec<String> = selected
         .iter()
@@ -152,7 +154,9 @@ pub fn to_legacy(a: &ZenToLegacyArgs) -> Result<ExitCode> {
         })
         .flatten()
         .collect();
-    crate::cmd::common::refuse_existing(&out, names.iter().map(String::as_str))?;
+    if !out.is_fresh() {
+        crate::cmd::common::refuse_existing(&out, names.iter().map(String::as_str))?;
+    }
     let start = std::time::Instant::now();
     let bar = crate::cmd::common::progress_count(
         selected.len() as u64,
@@ -179,10 +183,12 @@ pub fn to_legacy(a: &ZenToLegacyArgs) -> Result<ExitCode> {
     }
     let libs = shader_libraries(&c, &out, globs.as_ref());
     let secs = start.elapsed().as_secs_f64();
+    let published = out.publish().map_err(|e| e.to_string()).err();
     let errors: Vec<&String> = results
         .iter()
         .chain(&libs)
         .filter_map(|r| r.as_ref().err())
+        .chain(&published)
         .collect();
     let done: Vec<&(String, usize, u64)> = results.iter().filter_map(|r| r.as_ref().ok()).collect();
     let lib_done: Vec<&(String, usize, u64)> =
@@ -192,7 +198,7 @@ pub fn to_legacy(a: &ZenToLegacyArgs) -> Result<ExitCode> {
     if a.out.json {
         print_json(&json!({
             "file": a.file.display().to_string(),
-            "output": out.root().display().to_string(),
+            "output": out.target().display().to_string(),
             "selected": selected.len(),
             "converted": done.len(),
             "packages": done.iter().map(|d| &d.0).collect::<Vec<_>>(),
@@ -219,7 +225,7 @@ pub fn to_legacy(a: &ZenToLegacyArgs) -> Result<ExitCode> {
                 n => format!(" and {n} shader librar{}", if n == 1 { "y" } else { "ies" }),
             },
             human_size(bytes),
-            out.root().display()
+            out.target().display()
         );
     }
     Ok(exit_code(errors.is_empty()))
@@ -382,15 +388,18 @@ fn write_folder(
     errors: &[&String],
     start: std::time::Instant,
 ) -> Result<ExitCode> {
-    let out = OutputDir::create(dir, a.enc.force)?;
-    crate::cmd::common::refuse_existing(
-        &out,
-        converted
-            .iter()
-            .map(|z| z.rel.as_str())
-            .chain(folder.others.iter().map(|f| f.rel.as_str()))
-            .chain(store.iter().map(|f| f.rel.as_str())),
-    )?;
+    // A new folder is filled out of sight and renamed into place at the end.
+    let out = OutputDir::create_fresh(dir, a.enc.force)?;
+    if !out.is_fresh() {
+        crate::cmd::common::refuse_existing(
+            &out,
+            converted
+                .iter()
+                .map(|z| z.rel.as_str())
+                .chain(folder.others.iter().map(|f| f.rel.as_str()))
+                .chain(store.iter().map(|f| f.rel.as_str())),
+        )?;
+    }
     let mut write_errors = Vec::new();
     let mut bytes = 0u64;
     for z in converted {
@@ -416,10 +425,13 @@ fn write_folder(
         }
     }
     let secs = start.elapsed().as_secs_f64();
+    if let Err(e) = out.publish() {
+        write_errors.push(e.to_string());
+    }
     if a.out.json {
         print_json(&json!({
             "source": a.src.display().to_string(),
-            "output": out.root().display().to_string(),
+            "output": out.target().display().to_string(),
             "packages": folder.packages.len(),
             "converted": converted.len(),
             "copied": folder.others.len(),
@@ -438,7 +450,7 @@ fn write_folder(
             folder.packages.len(),
             folder.others.len(),
             human_size(bytes),
-            out.root().display()
+            out.target().display()
         );
     }
     Ok(exit_code(errors.is_empty() && write_errors.is_empty()))

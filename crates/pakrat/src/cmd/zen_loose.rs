@@ -201,7 +201,9 @@ fn to_legacy_folder(a: &ZenToLegacyArgs) -> Result<ExitCode> {
             }
         );
     }
-    let out = OutputDir::create(&a.output, a.force)?;
+    // A new folder is filled out of sight and renamed into place at the
+    // end (as `zen to-legacy` of a container does).
+    let out = OutputDir::create_fresh(&a.output, a.force)?;
     let names: Vec<String> = selected
         .iter()
         .flat_map(|z| {
@@ -210,7 +212,9 @@ fn to_legacy_folder(a: &ZenToLegacyArgs) -> Result<ExitCode> {
             [p, uexp]
         })
         .collect();
-    crate::cmd::common::refuse_existing(&out, names.iter().map(String::as_str))?;
+    if !out.is_fresh() {
+        crate::cmd::common::refuse_existing(&out, names.iter().map(String::as_str))?;
+    }
     let start = std::time::Instant::now();
     let results: Vec<Result<(String, u64), String>> = selected
         .par_iter()
@@ -258,10 +262,12 @@ fn to_legacy_folder(a: &ZenToLegacyArgs) -> Result<ExitCode> {
         }
     }
     let secs = start.elapsed().as_secs_f64();
+    let published = out.publish().map_err(|e| e.to_string()).err();
     let errors: Vec<&String> = read_errors
         .iter()
         .chain(results.iter().filter_map(|r| r.as_ref().err()))
         .chain(&copy_errors)
+        .chain(&published)
         .collect();
     let done: Vec<&(String, u64)> = results.iter().filter_map(|r| r.as_ref().ok()).collect();
     let bytes: u64 = done.iter().map(|d| d.1).sum::<u64>() + bulk_bytes;
@@ -270,7 +276,7 @@ fn to_legacy_folder(a: &ZenToLegacyArgs) -> Result<ExitCode> {
         print_json(&json!({
             "folder": a.file.display().to_string(),
             "container_header": hfile.display().to_string(),
-            "output": out.root().display().to_string(),
+            "output": out.target().display().to_string(),
             "selected": selected.len(),
             "converted": done.len(),
             "packages": done.iter().map(|d| &d.0).collect::<Vec<_>>(),
@@ -287,7 +293,7 @@ fn to_legacy_folder(a: &ZenToLegacyArgs) -> Result<ExitCode> {
             done.len(),
             selected.len() + read_errors.len(),
             human_size(bytes),
-            out.root().display()
+            out.target().display()
         );
     }
     Ok(exit_code(errors.is_empty()))
