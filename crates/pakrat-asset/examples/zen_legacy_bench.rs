@@ -173,7 +173,7 @@ impl Bench<'_> {
     }
 
     /// to-legacy in memory; the first round's packages.
-    fn to_legacy_in_memory(&self) -> Vec<LegacyFiles> {
+    fn to_legacy_in_memory(&self) -> Vec<LegacyFiles<'_>> {
         let (t, c0) = (Instant::now(), cpu());
         let mut made = Vec::new();
         for r in 0..self.rounds {

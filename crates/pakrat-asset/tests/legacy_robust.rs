@@ -302,14 +302,14 @@ fn fuzz_findings_are_errors() {
         .iter()
         .find(|p| p.header.as_ref().is_ok_and(|h| h.name.ends_with("/T_BC6H")))
         .unwrap();
-    let mut z = pe.header.as_ref().unwrap().clone();
+    let mut z = (**pe.header.as_ref().unwrap()).clone();
     z.exports[0].serial_offset = u64::MAX - 1;
     let chunk = c.read_chunk(pe.chunk_index).unwrap();
     let e = convert::to_legacy(&z, &chunk, &[], &src, layout().unwrap()).unwrap_err();
     assert!(e.to_string().contains("overflows"), "{e}");
 
     // 3b. zen_to_legacy: an export index far past the export map.
-    let mut z = pe.header.as_ref().unwrap().clone();
+    let mut z = (**pe.header.as_ref().unwrap()).clone();
     z.exports[0].outer = pakrat_asset::zen::ObjectIndex(0x7FFF_FFFF);
     let e = convert::to_legacy(&z, &chunk, &[], &src, layout().unwrap()).unwrap_err();
     assert!(e.to_string().contains("out of range"), "{e}");

@@ -193,7 +193,7 @@ fn zen_export_data_outside_the_chunk_is_refused() {
         .unwrap();
     let chunk = c.read_chunk(p.chunk_index).unwrap();
     for (offset, size) in [(0u64, u64::MAX), (u64::MAX - 3, 8), (chunk.len() as u64, 1)] {
-        let mut zen = p.header.as_ref().unwrap().clone();
+        let mut zen = (**p.header.as_ref().unwrap()).clone();
         zen.exports[1].serial_offset = offset;
         zen.exports[1].serial_size = size;
         let err = Asset::from_zen(&zen, &chunk, src.imported(p.id), &src, None)

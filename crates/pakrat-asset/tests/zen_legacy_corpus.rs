@@ -413,7 +413,7 @@ fn every_package_converts_and_round_trips() {
             if bytes.len() >= 24 {
                 bytes[20..24].copy_from_slice(&zen.cooked_header_size.to_le_bytes());
             }
-            if zz == *zen && bytes == chunk {
+            if zz == **zen && bytes == chunk {
                 exact += 1;
             } else {
                 gaps.push(zen.name.clone());

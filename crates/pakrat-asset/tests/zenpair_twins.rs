@@ -217,7 +217,8 @@ fn to_legacy_keeps_the_fname_number_of_imported_packages() {
         &[],
         Some(pakrat_asset::zen::ScriptObjects::parse(&so).unwrap()),
     );
-    src.by_id.insert(package_id(&whole), (other, Vec::new()));
+    src.by_id
+        .insert(package_id(&whole), (other.into(), Vec::new()));
     let leg = convert::to_legacy(
         &out.package,
         &out.chunk,

@@ -843,6 +843,37 @@ impl Container {
         Ok(out)
     }
 
+    /// The whole uncompressed bytes of entry `index`, borrowed from the
+    /// mapped `.ucas` when its blocks are stored, unencrypted and back to
+    /// back (no copy), else decoded as by [`Container::read_chunk`].
+    pub fn chunk_bytes(&self, index: usize) -> Result<std::borrow::Cow<'_, [u8]>> {
+        use std::borrow::Cow;
+        let Some(ol) = self.toc.offsets.get(index).copied() else {
+            return self.read_chunk(index).map(Cow::Owned);
+        };
+        self.check_readable()?;
+        let range = self
+            .toc
+            .block_range(index)
+            .map_err(|e| e.in_file(&self.path))?;
+        let bs = u64::from(self.toc.header.block_size);
+        let start = if bs == 0 { 0 } else { ol.offset % bs };
+        let end = start.saturating_add(ol.length);
+        if ol.length > 0 && self.encryption_error("data").is_none() {
+            if let Some(raw) = self.stored_run(range.clone()) {
+                if let Some(data) = usize::try_from(end)
+                    .ok()
+                    .and_then(|e| raw.get(start as usize..e))
+                {
+                    self.passed(self.toc.blocks[range.start].offset, ol.length);
+                    return Ok(Cow::Borrowed(data));
+                }
+            }
+        }
+        // Everything else, errors included, as `read_chunk` has it.
+        self.read_chunk(index).map(Cow::Owned)
+    }
+
     /// The bytes of the chunk with this id.
     pub fn read_chunk_by_id(&self, id: &ChunkId) -> Result<Vec<u8>> {
         let i = self

@@ -4,11 +4,12 @@
 //! this decides which bytes go in and which files come out, so that the
 //! command line only has to choose, write and report.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use pakrat_io::{Error, Result};
 
-use super::{from_legacy, layout_of, to_legacy, PackageSource, ZenOutput, ZenTarget};
+use super::{from_legacy, layout_of, to_legacy_bytes, PackageSource, ZenOutput, ZenTarget};
 use crate::legacy::summary::ue5;
 use crate::legacy::{is_legacy_package, Layout, LegacyPackage};
 use crate::zen::{ContainerPackages, PackageEntry, ScriptObjects, ZenPackage};
@@ -63,12 +64,13 @@ pub fn legacy_layout(zen: &ZenPackage, engine: Option<Layout>) -> Result<Layout>
 
 /// One package converted to legacy files.
 #[derive(Debug)]
-pub struct LegacyFiles {
+pub struct LegacyFiles<'a> {
     /// The package name (`/Game/Maps/Arena`).
     pub package: String,
-    /// Files to write: path below the output folder and content. The
-    /// `.uasset`/`.umap` first, then the `.uexp`, then bulk data files.
-    pub files: Vec<(String, Vec<u8>)>,
+    /// Files to write: path below the output folder and content (borrowed
+    /// from the container's mapping where it is stored there as it is).
+    /// The `.uasset`/`.umap` first, then the `.uexp`, then bulk data files.
+    pub files: Vec<(String, Cow<'a, [u8]>)>,
 }
 
 /// The path of a package's `.uasset`/`.umap` below the container's mount
@@ -99,13 +101,13 @@ pub fn sibling(path: &str, ext: &str) -> String {
 /// data from [`to_legacy`], and its bulk data chunks (BulkData,
 /// OptionalBulkData, MemoryMappedBulkData), which are the `.ubulk`,
 /// `.uptnl` and `.m.ubulk` files byte for byte.
-pub fn package_to_legacy(
-    c: &Container,
+pub fn package_to_legacy<'a>(
+    c: &'a Container,
     cp: &ContainerPackages,
     entry: &PackageEntry,
     src: &dyn PackageSource,
     engine: Option<Layout>,
-) -> Result<LegacyFiles> {
+) -> Result<LegacyFiles<'a>> {
     let zen = entry.header.as_ref().map_err(|e| {
         Error::Other(format!(
             "{}: its zen header does not read: {e}",
@@ -113,16 +115,26 @@ pub fn package_to_legacy(
         ))
     })?;
     let layout = legacy_layout(zen, engine)?;
-    let chunk = c.read_chunk(entry.chunk_index)?;
+    // Borrowed from the mapping when stored: the `.uexp` is its tail.
+    let chunk = c.chunk_bytes(entry.chunk_index)?;
     let imported = cp
         .store_entry(entry.id)
-        .map(|s| s.imported_packages.clone())
+        .map(|s| s.imported_packages.as_slice())
         .unwrap_or_default();
-    let out = to_legacy(zen, &chunk, &imported, src, layout)?;
+    let (uasset, uexp) = match chunk {
+        Cow::Borrowed(b) => {
+            let out = to_legacy_bytes(zen, b, imported, src, layout)?;
+            (out.uasset, out.uexp)
+        }
+        Cow::Owned(v) => {
+            let out = to_legacy_bytes(zen, &v, imported, src, layout)?;
+            (out.uasset, Cow::Owned(out.uexp.into_owned()))
+        }
+    };
     let path = package_file_path(entry, zen);
     let mut files = vec![
-        (path.clone(), out.uasset),
-        (sibling(&path, "uexp"), out.uexp),
+        (path.clone(), Cow::Owned(uasset)),
+        (sibling(&path, "uexp"), uexp),
     ];
     for (ty, ext) in [
         (ChunkType::BulkData, "ubulk"),
@@ -135,7 +147,7 @@ pub fn package_to_legacy(
         let id = ChunkId::new(entry.id, 0, 0, raw);
         if let Some(i) = c.find_chunk(&id) {
             let name = c.path_of(i).unwrap_or_else(|| sibling(&path, ext));
-            files.push((name, c.read_chunk(i)?));
+            files.push((name, c.chunk_bytes(i)?));
         }
     }
     Ok(LegacyFiles {

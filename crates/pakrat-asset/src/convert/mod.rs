@@ -22,7 +22,7 @@ mod zen_to_legacy_ue4;
 
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use crate::zen::{ScriptObjects, ZenPackage};
 
@@ -30,8 +30,8 @@ pub use legacy_to_zen::{from_legacy, ZenOutput, ZenTarget};
 pub use legacy_to_zen_ue4::from_legacy_ue4;
 pub use ue4_store::ue4_store_header;
 pub(crate) use zen_to_legacy::{import_paths, object_path};
-pub use zen_to_legacy::{layout_of, to_legacy, LegacyOutput};
-pub use zen_to_legacy_ue4::to_legacy_ue4;
+pub use zen_to_legacy::{layout_of, to_legacy, to_legacy_bytes, LegacyBytes, LegacyOutput};
+pub use zen_to_legacy_ue4::{to_legacy_ue4, to_legacy_ue4_bytes};
 
 /// `RF_Public`.
 const RF_PUBLIC: u32 = 0x1;
@@ -76,7 +76,7 @@ fn cdo_classes_of(so: Option<&ScriptObjects>) -> HashSet<u64> {
 #[derive(Default)]
 pub struct Packages {
     /// Headers and imported package ids by package id.
-    pub by_id: HashMap<u64, (ZenPackage, Vec<u64>)>,
+    pub by_id: HashMap<u64, (Arc<ZenPackage>, Vec<u64>)>,
     /// Global script objects.
     pub script: Option<ScriptObjects>,
     /// [`PackageSource::cdo_classes`], made once.
@@ -100,7 +100,9 @@ impl Packages {
                         .store_entry(p.id)
                         .map(|s| s.imported_packages.clone())
                         .unwrap_or_default();
-                    by_id.entry(p.id).or_insert_with(|| (h.clone(), imported));
+                    by_id
+                        .entry(p.id)
+                        .or_insert_with(|| (Arc::clone(h), imported));
                 }
             }
         }
@@ -115,14 +117,14 @@ impl Packages {
     /// Add one package (kept when its id is new); what a folder of loose
     /// zen packages gives.
     pub fn insert(&mut self, id: u64, header: ZenPackage, imported: Vec<u64>) {
-        self.by_id.entry(id).or_insert((header, imported));
+        self.by_id.entry(id).or_insert((Arc::new(header), imported));
         self.global = OnceLock::new();
     }
 }
 
 impl PackageSource for Packages {
     fn package(&self, id: u64) -> Option<(&ZenPackage, &[u64])> {
-        self.by_id.get(&id).map(|(p, i)| (p, i.as_slice()))
+        self.by_id.get(&id).map(|(p, i)| (&**p, i.as_slice()))
     }
     fn script_objects(&self) -> Option<&ScriptObjects> {
         self.script.as_ref()
@@ -149,6 +151,6 @@ impl PackageSource for Packages {
             m
         });
         let &(id, ei) = map.get(&index)?;
-        self.by_id.get(&id).map(|(p, i)| (p, i.as_slice(), ei))
+        self.by_id.get(&id).map(|(p, i)| (&**p, i.as_slice(), ei))
     }
 }

@@ -25,9 +25,30 @@ pub struct LegacyOutput {
     pub uexp: Vec<u8>,
 }
 
+/// The bytes of a converted legacy package ([`to_legacy_bytes`]).
+#[derive(Debug)]
+pub struct LegacyBytes<'a> {
+    /// `.uasset` bytes.
+    pub uasset: Vec<u8>,
+    /// `.uexp` bytes (export data and the closing package tag).
+    pub uexp: std::borrow::Cow<'a, [u8]>,
+}
+
+impl LegacyBytes<'_> {
+    /// Read the header back as a model ([`LegacyOutput`]).
+    pub fn read_back(self, layout: Layout) -> Result<LegacyOutput> {
+        let package = LegacyPackage::read(&self.uasset, Some(layout))?;
+        Ok(LegacyOutput {
+            package,
+            uasset: self.uasset,
+            uexp: self.uexp.into_owned(),
+        })
+    }
+}
+
 pub(super) struct NameTable {
     pub(super) entries: Vec<NameEntry>,
-    index: HashMap<String, usize>,
+    index: foldhash::HashMap<String, usize>,
     extra: Vec<String>,
 }
 
@@ -36,8 +57,8 @@ impl NameTable {
     /// them).
     pub(super) fn from_batch(batch: &[BatchName]) -> NameTable {
         let mut names = NameTable {
-            entries: Vec::new(),
-            index: HashMap::new(),
+            entries: Vec::with_capacity(batch.len()),
+            index: foldhash::HashMap::with_capacity_and_hasher(batch.len(), Default::default()),
             extra: Vec::new(),
         };
         for (i, b) in batch.iter().enumerate() {
@@ -73,7 +94,7 @@ impl NameTable {
         let mut extra = std::mem::take(&mut self.extra);
         let order: Vec<usize> = {
             let mut o: Vec<usize> = (0..extra.len()).collect();
-            o.sort_by_key(|&i| (extra[i].to_ascii_lowercase(), extra[i].clone()));
+            o.sort_by_cached_key(|&i| (extra[i].to_ascii_lowercase(), extra[i].clone()));
             o
         };
         let base = self.entries.len();
@@ -116,8 +137,21 @@ pub fn to_legacy(
     src: &dyn PackageSource,
     layout: Layout,
 ) -> Result<LegacyOutput> {
+    to_legacy_bytes(zen, chunk, imported, src, layout)?.read_back(layout)
+}
+
+/// [`to_legacy`] without reading the written header back: the files'
+/// bytes, the `.uexp` borrowed from `chunk` where it is the chunk's tail
+/// (what `zen to-legacy` writes; issue 31 item 18).
+pub fn to_legacy_bytes<'a>(
+    zen: &ZenPackage,
+    chunk: &'a [u8],
+    imported: &[u64],
+    src: &dyn PackageSource,
+    layout: Layout,
+) -> Result<LegacyBytes<'a>> {
     if zen.layout == ZenLayout::Ue4 {
-        return super::to_legacy_ue4(zen, chunk, imported, src, layout);
+        return super::zen_to_legacy_ue4::to_legacy_ue4_bytes(zen, chunk, imported, src, layout);
     }
     let hs = check_convertible(zen, chunk)?;
     let r = Resolver::new(src);
@@ -127,7 +161,7 @@ pub fn to_legacy(
     let mut imports = slots.legacy_imports(&mut names, layout);
     let map = IndexMap::new(zen);
     let mut exports = ExportTables::build(zen, &map, &mut names, layout)?;
-    let uexp = chunk[hs..].to_vec();
+    let uexp = &chunk[hs..];
     if exports.end > uexp.len() as u64 {
         return Err(Error::invalid(
             hs as u64,
@@ -165,12 +199,9 @@ pub fn to_legacy(
         data_resource_version: if has_dr { Some(2) } else { None },
         data_resources,
     };
-    let uasset = package.to_bytes()?;
-    let package = LegacyPackage::read(&uasset, Some(layout))?;
-    Ok(LegacyOutput {
-        package,
-        uasset,
-        uexp,
+    Ok(LegacyBytes {
+        uasset: package.to_bytes()?,
+        uexp: std::borrow::Cow::Borrowed(uexp),
     })
 }
 

@@ -27,7 +27,8 @@ use pakrat_io::{Error, Result};
 
 use super::resolve::Resolver;
 use super::zen_to_legacy::{
-    cooked_summary, template_hints, ExportTables, ImportSlots, IndexMap, LegacyOutput, NameTable,
+    cooked_summary, template_hints, ExportTables, ImportSlots, IndexMap, LegacyBytes, LegacyOutput,
+    NameTable,
 };
 use super::{PackageSource, RF_PUBLIC};
 use crate::legacy::{Export as LExport, Import, Layout, LegacyPackage, NameEntry};
@@ -53,6 +54,17 @@ pub fn to_legacy_ue4(
     src: &dyn PackageSource,
     layout: Layout,
 ) -> Result<LegacyOutput> {
+    to_legacy_ue4_bytes(zen, chunk, imported, src, layout)?.read_back(layout)
+}
+
+/// [`to_legacy_ue4`] without reading the header back: the files' bytes.
+pub fn to_legacy_ue4_bytes<'a>(
+    zen: &ZenPackage,
+    chunk: &'a [u8],
+    imported: &[u64],
+    src: &dyn PackageSource,
+    layout: Layout,
+) -> Result<LegacyBytes<'a>> {
     if zen.layout != ZenLayout::Ue4 {
         return Err(Error::Other(format!(
             "{}: not a UE4 zen package ({})",
@@ -130,12 +142,9 @@ pub fn to_legacy_ue4(
         data_resource_version: None,
         data_resources: Vec::new(),
     };
-    let uasset = package.to_bytes()?;
-    let package = LegacyPackage::read(&uasset, Some(layout))?;
-    Ok(LegacyOutput {
-        package,
-        uasset,
-        uexp,
+    Ok(LegacyBytes {
+        uasset: package.to_bytes()?,
+        uexp: uexp.into(),
     })
 }
 

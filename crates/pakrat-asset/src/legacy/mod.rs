@@ -57,25 +57,9 @@ impl NameEntry {
 /// 8-bit char or two per UTF-16 unit) and `StrCrc32` (CRC-32 over each
 /// character widened to 32 bits). Checked on every corpus name (710).
 pub fn name_hashes(text: &str, wide: bool) -> (u16, u16) {
-    static TABLE: std::sync::OnceLock<[u32; 256]> = std::sync::OnceLock::new();
-    let t = TABLE.get_or_init(|| {
-        let mut t = [0u32; 256];
-        for (i, e) in t.iter_mut().enumerate() {
-            let mut c = (i as u32) << 24;
-            for _ in 0..8 {
-                c = if c & 0x8000_0000 != 0 {
-                    (c << 1) ^ 0x04C1_1DB7
-                } else {
-                    c << 1
-                };
-            }
-            *e = c;
-        }
-        t
-    });
-    const CRC32: crc::Crc<u32> = crc::Crc::<u32>::new(&crc::CRC_32_ISO_HDLC);
-    let mut crc = CRC32.digest();
+    let t = hash_tables();
     let mut h: u32 = 0;
+    let mut crc: u32 = !0;
     // One pass over the units, no buffer (this runs for every name of
     // every package `zen to-legacy` writes: issue 31 item 18).
     let mut step = |u: u16| {
@@ -84,18 +68,66 @@ pub fn name_hashes(text: &str, wide: bool) -> (u16, u16) {
         } else {
             u
         };
-        let bytes: &[u8] = &upper.to_le_bytes();
-        for &b in if wide { bytes } else { &bytes[..1] } {
-            h = ((h >> 8) & 0x00FF_FFFF) ^ t[((h ^ u32::from(b)) & 0xFF) as usize];
+        let [lo, hi] = upper.to_le_bytes();
+        h = ((h >> 8) & 0x00FF_FFFF) ^ t.strihash[((h ^ u32::from(lo)) & 0xFF) as usize];
+        if wide {
+            h = ((h >> 8) & 0x00FF_FFFF) ^ t.strihash[((h ^ u32::from(hi)) & 0xFF) as usize];
         }
-        crc.update(&u32::from(u).to_le_bytes());
+        // CRC-32 (ISO-HDLC, reflected) of the unit widened to four
+        // little-endian bytes, the four bytes at once (slicing by 4).
+        let c = crc ^ u32::from(u);
+        crc = t.crc[3][(c & 0xFF) as usize]
+            ^ t.crc[2][((c >> 8) & 0xFF) as usize]
+            ^ t.crc[1][((c >> 16) & 0xFF) as usize]
+            ^ t.crc[0][(c >> 24) as usize];
     };
     if wide {
         text.encode_utf16().for_each(&mut step);
     } else {
         text.chars().for_each(|c| step(c as u16));
     }
-    (h as u16, crc.finalize() as u16)
+    (h as u16, !crc as u16)
+}
+
+/// The tables of [`name_hashes`]: the MSB-first CRC table of
+/// `Strihash_DEPRECATED`, and the reflected CRC-32 table with its three
+/// slicing-by-4 companions (`crc[k][i]`: byte `i` followed by `k` zeros).
+struct HashTables {
+    strihash: [u32; 256],
+    crc: [[u32; 256]; 4],
+}
+
+fn hash_tables() -> &'static HashTables {
+    static TABLES: std::sync::OnceLock<HashTables> = std::sync::OnceLock::new();
+    TABLES.get_or_init(|| {
+        let mut strihash = [0u32; 256];
+        let mut crc = [[0u32; 256]; 4];
+        for i in 0..256u32 {
+            let mut c = i << 24;
+            let mut r = i;
+            for _ in 0..8 {
+                c = if c & 0x8000_0000 != 0 {
+                    (c << 1) ^ 0x04C1_1DB7
+                } else {
+                    c << 1
+                };
+                r = if r & 1 != 0 {
+                    (r >> 1) ^ 0xEDB8_8320
+                } else {
+                    r >> 1
+                };
+            }
+            strihash[i as usize] = c;
+            crc[0][i as usize] = r;
+        }
+        for k in 1..4 {
+            for i in 0..256 {
+                let p = crc[k - 1][i];
+                crc[k][i] = (p >> 8) ^ crc[0][(p & 0xFF) as usize];
+            }
+        }
+        HashTables { strihash, crc }
+    })
 }
 
 /// `FObjectImport`.
@@ -517,4 +549,57 @@ pub fn is_legacy_package(data: &[u8]) -> bool {
 /// `PKG_Cooked`.
 pub fn is_cooked(package_flags: u32) -> bool {
     package_flags & flags::COOKED != 0
+}
+
+#[cfg(test)]
+mod hash_tests {
+    use super::name_hashes;
+
+    /// The sliced CRC-32 and the Strihash against a plain byte-at-a-time
+    /// computation (the `crc` crate for the CRC), for ASCII, Latin-1 and
+    /// UTF-16 names.
+    #[test]
+    fn name_hashes_match_the_plain_computation() {
+        const CRC32: crc::Crc<u32> = crc::Crc::<u32>::new(&crc::CRC_32_ISO_HDLC);
+        let plain = |text: &str, wide: bool| {
+            let units: Vec<u16> = if wide {
+                text.encode_utf16().collect()
+            } else {
+                text.chars().map(|c| c as u16).collect()
+            };
+            let mut h: u32 = 0;
+            for &u in &units {
+                let up = if (97..=122).contains(&u) { u - 32 } else { u };
+                let bytes = up.to_le_bytes();
+                for &b in if wide { &bytes[..] } else { &bytes[..1] } {
+                    // MSB-first table entry computed on the spot.
+                    let mut c = (h ^ u32::from(b)) & 0xFF;
+                    c <<= 24;
+                    for _ in 0..8 {
+                        c = if c & 0x8000_0000 != 0 {
+                            (c << 1) ^ 0x04C1_1DB7
+                        } else {
+                            c << 1
+                        };
+                    }
+                    h = ((h >> 8) & 0x00FF_FFFF) ^ c;
+                }
+            }
+            let mut d = CRC32.digest();
+            for &u in &units {
+                d.update(&u32::from(u).to_le_bytes());
+            }
+            (h as u16, d.finalize() as u16)
+        };
+        for (text, wide) in [
+            ("None", false),
+            ("", false),
+            ("/Script/CoreUObject", false),
+            ("Café_résumé", false),
+            ("日本語の名前", true),
+            ("Mixed Case 123 zZ", false),
+        ] {
+            assert_eq!(name_hashes(text, wide), plain(text, wide), "{text}");
+        }
+    }
 }

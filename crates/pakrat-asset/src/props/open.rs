@@ -570,6 +570,6 @@ pub fn open_container_entry_in(
     })
     .map_err(|err| Error::Other(format!("{origin}: {err}")))?;
     o.place = Place::Zen(entry.id);
-    o.form = Some(PackageForm::Zen(Box::new(zen.clone())));
+    o.form = Some(PackageForm::Zen(Box::new(ZenPackage::clone(zen))));
     Ok(o)
 }

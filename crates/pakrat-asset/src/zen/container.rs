@@ -19,8 +19,9 @@ pub struct PackageEntry {
     pub id: u64,
     /// Path from the directory index, if indexed.
     pub path: Option<String>,
-    /// The parsed header, or the error.
-    pub header: Result<ZenPackage>,
+    /// The parsed header, or the error (shared: a [`crate::convert::Packages`]
+    /// made from the container keeps it without a copy).
+    pub header: Result<std::sync::Arc<ZenPackage>>,
 }
 
 /// The packages of a container: the container header and every zen package.
@@ -116,7 +117,8 @@ impl ContainerPackages {
             .map(|&i| {
                 let id = toc.chunk_ids[i].id();
                 let header = read_header_bytes(c, i, layout)
-                    .and_then(|d| parse(&d, layout, this.store_entry(id)));
+                    .and_then(|d| parse(&d, layout, this.store_entry(id)))
+                    .map(std::sync::Arc::new);
                 PackageEntry {
                     chunk_index: i,
                     id,
