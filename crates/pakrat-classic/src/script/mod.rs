@@ -4,6 +4,8 @@
 //!
 //! - [`read`]: the token reader (bounds-checked, errors name the offset).
 //! - [`flow`]: `if`/`else`, loops, `foreach`, `switch` rebuilt from jumps.
+//! - `consts` (private): int literals written as their class's named
+//!   constants where the sources name them.
 //! - `conv` (private): which byte/int/float conversions are written back,
 //!   `coerce` parameters, Vengeance's constructor form of `new`.
 //! - [`natives`]: native functions and operators by index, from the
@@ -25,6 +27,7 @@
 //! # Ok(()) }
 //! ```
 
+mod consts;
 mod conv;
 pub mod decl;
 pub mod flow;
