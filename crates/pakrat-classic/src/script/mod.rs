@@ -79,16 +79,7 @@ pub fn statements(
     if pkg.export_class_name(i).ok() == Some("Function") {
         tr.ret_enum = natives::function_info(pkg, i).and_then(|f| f.ret);
     }
-    let mut s = tr.statements(size)?;
-    // A second reading knows the static arrays the function indexes.
-    if !tr.indexed.is_empty() {
-        let indexed = std::mem::take(&mut tr.indexed);
-        let mut again = read::TokenReader::new(bytes, h.rest.offset(), ctx, natives);
-        again.func = tr.func.clone();
-        again.ret_enum = tr.ret_enum.clone();
-        again.indexed = indexed;
-        s = again.statements(size)?;
-    }
+    let s = tr.statements(size)?;
     let labels = s
         .iter()
         .filter_map(|l| match &l.stmt {

@@ -147,13 +147,6 @@ pub trait Natives {
     fn class_const(&self, _class: &str, _v: i32) -> Option<String> {
         None
     }
-    /// `ArrayDim` (over 1) and declaring class (lower-case) of property `p`.
-    fn prop_dim(&self, pkg: &Package<'_>, p: ObjRef) -> Option<(u32, String)> {
-        match pkg.check_ref(p).ok()? {
-            Target::Export(k) => export_dim(pkg, k),
-            _ => None,
-        }
-    }
     /// The name of value `v` of enum `name`.
     fn enum_value(&self, name: &str, v: u8) -> Option<String>;
     /// The direct super class of class `name` (lower-case), when known.
@@ -214,17 +207,6 @@ fn byte_enum(pkg: &Package<'_>, k: usize) -> Option<String> {
         crate::headers::model::PropKind::Byte(e) => e,
         _ => None,
     }
-}
-
-/// `ArrayDim` (over 1) and declaring class (lower-case) of property
-/// export `k`.
-fn export_dim(pkg: &Package<'_>, k: usize) -> Option<(u32, String)> {
-    if !pkg.export_class_name(k).ok()?.ends_with("Property") {
-        return None;
-    }
-    let d = crate::headers::model::read_prop(pkg, k).ok()?.array_dim;
-    let d = u32::try_from(d).ok().filter(|&d| d > 1)?;
-    Some((d, outer_name(pkg, pkg.exports[k].outer)))
 }
 
 fn outer_name(pkg: &Package<'_>, o: ObjRef) -> String {
@@ -303,9 +285,6 @@ pub struct NativeTable {
     enums: HashMap<String, Vec<String>>,
     /// Class lower-case → its super class lower-case.
     supers: HashMap<String, String>,
-    /// (owner, property) lower-case → `ArrayDim` and owner, for imported
-    /// static arrays.
-    prop_dims: HashMap<(String, String), (u32, String)>,
     /// Class lower-case → its int constants (name, value).
     consts: HashMap<String, Vec<(String, i32)>>,
     /// Class lower-case → the number of the addition that gave its
@@ -421,13 +400,6 @@ impl NativeTable {
                             ));
                         }
                     }
-                    if let Some(d) = export_dim(pkg, i) {
-                        let key = (
-                            outer_name(pkg, e.outer),
-                            pkg.name(e.object_name).to_lowercase(),
-                        );
-                        self.prop_dims.entry(key).or_insert(d);
-                    }
                     if c != "ByteProperty" {
                         continue;
                     }
@@ -511,21 +483,6 @@ impl Natives for NativeTable {
             .filter(|(_, x)| *x == v);
         let (name, _) = found.next()?;
         found.next().is_none().then(|| name.clone())
-    }
-
-    fn prop_dim(&self, pkg: &Package<'_>, p: ObjRef) -> Option<(u32, String)> {
-        match pkg.check_ref(p).ok()? {
-            Target::Export(k) => export_dim(pkg, k),
-            Target::Import(k) => {
-                let imp = &pkg.imports[k];
-                let key = (
-                    outer_name(pkg, imp.outer),
-                    pkg.name(imp.object_name).to_lowercase(),
-                );
-                self.prop_dims.get(&key).cloned()
-            }
-            Target::None => None,
-        }
     }
 
     fn enum_value(&self, name: &str, v: u8) -> Option<String> {

@@ -65,8 +65,6 @@ pub struct Expr {
     /// `IntOne`): where it is an array's dimension it may be written as
     /// `ArrayCount(A)`, which compiles to the same int.
     pub int_lit: Option<i32>,
-    /// A static array variable: its `ArrayDim` and the class declaring it.
-    pub dim: Option<(u32, String)>,
 }
 
 /// What is known of a byte expression.
@@ -91,7 +89,6 @@ impl Expr {
             constructor: false,
             artefact: None,
             int_lit: None,
-            dim: None,
         }
     }
     pub(super) fn wrap_if(&self, p: bool) -> String {
@@ -162,10 +159,6 @@ pub struct TokenReader<'r, 'a, 'p> {
     /// The enum of the function's return value (`return 3;` is written
     /// with its value name).
     pub ret_enum: Option<String>,
-    /// Static arrays indexed in the function: the index's text → their
-    /// `ArrayDim` and declaring class (a first reading fills it, a second
-    /// one reads bounds with it, see `array_bound`).
-    pub indexed: std::collections::HashMap<String, Vec<(u32, String)>>,
 }
 
 /// What an expression token read ended with (`EX_EndFunctionParms`
@@ -216,7 +209,6 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
             func: String::new(),
             in_context: false,
             ret_enum: None,
-            indexed: Default::default(),
         }
     }
 
@@ -473,9 +465,6 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
             0x10 | 0x1A => {
                 let index = self.expr()?;
                 let array = self.expr()?;
-                if let Some(d) = array.dim.clone() {
-                    self.indexed.entry(index.text.clone()).or_default().push(d);
-                }
                 let mut e =
                     Expr::atom(format!("{}[{}]", array.wrap_if(array.prec > 0), index.text));
                 e.byte = array.byte;
@@ -614,7 +603,6 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
                 let e = self.expr()?;
                 let mut out = Expr::atom(format!("{}.{}", e.wrap_if(e.prec > 0), self.obj_name(m)));
                 out.byte = self.natives.prop_enum(self.ctx.pkg, m).map(ByteInfo::Enum);
-                out.dim = self.natives.prop_dim(self.ctx.pkg, m);
                 out
             }
             0x37 if self.v() >= 62 => {
@@ -699,7 +687,6 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
         };
         let mut e = Expr::atom(format!("{prefix}{name}"));
         e.byte = self.natives.prop_enum(self.ctx.pkg, o).map(ByteInfo::Enum);
-        e.dim = self.natives.prop_dim(self.ctx.pkg, o);
         Ok(e)
     }
 
@@ -823,7 +810,6 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
         let mut e = Expr::atom(text);
         e.call = right.call;
         e.byte = right.byte;
-        e.dim = right.dim;
         Ok(e)
     }
 
@@ -995,7 +981,6 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
         let sep = format!(" {op} ");
         let (ea, eb) = explicit_operands(a, b, op);
         let b = &self.bound_name(op, b);
-        let b = &self.array_bound(a, op, b);
         let at = if ea {
             explicit_text(a, false)
         } else {
@@ -1013,50 +998,6 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
             artefact: left_artefact(a, op, (ea, eb), a.prec > p, &format!("{sep}{bt}")),
             ..Expr::atom(format!("{at}{sep}{bt}"))
         }
-    }
-
-    /// Int literal `lit` on the right of `<` written as a constant where
-    /// `left` indexes a static array of that many elements in the function
-    /// and the class declaring the array (the function's class or one
-    /// above it) declares one int constant of that value
-    /// (`for (m = 0; m < NUM_FIRE_MODES; m++) FireMode[m]...`).
-    fn array_bound(&self, left: &Expr, op: &str, lit: &Expr) -> Expr {
-        let Some(v) = lit
-            .int_lit
-            .filter(|v| lit.text == v.to_string() && op == "<" && *v >= 2)
-        else {
-            return lit.clone();
-        };
-        let pkg = self.ctx.pkg;
-        let own = pkg
-            .name(pkg.exports[self.ctx.class].object_name)
-            .to_lowercase();
-        let Some(arrays) = self.indexed.get(&left.text) else {
-            return lit.clone();
-        };
-        for (d, c) in arrays {
-            if i64::from(*d) != i64::from(v) {
-                continue;
-            }
-            // The constant must be visible: its class is this one or above.
-            let mut k = Some(own.clone());
-            for _ in 0..crate::arrays::MAX_SUPER_DEPTH {
-                match k {
-                    Some(x) if x != *c => k = self.natives.super_of(&x),
-                    _ => break,
-                }
-            }
-            if k.as_ref() != Some(c) {
-                continue;
-            }
-            if let Some(n) = self.natives.class_const(c, v) {
-                return Expr {
-                    text: n,
-                    ..lit.clone()
-                };
-            }
-        }
-        lit.clone()
     }
 
     /// Int literal `lit` on the right of `op` written as the constant its
