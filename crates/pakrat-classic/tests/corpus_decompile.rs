@@ -981,7 +981,12 @@ fn compare_class(
             None => {
                 *tally.kinds.entry(classify(&a, &b)).or_default() += 1;
                 if std::env::var_os("DECOMP_DIFF").is_some() {
-                    eprintln!("--- {name}\n{}\n+++\n{}", a.join(" "), b.join(" "));
+                    eprintln!(
+                        "--- {name} [{}]\n{}\n+++\n{}",
+                        classify(&a, &b),
+                        a.join(" "),
+                        b.join(" ")
+                    );
                 }
             }
         }

@@ -78,6 +78,10 @@ pub fn statements(
     tr.func = pkg.name(pkg.exports[i].object_name).to_string();
     if pkg.export_class_name(i).ok() == Some("Function") {
         tr.ret_enum = natives::function_info(pkg, i).and_then(|f| f.ret);
+        tr.locals = crate::headers::model::children(pkg, i)
+            .into_iter()
+            .map(|k| pkg.name(pkg.exports[k].object_name).to_lowercase())
+            .collect();
     }
     let s = tr.statements(size)?;
     let labels = s

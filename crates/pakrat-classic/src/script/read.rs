@@ -159,6 +159,9 @@ pub struct TokenReader<'r, 'a, 'p> {
     /// The enum of the function's return value (`return 3;` is written
     /// with its value name).
     pub ret_enum: Option<String>,
+    /// The function's parameters and locals, lower-case (a constant they
+    /// shadow is not written by its name).
+    pub locals: Vec<String>,
 }
 
 /// What an expression token read ended with (`EX_EndFunctionParms`
@@ -209,6 +212,7 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
             func: String::new(),
             in_context: false,
             ret_enum: None,
+            locals: Vec::new(),
         }
     }
 
@@ -1009,7 +1013,11 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
         let name = lit
             .int_lit
             .filter(|&v| lit.text == v.to_string() && super::consts::bound_name(op, v))
-            .and_then(|v| self.natives.class_const(class, v));
+            .and_then(|v| self.natives.class_const(class, v))
+            // A property or local of that name would be found first.
+            .filter(|n| {
+                !self.natives.has_property(class, n) && !self.locals.contains(&n.to_lowercase())
+            });
         match name {
             Some(n) => Expr {
                 text: n,
