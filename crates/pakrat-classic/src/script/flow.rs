@@ -1,7 +1,8 @@
 //! Control flow rebuilt from jumps: the UnrealScript compiler's patterns.
 //!
 //! - `if (c) A`: `JumpIfNot(c, end) A end:`; with `else B`: `A` ends with
-//!   `Jump(after)`, and `B` runs from `end` to `after`.
+//!   `Jump(after)`, and `B` runs from `end` to `after` (an empty `A`, as
+//!   in `if (c) {} else B`, is the `Jump(after)` alone).
 //! - `while (c) A` (and `for`, written as `while`): `top: JumpIfNot(c, end)
 //!   A Jump(top) end:`.
 //! - `do A until (c)`: `top: A JumpIfNot(c, top)`.
@@ -243,7 +244,10 @@ impl Builder<'_> {
             }
             Some((l, j))
                 if j > t
-                    && l > i + 1
+                    // An empty `if` branch before an `else` is the jump
+                    // alone; in a loop, a jump alone to the end of the
+                    // body is read as `continue`, as before.
+                    && (l > i + 1 || lp.is_none() || j != self.end_at(to))
                     && (!lp.is_some_and(|x| x.brk == j || x.is_cont(j))
                         || j == self.end_at(to))
                     && sw != Some(j) =>
@@ -401,5 +405,54 @@ impl Builder<'_> {
         }
         self.line(ind, "}".into());
         end
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(at: u16, stmt: Stmt) -> Located {
+        Located { at, stmt }
+    }
+
+    fn text(lines: &Lines) -> String {
+        lines
+            .iter()
+            .map(|(i, t)| format!("{}{t}\n", "  ".repeat(*i)))
+            .collect()
+    }
+
+    #[test]
+    fn an_empty_if_branch_before_an_else_is_the_jump_alone() {
+        // if (c) {} else { B(); } return;
+        let s = [
+            at(0, Stmt::JumpIfNot(7, "c".into())),
+            at(4, Stmt::Jump(10)),
+            at(7, Stmt::Expr("B()".into())),
+            at(10, Stmt::Return(None)),
+        ];
+        let out = text(&structure(&s, &[]));
+        assert_eq!(
+            out,
+            "  if (c)\n  {\n  }\n  else\n  {\n    B();\n  }\n  return;\n"
+        );
+    }
+
+    #[test]
+    fn in_a_loop_a_jump_alone_to_the_body_s_end_stays_continue() {
+        // while (w) { if (c) continue; B(); } (the continue jumps to the
+        // closing jump back).
+        let s = [
+            at(0, Stmt::JumpIfNot(20, "w".into())),
+            at(5, Stmt::JumpIfNot(12, "c".into())),
+            at(9, Stmt::Jump(17)),
+            at(12, Stmt::Expr("B()".into())),
+            at(17, Stmt::Jump(0)),
+            at(20, Stmt::Return(None)),
+        ];
+        let out = text(&structure(&s, &[]));
+        assert!(out.contains("continue;"), "{out}");
+        assert!(!out.contains("else"), "{out}");
     }
 }
