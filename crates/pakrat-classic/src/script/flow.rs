@@ -366,9 +366,15 @@ impl Builder<'_> {
         // The end: where the `break`s of the cases before the last one
         // land (the nearest such target); without one, the furthest
         // forward jump past the last case.
+        // A `break` may land at the end of the enclosing block (a switch
+        // that ends an `if` branch).
+        let at_or_end = |t: u16, from: usize| {
+            self.index_of(t, from, to)
+                .or_else(|| (t == self.end_at(to)).then_some(to))
+        };
         let past = |j: usize, t: u16| {
             t > self.s[last_case].at
-                && self.index_of(t, j, to).is_some()
+                && at_or_end(t, j).is_some()
                 && !lp.is_some_and(|x| x.brk == t || x.is_cont(t))
         };
         let jumps = |r: std::ops::Range<usize>| {
@@ -385,7 +391,7 @@ impl Builder<'_> {
         // Without a `break` the end is not recorded: the switch ends right
         // after the last case's token when that is the implicit `default`
         // the compiler adds (what follows runs in both readings).
-        let end = match end_off.and_then(|t| self.index_of(t, i, to)) {
+        let end = match end_off.and_then(|t| at_or_end(t, i)) {
             Some(e) => e,
             None if cases.last().is_some_and(|c| c.1.is_none()) => last_case + 1,
             None => to,
@@ -454,5 +460,25 @@ mod tests {
         let out = text(&structure(&s, &[]));
         assert!(out.contains("continue;"), "{out}");
         assert!(!out.contains("else"), "{out}");
+    }
+
+    #[test]
+    fn a_switch_ending_an_if_branch_breaks_to_the_branch_s_end() {
+        // if (m) { switch (x) { case 3: A(); break; default: B(); break; } }
+        let s = [
+            at(0, Stmt::JumpIfNot(30, "m".into())),
+            at(5, Stmt::Switch("x".into())),
+            at(7, Stmt::Case(15, Some("3".into()))),
+            at(10, Stmt::Expr("A()".into())),
+            at(12, Stmt::Jump(30)),
+            at(15, Stmt::Case(0xFFFF, None)),
+            at(18, Stmt::Expr("B()".into())),
+            at(22, Stmt::Jump(30)),
+            at(30, Stmt::Return(None)),
+        ];
+        let out = text(&structure(&s, &[]));
+        assert!(!out.contains("goto"), "{out}");
+        let want = "    switch (x)\n    {\n      case 3:\n        A();\n        break;\n      default:\n        B();\n        break;\n    }\n  }\n  return;\n";
+        assert!(out.ends_with(want), "{out}");
     }
 }
