@@ -237,9 +237,19 @@ impl Builder<'_> {
             Stmt::Jump(j) => Some((l, j)),
             _ => None,
         });
+        // The loop's top: the condition, or statements that do nothing
+        // just before it (Unreal 2 XMP's `DebugInfo`, where its jump back
+        // lands).
+        let is_top = |j: u16| {
+            j == at
+                || (0..i)
+                    .rev()
+                    .take_while(|&k| matches!(self.s[k].stmt, Stmt::Nothing))
+                    .any(|k| self.s[k].at == j)
+        };
         match last_jump {
-            Some((l, j)) if j == at => {
-                self.while_loop(i, l, ind, t, c);
+            Some((l, j)) if is_top(j) => {
+                self.while_loop(i, l, ind, t, c, j);
                 target
             }
             Some((l, j))
@@ -272,12 +282,13 @@ impl Builder<'_> {
         }
     }
 
-    /// `while (c)` over statements `i+1..l` (`l` is the jump back), or
+    /// `while (c)` over statements `i+1..l` (`l` is the jump back, to
+    /// `top`), or
     /// `for (init; c; step)` when a jump inside goes to the last body
     /// statement (a `continue` of a `for`) and the line before the loop
     /// assigns what the step changes.
-    fn while_loop(&mut self, i: usize, l: usize, ind: usize, t: u16, c: String) {
-        let at = self.s[i].at;
+    #[allow(clippy::too_many_arguments)]
+    fn while_loop(&mut self, i: usize, l: usize, ind: usize, t: u16, c: String, top: u16) {
         let step = l
             .checked_sub(1)
             .filter(|&k| k > i)
@@ -316,7 +327,7 @@ impl Builder<'_> {
         self.line(ind, "{".into());
         let lp = Loop {
             brk: t,
-            cont: at,
+            cont: top,
             cont2: Some(self.s[l].at),
             foreach: false,
         };
@@ -480,5 +491,20 @@ mod tests {
         assert!(!out.contains("goto"), "{out}");
         let want = "    switch (x)\n    {\n      case 3:\n        A();\n        break;\n      default:\n        B();\n        break;\n    }\n  }\n  return;\n";
         assert!(out.ends_with(want), "{out}");
+    }
+
+    #[test]
+    fn a_jump_back_to_debug_info_before_the_condition_closes_a_while() {
+        // Unreal 2 XMP: DebugInfo; while (c) { A(); } (the jump back lands
+        // on the DebugInfo).
+        let s = [
+            at(0, Stmt::Nothing),
+            at(10, Stmt::JumpIfNot(20, "c".into())),
+            at(14, Stmt::Expr("A()".into())),
+            at(17, Stmt::Jump(0)),
+            at(20, Stmt::Return(None)),
+        ];
+        let out = text(&structure(&s, &[]));
+        assert_eq!(out, "  while (c)\n  {\n    A();\n  }\n  return;\n");
     }
 }
