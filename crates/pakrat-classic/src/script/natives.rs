@@ -71,9 +71,13 @@ impl NativeInfo {
 }
 
 /// Whether a final call to `f`, whose flags are not known (a function of a
-/// package not given), is a super call: it is when `f` belongs to another
-/// class than the one decompiled (a final function of a superclass in
-/// another package is the other case, and is rarer).
+/// package not given), is written as a super call: when `f` belongs to
+/// another class than the one decompiled. It is one, or a call to a final
+/// (or static) function of a class above; `Super.F()` compiles to the same
+/// final call to that function then (nothing below can override it),
+/// where `F()` for a super call would compile to a virtual call (UE2
+/// `UnScrCom.cpp`: `EX_FinalFunction` for `Super.`, final and static
+/// functions).
 pub fn unknown_is_super(ctx: &Ctx<'_, '_>, f: ObjRef) -> bool {
     match ctx.pkg.check_ref(f) {
         Ok(Target::Import(_)) => true,

@@ -924,10 +924,7 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
         let is_super = !in_context
             && match &info {
                 Some(i) => i.is_super_call(),
-                None => {
-                    name.eq_ignore_ascii_case(&self.func)
-                        && super::natives::unknown_is_super(self.ctx, f)
-                }
+                None => super::natives::unknown_is_super(self.ctx, f),
             };
         let prefix = if is_super {
             super::natives::super_prefix(self.ctx, self.natives, f)
