@@ -62,8 +62,8 @@ pub struct Expr {
     /// that narrowing; see `conv::left_artefact`).
     pub artefact: Option<Artefact>,
     /// The value of an int literal (`IntConst`, `IntConstByte`, `IntZero`,
-    /// `IntOne`): where it is an array's dimension it may be written as
-    /// `ArrayCount(A)`, which compiles to the same int.
+    /// `IntOne`): a constant of that value compiles to the same token
+    /// (see `bound_name`).
     pub int_lit: Option<i32>,
 }
 
@@ -526,14 +526,8 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
     fn constant(&mut self, t: u8, off: u64) -> Result<Item> {
         let ue2 = self.v() >= 95;
         Ok(Item::Expr(match t {
-            0x1D => {
-                let v = self.i32("int")?;
-                int_literal(v)
-            }
-            0x1E => {
-                let f = self.f32("float")?;
-                Expr::atom(float_text(f))
-            }
+            0x1D => int_literal(self.i32("int")?),
+            0x1E => Expr::atom(float_text(self.f32("float")?)),
             0x1F => {
                 let s = self.zstring8()?;
                 Expr::atom(quote(&s))
@@ -594,10 +588,7 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
                 let (a, b) = (self.expr()?, self.expr()?);
                 self.binary(&a, if t == 0x32 { "==" } else { "!=" }, 24, &b)
             }
-            0x34 => {
-                let s = self.zstring16()?;
-                Expr::atom(quote(&s))
-            }
+            0x34 => Expr::atom(quote(&self.zstring16()?)),
             0x35 if ue2 => {
                 let (a, b) = (self.f32("range")?, self.f32("range")?);
                 Expr::atom(format!("rng({},{})", float_text(a), float_text(b)))
