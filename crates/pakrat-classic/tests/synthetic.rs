@@ -428,3 +428,40 @@ fn licensee_header_layouts_read_and_write_back() {
         }
     }
 }
+
+#[test]
+fn a_class_s_int_constants_are_found_by_value_when_one_has_it() {
+    use pakrat_classic::script::natives::{NativeTable, Natives};
+    let names = &[
+        "None",
+        "Core",
+        "Package",
+        "Class",
+        "Const",
+        "Win",
+        "SizeBorder",
+        "Gap",
+        "MaxLines",
+        "Ratio",
+    ];
+    // import 0: Core.Package Core; import 1: Core.Class Const.
+    let imports = [(1, 2, 0, 1), (1, 3, -1, 4)];
+    // A const's data: no tagged properties, SuperField, Next, Value.
+    let exports: [Exp; 5] = [
+        (0, 0, 0, 5, 0, b""),
+        (-2, 0, 1, 6, 0, b"\x00\x00\x00\x023\x00"),
+        (-2, 0, 1, 7, 0, b"\x00\x00\x00\x023\x00"),
+        (-2, 0, 1, 8, 0, b"\x00\x00\x00\x0364\x00"),
+        (-2, 0, 1, 9, 0, b"\x00\x00\x00\x040.5\x00"),
+    ];
+    let data = build(names, &imports, &exports);
+    let p = Package::parse(&data).unwrap();
+    let mut t = NativeTable::new();
+    t.add(&p);
+    assert_eq!(t.class_const("win", 64).as_deref(), Some("MaxLines"));
+    // Two constants of value 3: neither is written.
+    assert_eq!(t.class_const("Win", 3), None);
+    // Floats are not int constants; another class has none.
+    assert_eq!(t.class_const("Win", 0), None);
+    assert_eq!(t.class_const("Other", 64), None);
+}

@@ -1,7 +1,8 @@
 //! Control flow rebuilt from jumps: the UnrealScript compiler's patterns.
 //!
 //! - `if (c) A`: `JumpIfNot(c, end) A end:`; with `else B`: `A` ends with
-//!   `Jump(after)`, and `B` runs from `end` to `after`.
+//!   `Jump(after)`, and `B` runs from `end` to `after` (an empty `A`, as
+//!   in `if (c) {} else B`, is the `Jump(after)` alone).
 //! - `while (c) A` (and `for`, written as `while`): `top: JumpIfNot(c, end)
 //!   A Jump(top) end:`.
 //! - `do A until (c)`: `top: A JumpIfNot(c, top)`.
@@ -236,14 +237,27 @@ impl Builder<'_> {
             Stmt::Jump(j) => Some((l, j)),
             _ => None,
         });
+        // The loop's top: the condition, or statements that do nothing
+        // just before it (Unreal 2 XMP's `DebugInfo`, where its jump back
+        // lands).
+        let is_top = |j: u16| {
+            j == at
+                || (0..i)
+                    .rev()
+                    .take_while(|&k| matches!(self.s[k].stmt, Stmt::Nothing))
+                    .any(|k| self.s[k].at == j)
+        };
         match last_jump {
-            Some((l, j)) if j == at => {
-                self.while_loop(i, l, ind, t, c);
+            Some((l, j)) if is_top(j) => {
+                self.while_loop(i, l, ind, t, c, j);
                 target
             }
             Some((l, j))
                 if j > t
-                    && l > i + 1
+                    // An empty `if` branch before an `else` is the jump
+                    // alone; in a loop, a jump alone to the end of the
+                    // body is read as `continue`, as before.
+                    && (l > i + 1 || lp.is_none() || j != self.end_at(to))
                     && (!lp.is_some_and(|x| x.brk == j || x.is_cont(j))
                         || j == self.end_at(to))
                     && sw != Some(j) =>
@@ -268,12 +282,13 @@ impl Builder<'_> {
         }
     }
 
-    /// `while (c)` over statements `i+1..l` (`l` is the jump back), or
+    /// `while (c)` over statements `i+1..l` (`l` is the jump back, to
+    /// `top`), or
     /// `for (init; c; step)` when a jump inside goes to the last body
     /// statement (a `continue` of a `for`) and the line before the loop
     /// assigns what the step changes.
-    fn while_loop(&mut self, i: usize, l: usize, ind: usize, t: u16, c: String) {
-        let at = self.s[i].at;
+    #[allow(clippy::too_many_arguments)]
+    fn while_loop(&mut self, i: usize, l: usize, ind: usize, t: u16, c: String, top: u16) {
         let step = l
             .checked_sub(1)
             .filter(|&k| k > i)
@@ -312,7 +327,7 @@ impl Builder<'_> {
         self.line(ind, "{".into());
         let lp = Loop {
             brk: t,
-            cont: at,
+            cont: top,
             cont2: Some(self.s[l].at),
             foreach: false,
         };
@@ -362,9 +377,15 @@ impl Builder<'_> {
         // The end: where the `break`s of the cases before the last one
         // land (the nearest such target); without one, the furthest
         // forward jump past the last case.
+        // A `break` may land at the end of the enclosing block (a switch
+        // that ends an `if` branch).
+        let at_or_end = |t: u16, from: usize| {
+            self.index_of(t, from, to)
+                .or_else(|| (t == self.end_at(to)).then_some(to))
+        };
         let past = |j: usize, t: u16| {
             t > self.s[last_case].at
-                && self.index_of(t, j, to).is_some()
+                && at_or_end(t, j).is_some()
                 && !lp.is_some_and(|x| x.brk == t || x.is_cont(t))
         };
         let jumps = |r: std::ops::Range<usize>| {
@@ -381,7 +402,7 @@ impl Builder<'_> {
         // Without a `break` the end is not recorded: the switch ends right
         // after the last case's token when that is the implicit `default`
         // the compiler adds (what follows runs in both readings).
-        let end = match end_off.and_then(|t| self.index_of(t, i, to)) {
+        let end = match end_off.and_then(|t| at_or_end(t, i)) {
             Some(e) => e,
             None if cases.last().is_some_and(|c| c.1.is_none()) => last_case + 1,
             None => to,
@@ -401,5 +422,89 @@ impl Builder<'_> {
         }
         self.line(ind, "}".into());
         end
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(at: u16, stmt: Stmt) -> Located {
+        Located { at, stmt }
+    }
+
+    fn text(lines: &Lines) -> String {
+        lines
+            .iter()
+            .map(|(i, t)| format!("{}{t}\n", "  ".repeat(*i)))
+            .collect()
+    }
+
+    #[test]
+    fn an_empty_if_branch_before_an_else_is_the_jump_alone() {
+        // if (c) {} else { B(); } return;
+        let s = [
+            at(0, Stmt::JumpIfNot(7, "c".into())),
+            at(4, Stmt::Jump(10)),
+            at(7, Stmt::Expr("B()".into())),
+            at(10, Stmt::Return(None)),
+        ];
+        let out = text(&structure(&s, &[]));
+        assert_eq!(
+            out,
+            "  if (c)\n  {\n  }\n  else\n  {\n    B();\n  }\n  return;\n"
+        );
+    }
+
+    #[test]
+    fn in_a_loop_a_jump_alone_to_the_body_s_end_stays_continue() {
+        // while (w) { if (c) continue; B(); } (the continue jumps to the
+        // closing jump back).
+        let s = [
+            at(0, Stmt::JumpIfNot(20, "w".into())),
+            at(5, Stmt::JumpIfNot(12, "c".into())),
+            at(9, Stmt::Jump(17)),
+            at(12, Stmt::Expr("B()".into())),
+            at(17, Stmt::Jump(0)),
+            at(20, Stmt::Return(None)),
+        ];
+        let out = text(&structure(&s, &[]));
+        assert!(out.contains("continue;"), "{out}");
+        assert!(!out.contains("else"), "{out}");
+    }
+
+    #[test]
+    fn a_switch_ending_an_if_branch_breaks_to_the_branch_s_end() {
+        // if (m) { switch (x) { case 3: A(); break; default: B(); break; } }
+        let s = [
+            at(0, Stmt::JumpIfNot(30, "m".into())),
+            at(5, Stmt::Switch("x".into())),
+            at(7, Stmt::Case(15, Some("3".into()))),
+            at(10, Stmt::Expr("A()".into())),
+            at(12, Stmt::Jump(30)),
+            at(15, Stmt::Case(0xFFFF, None)),
+            at(18, Stmt::Expr("B()".into())),
+            at(22, Stmt::Jump(30)),
+            at(30, Stmt::Return(None)),
+        ];
+        let out = text(&structure(&s, &[]));
+        assert!(!out.contains("goto"), "{out}");
+        let want = "    switch (x)\n    {\n      case 3:\n        A();\n        break;\n      default:\n        B();\n        break;\n    }\n  }\n  return;\n";
+        assert!(out.ends_with(want), "{out}");
+    }
+
+    #[test]
+    fn a_jump_back_to_debug_info_before_the_condition_closes_a_while() {
+        // Unreal 2 XMP: DebugInfo; while (c) { A(); } (the jump back lands
+        // on the DebugInfo).
+        let s = [
+            at(0, Stmt::Nothing),
+            at(10, Stmt::JumpIfNot(20, "c".into())),
+            at(14, Stmt::Expr("A()".into())),
+            at(17, Stmt::Jump(0)),
+            at(20, Stmt::Return(None)),
+        ];
+        let out = text(&structure(&s, &[]));
+        assert_eq!(out, "  while (c)\n  {\n    A();\n  }\n  return;\n");
     }
 }

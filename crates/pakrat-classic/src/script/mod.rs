@@ -4,6 +4,8 @@
 //!
 //! - [`read`]: the token reader (bounds-checked, errors name the offset).
 //! - [`flow`]: `if`/`else`, loops, `foreach`, `switch` rebuilt from jumps.
+//! - `consts` (private): int literals written as their class's named
+//!   constants where the sources name them.
 //! - `conv` (private): which byte/int/float conversions are written back,
 //!   `coerce` parameters, Vengeance's constructor form of `new`.
 //! - [`natives`]: native functions and operators by index, from the
@@ -25,6 +27,7 @@
 //! # Ok(()) }
 //! ```
 
+mod consts;
 mod conv;
 pub mod decl;
 pub mod flow;
@@ -75,6 +78,10 @@ pub fn statements(
     tr.func = pkg.name(pkg.exports[i].object_name).to_string();
     if pkg.export_class_name(i).ok() == Some("Function") {
         tr.ret_enum = natives::function_info(pkg, i).and_then(|f| f.ret);
+        tr.locals = crate::headers::model::children(pkg, i)
+            .into_iter()
+            .map(|k| pkg.name(pkg.exports[k].object_name).to_lowercase())
+            .collect();
     }
     let s = tr.statements(size)?;
     let labels = s

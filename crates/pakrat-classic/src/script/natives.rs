@@ -12,7 +12,9 @@
 
 use std::collections::HashMap;
 
-use crate::headers::model::{children, function_tail, struct_header, CPF_PARM, CPF_RETURN_PARM};
+use crate::headers::model::{
+    children, function_tail, struct_header, FieldKind, CPF_PARM, CPF_RETURN_PARM,
+};
 use crate::package::{ObjRef, Package, Target};
 
 use super::Ctx;
@@ -69,9 +71,13 @@ impl NativeInfo {
 }
 
 /// Whether a final call to `f`, whose flags are not known (a function of a
-/// package not given), is a super call: it is when `f` belongs to another
-/// class than the one decompiled (a final function of a superclass in
-/// another package is the other case, and is rarer).
+/// package not given), is written as a super call: when `f` belongs to
+/// another class than the one decompiled. It is one, or a call to a final
+/// (or static) function of a class above; `Super.F()` compiles to the same
+/// final call to that function then (nothing below can override it),
+/// where `F()` for a super call would compile to a virtual call (UE2
+/// `UnScrCom.cpp`: `EX_FinalFunction` for `Super.`, final and static
+/// functions).
 pub fn unknown_is_super(ctx: &Ctx<'_, '_>, f: ObjRef) -> bool {
     match ctx.pkg.check_ref(f) {
         Ok(Target::Import(_)) => true,
@@ -140,6 +146,11 @@ pub trait Natives {
     fn function(&self, pkg: &Package<'_>, f: ObjRef) -> Option<NativeInfo>;
     /// The enum of byte property `p` of `pkg`, when it has one.
     fn prop_enum(&self, pkg: &Package<'_>, p: ObjRef) -> Option<String>;
+    /// The one int constant class `class` itself declares with value `v`
+    /// (`None` when there is none, or more than one).
+    fn class_const(&self, _class: &str, _v: i32) -> Option<String> {
+        None
+    }
     /// The name of value `v` of enum `name`.
     fn enum_value(&self, name: &str, v: u8) -> Option<String>;
     /// The direct super class of class `name` (lower-case), when known.
@@ -278,6 +289,13 @@ pub struct NativeTable {
     enums: HashMap<String, Vec<String>>,
     /// Class lower-case → its super class lower-case.
     supers: HashMap<String, String>,
+    /// Class lower-case → its int constants (name, value).
+    consts: HashMap<String, Vec<(String, i32)>>,
+    /// Class lower-case → the number of the addition that gave its
+    /// constants.
+    const_classes: HashMap<String, usize>,
+    /// How many packages were added.
+    added: usize,
     /// (class, property) lower-case, for every property of a class.
     props: std::collections::HashSet<(String, String)>,
     /// Function name lower-case → its info, `None` when definitions of
@@ -323,8 +341,37 @@ impl NativeTable {
         self.add(pkg);
     }
 
+    /// Const export `i` of `pkg`, when a class holds it (the first
+    /// package defining the class wins).
+    fn add_const(&mut self, pkg: &Package<'_>, i: usize) {
+        let e = &pkg.exports[i];
+        let Ok(Target::Export(k)) = pkg.check_ref(e.outer) else {
+            return;
+        };
+        if !pkg.exports[k].class.is_none() {
+            return;
+        }
+        let FieldKind::Const(name, text) = crate::headers::model::read_field(pkg, i) else {
+            return;
+        };
+        let Some(v) = super::consts::int_value(&text) else {
+            return;
+        };
+        let class = pkg.name(pkg.exports[k].object_name).to_lowercase();
+        if self
+            .const_classes
+            .get(&class)
+            .is_some_and(|&p| p != self.added)
+        {
+            return;
+        }
+        self.const_classes.insert(class.clone(), self.added);
+        self.consts.entry(class).or_default().push((name, v));
+    }
+
     /// Add the functions of `pkg` (earlier additions win).
     pub fn add(&mut self, pkg: &Package<'_>) {
+        self.added += 1;
         for (i, e) in pkg.exports.iter().enumerate() {
             if e.class.is_none() {
                 if let (false, Ok(sup)) = (e.super_.is_none(), pkg.object_name(e.super_)) {
@@ -336,6 +383,10 @@ impl NativeTable {
             }
             match pkg.export_class_name(i).unwrap_or("") {
                 "Function" => {}
+                "Const" => {
+                    self.add_const(pkg, i);
+                    continue;
+                }
                 "Enum" => {
                     if let Some(en) = crate::enums::read_enum(pkg, i) {
                         self.enums
@@ -426,6 +477,16 @@ impl Natives for NativeTable {
             }
             Target::None => None,
         }
+    }
+
+    fn class_const(&self, class: &str, v: i32) -> Option<String> {
+        let mut found = self
+            .consts
+            .get(&class.to_lowercase())?
+            .iter()
+            .filter(|(_, x)| *x == v);
+        let (name, _) = found.next()?;
+        found.next().is_none().then(|| name.clone())
     }
 
     fn enum_value(&self, name: &str, v: u8) -> Option<String> {

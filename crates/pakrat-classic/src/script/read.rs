@@ -61,6 +61,10 @@ pub struct Expr {
     /// expression's leftmost parenthesised operand by itself (the token of
     /// that narrowing; see `conv::left_artefact`).
     pub artefact: Option<Artefact>,
+    /// The value of an int literal (`IntConst`, `IntConstByte`, `IntZero`,
+    /// `IntOne`): a constant of that value compiles to the same token
+    /// (see `bound_name`).
+    pub int_lit: Option<i32>,
 }
 
 /// What is known of a byte expression.
@@ -84,6 +88,7 @@ impl Expr {
             implicit: None,
             constructor: false,
             artefact: None,
+            int_lit: None,
         }
     }
     pub(super) fn wrap_if(&self, p: bool) -> String {
@@ -154,6 +159,9 @@ pub struct TokenReader<'r, 'a, 'p> {
     /// The enum of the function's return value (`return 3;` is written
     /// with its value name).
     pub ret_enum: Option<String>,
+    /// The function's parameters and locals, lower-case (a constant they
+    /// shadow is not written by its name).
+    pub locals: Vec<String>,
 }
 
 /// What an expression token read ended with (`EX_EndFunctionParms`
@@ -166,6 +174,14 @@ enum Item {
 
 fn bad(at: u64, what: impl Into<String>) -> Error {
     Error::invalid(at, what.into())
+}
+
+/// An int literal of value `v`.
+fn int_literal(v: i32) -> Expr {
+    Expr {
+        int_lit: Some(v),
+        ..Expr::atom(v.to_string())
+    }
 }
 
 fn quote(s: &str) -> String {
@@ -196,6 +212,7 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
             func: String::new(),
             in_context: false,
             ret_enum: None,
+            locals: Vec::new(),
         }
     }
 
@@ -509,7 +526,7 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
     fn constant(&mut self, t: u8, off: u64) -> Result<Item> {
         let ue2 = self.v() >= 95;
         Ok(Item::Expr(match t {
-            0x1D => Expr::atom(self.i32("int")?.to_string()),
+            0x1D => int_literal(self.i32("int")?),
             0x1E => Expr::atom(float_text(self.f32("float")?)),
             0x1F => {
                 let s = self.zstring8()?;
@@ -546,11 +563,13 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
                 let mut e = Expr::atom(b.to_string());
                 if t == 0x24 {
                     e.byte = Some(ByteInfo::Literal(b));
+                } else {
+                    e.int_lit = Some(i32::from(b));
                 }
                 e
             }
-            0x25 => Expr::atom("0"),
-            0x26 => Expr::atom("1"),
+            0x25 => int_literal(0),
+            0x26 => int_literal(1),
             0x27 => Expr::atom("true"),
             0x28 => Expr::atom("false"),
             0x2A => Expr::atom("none"),
@@ -896,10 +915,7 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
         let is_super = !in_context
             && match &info {
                 Some(i) => i.is_super_call(),
-                None => {
-                    name.eq_ignore_ascii_case(&self.func)
-                        && super::natives::unknown_is_super(self.ctx, f)
-                }
+                None => super::natives::unknown_is_super(self.ctx, f),
             };
         let prefix = if is_super {
             super::natives::super_prefix(self.ctx, self.natives, f)
@@ -956,6 +972,7 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
         // (`+=`, `$=`...) are wrapped like any other.
         let sep = format!(" {op} ");
         let (ea, eb) = explicit_operands(a, b, op);
+        let b = &self.bound_name(op, b);
         let at = if ea {
             explicit_text(a, false)
         } else {
@@ -972,6 +989,29 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
             prec: p.max(1),
             artefact: left_artefact(a, op, (ea, eb), a.prec > p, &format!("{sep}{bt}")),
             ..Expr::atom(format!("{at}{sep}{bt}"))
+        }
+    }
+
+    /// Int literal `lit` on the right of `op` written as the constant its
+    /// class declares with that value, where [`super::consts::bound_name`]
+    /// says so (the compiler stores the value either way).
+    fn bound_name(&self, op: &str, lit: &Expr) -> Expr {
+        let pkg = self.ctx.pkg;
+        let class = pkg.name(pkg.exports[self.ctx.class].object_name);
+        let name = lit
+            .int_lit
+            .filter(|&v| lit.text == v.to_string() && super::consts::bound_name(op, v))
+            .and_then(|v| self.natives.class_const(class, v))
+            // A property or local of that name would be found first.
+            .filter(|n| {
+                !self.natives.has_property(class, n) && !self.locals.contains(&n.to_lowercase())
+            });
+        match name {
+            Some(n) => Expr {
+                text: n,
+                ..lit.clone()
+            },
+            None => lit.clone(),
         }
     }
 }
