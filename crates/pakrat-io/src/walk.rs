@@ -21,11 +21,12 @@ pub struct SourceFile {
 }
 
 impl SourceFile {
-    /// Its content: `bytes`, else the file read from `path`.
+    /// Its content: `bytes`, else the file read from `path` (found regular
+    /// by the walk: [`crate::read_walked`]).
     pub fn read(&self) -> Result<std::borrow::Cow<'_, [u8]>> {
         match &self.bytes {
             Some(b) => Ok(std::borrow::Cow::Borrowed(b.as_slice())),
-            None => crate::read_regular(&self.path).map(std::borrow::Cow::Owned),
+            None => crate::read_walked(&self.path).map(std::borrow::Cow::Owned),
         }
     }
 }

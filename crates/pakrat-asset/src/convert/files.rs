@@ -236,7 +236,7 @@ pub fn sort_legacy_folder(files: Vec<SourceFile>) -> Result<LegacyFolder> {
 /// `f` with its bytes in memory (read whole, once).
 fn with_bytes(mut f: SourceFile) -> Result<SourceFile> {
     if f.bytes.is_none() {
-        let b = pakrat_io::read_regular(&f.path)?;
+        let b = pakrat_io::read_walked(&f.path)?;
         f.size = b.len() as u64;
         f.bytes = Some(std::sync::Arc::new(b));
     }
