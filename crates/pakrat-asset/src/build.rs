@@ -28,10 +28,13 @@ use pakrat_io::walk::SourceFile;
 use pakrat_io::{Error, Result};
 
 use crate::zen::{self, ZenLayout};
+
+mod stream;
 use pakrat_codec::names::package_id;
 use pakrat_iostore::container_header::{ContainerHeader, HeaderForm, StoreEntry};
 use pakrat_iostore::toc::{ChunkId, ChunkType, Numbering};
 use pakrat_iostore::write::{ChunkSpec, Data};
+pub use stream::{role, Role, StreamPlan};
 
 /// The chunk data to write: the file's bytes when it was made in memory,
 /// else the file.
@@ -42,22 +45,31 @@ fn chunk_data(f: &SourceFile) -> Data {
     }
 }
 
+/// A package's name and store entry as whoever made the package knows
+/// them (a conversion): [`plan_known`] takes them instead of parsing the
+/// package again.
+pub type Known = (String, StoreEntry);
+
 /// Every package file of the folder read and parsed by the pool, in
 /// folder order (`None` for other files); [`plan`] takes the results in
-/// order, so the first error is the one it met first before.
+/// order, so the first error is the one it met first before. A package
+/// with a `known` entry is not parsed: that entry is its result.
 fn parse_packages(
     files: &[SourceFile],
+    mut known: Vec<Option<Known>>,
     form: HeaderForm,
     reference: Option<&ContainerHeader>,
-) -> Vec<Option<Result<(String, StoreEntry)>>> {
+) -> Vec<Option<Result<Known>>> {
     use rayon::prelude::*;
+    known.resize_with(files.len(), || None);
     files
         .par_iter()
-        .map(|f| {
+        .zip(known)
+        .map(|(f, k)| {
             let package = !f.rel.starts_with("_chunks/")
                 && !f.rel.to_ascii_lowercase().ends_with(".ushaderbytecode")
                 && matches!(file_kind(&f.rel), Some((_, 1)));
-            package.then(|| read_package(f, form, reference))
+            package.then(|| k.map_or_else(|| read_package(f, form, reference), Ok))
         })
         .collect()
 }
@@ -259,6 +271,19 @@ fn folder_reference(files: &[SourceFile], o: &PlanOptions) -> Result<Option<Cont
 
 /// Turn a folder listing into chunks, a container header and pak files.
 pub fn plan(files: &[SourceFile], o: &PlanOptions) -> Result<Plan> {
+    plan_known(files, Vec::new(), o)
+}
+
+/// [`plan`], with the names and store entries of some packages already
+/// known (`known[i]` for `files[i]`; missing or `None`: read from the
+/// package). They are taken only for the UE 5.3+ header forms, whose store
+/// entry a package tells in full (its imports); for older forms the entry
+/// comes from the reference, as in [`plan`], and every package is parsed.
+pub fn plan_known(
+    files: &[SourceFile],
+    mut known: Vec<Option<Known>>,
+    o: &PlanOptions,
+) -> Result<Plan> {
     let reference = folder_reference(files, o)?;
     let form = reference.as_ref().map_or_else(
         || o.form.unwrap_or_else(|| default_form(o.toc_version)),
@@ -274,7 +299,10 @@ pub fn plan(files: &[SourceFile], o: &PlanOptions) -> Result<Plan> {
     let mut stem_ids: HashMap<String, u64> = HashMap::new();
     let mut bulk: Vec<(&SourceFile, &str, u8)> = Vec::new();
     let mut chunks: Vec<(ChunkSpec, String)> = Vec::new();
-    let mut parsed = parse_packages(files, form, reference.as_ref());
+    if !matches!(ZenLayout::for_header(form), Ok(ZenLayout::Ue5_3 { .. })) {
+        known.clear();
+    }
+    let mut parsed = parse_packages(files, known, form, reference.as_ref());
     for (fi, f) in files.iter().enumerate() {
         if let Some(rest) = f.rel.strip_prefix("_chunks/") {
             let (hex, _ty) = rest.split_once('.').unwrap_or((rest, ""));
@@ -360,47 +388,68 @@ pub fn plan(files: &[SourceFile], o: &PlanOptions) -> Result<Plan> {
     });
     plan.packages = packages.len();
     plan.chunks = chunks.into_iter().map(|c| c.0).collect();
-    if !packages.is_empty() {
-        let mut h = ContainerHeader {
-            form,
-            container_id: o.container_id,
-            package_ids: Vec::new(),
-            store_entries: Vec::new(),
-            optional_package_ids: Vec::new(),
-            optional_store_entries: Vec::new(),
-            names: Vec::new(),
-            localized_packages: Vec::new(),
-            culture_packages: Vec::new(),
-            redirects: Vec::new(),
-            soft_references: None,
-            padding: 0,
-        };
-        for (id, (_, mut entry)) in packages {
-            if let Some(r) = reference.as_ref().and_then(|r| r.store_entry(id)) {
-                // What a package does not tell: its shader maps.
-                entry.shader_map_hashes = r.shader_map_hashes.clone();
-            }
-            h.package_ids.push(id);
-            h.store_entries.push(entry);
-        }
-        if let Some(r) = &reference {
-            h.names = r.names.clone();
-            h.localized_packages = r.localized_packages.clone();
-            h.culture_packages = r.culture_packages.clone();
-            h.redirects = r.redirects.clone();
-            h.soft_references = r.soft_references.clone();
-        }
-        let bytes = h.to_bytes()?;
-        plan.chunks.push(ChunkSpec {
-            id: ChunkId::new(o.container_id, 0, 0, header_type),
-            path: None,
-            size: bytes.len() as u64,
-            data: Data::Bytes(bytes),
-            memory_mapped: false,
-        });
+    if let Some((h, chunk)) = header_chunk(form, o.container_id, packages, reference.as_ref())? {
+        plan.chunks.push(chunk);
         plan.header = Some(h);
     }
     Ok(plan)
+}
+
+/// The container header of `packages` (by id: path, store entry) and its
+/// chunk; `None` without packages. The reference gives what a package does
+/// not tell (shader maps, names, localized packages, redirects).
+fn header_chunk(
+    form: HeaderForm,
+    container_id: u64,
+    packages: BTreeMap<u64, (String, StoreEntry)>,
+    reference: Option<&ContainerHeader>,
+) -> Result<Option<(ContainerHeader, ChunkSpec)>> {
+    if packages.is_empty() {
+        return Ok(None);
+    }
+    let numbering = match form {
+        HeaderForm::Ue4 | HeaderForm::Ue4PreInitial => Numbering::Ue4,
+        HeaderForm::Ue5(_) => Numbering::Ue5,
+    };
+    let header_type = ChunkType::ContainerHeader.to_raw(numbering).unwrap_or(6);
+    let mut h = ContainerHeader {
+        form,
+        container_id,
+        package_ids: Vec::new(),
+        store_entries: Vec::new(),
+        optional_package_ids: Vec::new(),
+        optional_store_entries: Vec::new(),
+        names: Vec::new(),
+        localized_packages: Vec::new(),
+        culture_packages: Vec::new(),
+        redirects: Vec::new(),
+        soft_references: None,
+        padding: 0,
+    };
+    for (id, (_, mut entry)) in packages {
+        if let Some(r) = reference.and_then(|r| r.store_entry(id)) {
+            // What a package does not tell: its shader maps.
+            entry.shader_map_hashes = r.shader_map_hashes.clone();
+        }
+        h.package_ids.push(id);
+        h.store_entries.push(entry);
+    }
+    if let Some(r) = reference {
+        h.names = r.names.clone();
+        h.localized_packages = r.localized_packages.clone();
+        h.culture_packages = r.culture_packages.clone();
+        h.redirects = r.redirects.clone();
+        h.soft_references = r.soft_references.clone();
+    }
+    let bytes = h.to_bytes()?;
+    let chunk = ChunkSpec {
+        id: ChunkId::new(container_id, 0, 0, header_type),
+        path: None,
+        size: bytes.len() as u64,
+        data: Data::Bytes(bytes),
+        memory_mapped: false,
+    };
+    Ok(Some((h, chunk)))
 }
 
 impl Plan {

@@ -36,7 +36,8 @@ pub use error::{Error, Result};
 pub use guid::Guid;
 pub use reader::Reader;
 pub use source::{
-    caps, open_regular, read_capped, read_regular, read_text_capped, Source, RELEASE_EVERY,
+    caps, open_regular, read_capped, read_regular, read_text_capped, read_walked, Source,
+    RELEASE_EVERY,
 };
 pub use string::FString;
 pub use writer::Writer;

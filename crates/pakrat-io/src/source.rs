@@ -81,6 +81,50 @@ pub fn open_regular(path: &Path) -> Result<File> {
     Ok(file)
 }
 
+/// Read whole a file that a folder walk found regular
+/// ([`crate::walk::walk`], whose directory entry said what it is): no look
+/// at the path before opening it, as [`open_regular`] takes. A file put in
+/// its place since cannot make the open wait or take a terminal (Unix:
+/// `O_NONBLOCK`, which a regular file ignores, and `O_NOCTTY`), and the
+/// open handle is checked as [`open_regular`] checks it, so a pipe or a
+/// device is still refused and never read. One path lookup per file
+/// instead of two (`zen from-legacy` reads 18,000 this way; the lookups
+/// were 7 % of its CPU time, issue 31 item 18).
+pub fn read_walked(path: &Path) -> Result<Vec<u8>> {
+    use std::io::Read;
+    let mut opts = std::fs::OpenOptions::new();
+    opts.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        opts.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY);
+    }
+    let file = opts.open(path).map_err(|e| Error::io(path, e))?;
+    let meta = file.metadata().map_err(|e| Error::io(path, e))?;
+    if !meta.is_file() {
+        return Err(Error::io(
+            path,
+            std::io::Error::other(format!(
+                "is {}, not a file: pakrat reads regular files only",
+                kind_of(&meta.file_type())
+            )),
+        ));
+    }
+    let len = meta.len();
+    let mut v = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
+    (&file)
+        .take(len.saturating_add(1))
+        .read_to_end(&mut v)
+        .map_err(|e| Error::io(path, e))?;
+    if v.len() as u64 > len {
+        return Err(Error::io(
+            path,
+            std::io::Error::other(format!("grew past its {len} bytes while it was read")),
+        ));
+    }
+    Ok(v)
+}
+
 /// Size caps of the small files pakrat reads whole (a regular file only, see
 /// [`open_regular`]; larger ones are refused before any byte is read).
 pub mod caps {
@@ -321,5 +365,29 @@ impl Deref for Source {
 impl AsRef<[u8]> for Source {
     fn as_ref(&self) -> &[u8] {
         self
+    }
+}
+
+#[cfg(all(test, unix))]
+mod walked_tests {
+    use super::read_walked;
+
+    #[test]
+    fn read_walked_reads_files_and_refuses_a_pipe_without_waiting() {
+        let dir = std::env::temp_dir().join(format!("pakrat-walked-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("a.uexp");
+        std::fs::write(&file, b"export data").unwrap();
+        assert_eq!(read_walked(&file).unwrap(), b"export data");
+        // A pipe put where the walk saw a file: refused, and the open does
+        // not wait for a writer (the test would hang).
+        let fifo = dir.join("b.uexp");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: a valid C string; mkfifo only creates the node.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let e = read_walked(&fifo).unwrap_err().to_string();
+        assert!(e.contains("a named pipe (FIFO)"), "{e}");
+        assert!(read_walked(&dir.join("none")).is_err());
+        std::fs::remove_dir_all(&dir).ok();
     }
 }

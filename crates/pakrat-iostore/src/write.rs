@@ -227,7 +227,27 @@ struct Placer<'a> {
     written: u64,
 }
 
-impl Placer<'_> {
+impl<'a> Placer<'a> {
+    /// A placer at the start of partition 0 (opened now).
+    fn new(open: &'a mut dyn FnMut(u32) -> Result<File>, o: &Options) -> Result<Self> {
+        let mut p = Placer {
+            open,
+            files: Vec::new(),
+            part: o.partition_size.unwrap_or(u64::MAX),
+            align: u64::from(o.block_alignment),
+            pos: 0,
+            blocks: Vec::new(),
+            ivs: Vec::new(),
+            pending: Vec::new(),
+            pending_bytes: 0,
+            chunk_start: None,
+            chunk_first_block: 0,
+            written: 0,
+        };
+        p.file(0)?;
+        Ok(p)
+    }
+
     fn io(e: std::io::Error) -> Error {
         Error::Other(format!("writing the .ucas: {e}"))
     }
@@ -409,6 +429,10 @@ fn process(o: &Options, job: &mut Job, stored: bool, index: u64) -> Result<Done>
 /// enough that memory stays at a few MiB.
 const WINDOW_BLOCKS: usize = 64;
 
+/// Hands [`write_stream()`] its chunks, a group at a time in layout order;
+/// `None` ends.
+pub type NextChunks<'a> = dyn FnMut() -> Option<Result<Vec<ChunkSpec>>> + Send + 'a;
+
 /// Write `chunks`, in this order in the `.ucas`, reading [`Data::Chunk`]
 /// entries from `from`. `open_partition(p)` gives the empty file for
 /// partition `p` (called once per partition, in order); the `.utoc` bytes
@@ -423,26 +447,48 @@ pub fn write(
 ) -> Result<Written> {
     check(o)?;
     check_chunks(chunks, o)?;
-    let mut placer = Placer {
-        open: open_partition,
-        files: Vec::new(),
-        part: o.partition_size.unwrap_or(u64::MAX),
-        align: u64::from(o.block_alignment),
-        pos: 0,
-        blocks: Vec::new(),
-        ivs: Vec::new(),
-        pending: Vec::new(),
-        pending_bytes: 0,
-        chunk_start: None,
-        chunk_first_block: 0,
-        written: 0,
-    };
-    placer.file(0)?;
+    let mut placer = Placer::new(open_partition, o)?;
+    let t = pipe::place_all(pipe::Chunks::All(chunks), from, o, &mut placer, progress)?;
+    finish(placer, chunks, o, t)
+}
+
+/// [`write()`] for chunks that are made while the ones before them are
+/// written (`zen from-legacy --into` converts packages a group at a time):
+/// `next` hands them over in layout order, on a thread of its own, and
+/// each group's data is dropped once it is written, so memory holds a few
+/// groups, not the container. The checks [`write()`] makes first
+/// (duplicate ids, sizes, paths) are made on the whole list at the end,
+/// before the TOC is built; an error from `next` stops the writing. The
+/// caller writes into staged files, which an error discards. Returns the
+/// chunks as written, without their data.
+pub fn write_stream(
+    next: &mut NextChunks<'_>,
+    o: &Options,
+    open_partition: &mut dyn FnMut(u32) -> Result<File>,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<(Written, Vec<ChunkSpec>)> {
+    check(o)?;
+    let mut placer = Placer::new(open_partition, o)?;
+    let mut t = pipe::place_all(pipe::Chunks::Stream(next), None, o, &mut placer, progress)?;
+    let chunks = std::mem::take(&mut t.streamed);
+    check_chunks(&chunks, o)?;
+    let w = finish(placer, &chunks, o, t)?;
+    Ok((w, chunks))
+}
+
+/// Flush the partitions and build the TOC of what was placed.
+fn finish(
+    mut placer: Placer<'_>,
+    chunks: &[ChunkSpec],
+    o: &Options,
+    t: pipe::Totals,
+) -> Result<Written> {
     let pipe::Totals {
         hashes,
         input_bytes,
         stored_blocks,
-    } = pipe::place_all(chunks, from, o, &mut placer, progress)?;
+        ..
+    } = t;
     let partitions = placer.files.len() as u32;
     for f in &mut placer.files {
         f.flush().map_err(Placer::io)?;
@@ -975,5 +1021,119 @@ mod tests {
         assert_eq!(offs, vec![0, 112, 2048, 4096, 4096 + 65536]);
         assert_eq!(w.toc.header.partition_count, 1);
         std::fs::remove_dir_all(&dir).ok();
+    }
+
+    /// Writes with the partition opener it is given.
+    type Run<'a> = dyn FnMut(&mut dyn FnMut(u32) -> Result<File>) -> Result<Written> + 'a;
+
+    /// The partitions written by `run` (in a fresh folder), read back.
+    fn written(tag: &str, run: &mut Run<'_>) -> (Result<Written>, Vec<Vec<u8>>) {
+        let dir = std::env::temp_dir().join(format!("pakrat-write-{tag}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut files = Vec::new();
+        let mut open = |p: u32| -> Result<File> {
+            let path = dir.join(format!("p{p}"));
+            files.push(path.clone());
+            File::options()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(true)
+                .open(&path)
+                .map_err(|e| Error::io(&path, e))
+        };
+        let w = run(&mut open);
+        let bytes = files.iter().map(|f| std::fs::read(f).unwrap()).collect();
+        std::fs::remove_dir_all(&dir).ok();
+        (w, bytes)
+    }
+
+    #[test]
+    fn a_stream_of_groups_writes_what_the_whole_list_does() {
+        // Varied bytes (so zlib has work and CTR IVs differ), small chunks
+        // and one over the 1 MiB "large" mark, cut into uneven groups.
+        let mut chunks = Vec::new();
+        for (k, size) in [100u64, 5000, 70_000, 1_300_000, 3, 200_000, 65_536, 0, 9999]
+            .into_iter()
+            .enumerate()
+        {
+            // Noise (xorshift) in the first half, a pattern zlib shrinks
+            // in the second: stored and compressed blocks both.
+            let mut x = 0x9E37_79B9_7F4A_7C15u64 ^ k as u64;
+            let bytes: Vec<u8> = (0..size)
+                .map(|i| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    if i < size / 2 {
+                        x as u8
+                    } else {
+                        (i % 7) as u8
+                    }
+                })
+                .collect();
+            chunks.push(ChunkSpec {
+                id: ChunkId::new(k as u64 + 1, 0, 0, 2),
+                path: Some(format!("../../../G/{k}.ubulk")),
+                data: Data::Shared(std::sync::Arc::new(bytes)),
+                size,
+                memory_mapped: k == 5,
+            });
+        }
+        let o = Options {
+            version: 10,
+            compression: Method::Zlib,
+            cipher: Cipher::Ctr,
+            key: Some(AesKey([3; 32])),
+            partition_size: Some(1 << 18),
+            ..Options::default()
+        };
+        let (whole, whole_bytes) =
+            written("whole", &mut |open| write(&chunks, None, &o, open, &|_| {}));
+        let whole = whole.unwrap();
+        let mut groups: Vec<Vec<ChunkSpec>> = vec![
+            chunks[..2].to_vec(),
+            chunks[2..3].to_vec(),
+            Vec::new(),
+            chunks[3..].to_vec(),
+        ];
+        groups.reverse();
+        let (streamed, stream_bytes) = written("stream", &mut |open| {
+            let mut next = || groups.pop().map(Ok);
+            write_stream(&mut next, &o, open, &|_| {}).map(|(w, specs)| {
+                assert_eq!(specs.len(), chunks.len());
+                assert!(specs
+                    .iter()
+                    .all(|c| matches!(&c.data, Data::Bytes(b) if b.is_empty())));
+                w
+            })
+        });
+        let streamed = streamed.unwrap();
+        assert!(whole.toc.header.partition_count > 1);
+        assert!(whole.stored_blocks > 0 && whole.stored_blocks < whole.toc.blocks.len() as u64);
+        assert_eq!(streamed.utoc, whole.utoc);
+        assert_eq!(stream_bytes, whole_bytes);
+    }
+
+    #[test]
+    fn a_failing_stream_stops_the_writing() {
+        let mut groups = vec![
+            Err(Error::Other("package 7 did not convert".into())),
+            Ok(vec![spec(1, 10)]),
+        ];
+        let (w, _) = written("fail", &mut |open| {
+            let mut next = || groups.pop();
+            write_stream(&mut next, &Options::default(), open, &|_| {}).map(|x| x.0)
+        });
+        let e = w.unwrap_err().to_string();
+        assert!(e.contains("package 7 did not convert"), "{e}");
+        // Duplicate ids, checked at the end of a stream.
+        let mut groups = vec![Ok(vec![spec(1, 10)]), Ok(vec![spec(1, 20)])];
+        let (w, _) = written("dup", &mut |open| {
+            let mut next = || groups.pop();
+            write_stream(&mut next, &Options::default(), open, &|_| {}).map(|x| x.0)
+        });
+        let e = w.unwrap_err().to_string();
+        assert!(e.contains("two chunks have the id"), "{e}");
     }
 }

@@ -9,7 +9,8 @@
 //! gets the index it had (the AES-CTR IVs depend on it) and blocks are
 //! placed in chunk order.
 
-use std::sync::mpsc::sync_channel;
+use std::borrow::Cow;
+use std::sync::mpsc::{sync_channel, SyncSender};
 
 use pakrat_io::Result;
 use rayon::prelude::*;
@@ -37,12 +38,25 @@ struct Ready {
     blocks: Vec<Done>,
 }
 
-/// What the reading thread hands over, in chunk order.
-enum Batch {
-    /// Small chunks from index `.0` on.
-    Small(usize, Vec<Result<Ready>>),
+/// Where the reading thread takes the chunks from.
+pub(super) enum Chunks<'a> {
+    /// All of them, known before anything is written ([`super::write()`]).
+    All(&'a [ChunkSpec]),
+    /// Handed over a group at a time, in layout order
+    /// ([`super::write_stream()`]); `None` ends.
+    Stream(&'a mut super::NextChunks<'a>),
+}
+
+/// What the reading thread hands over, in chunk order: each chunk (its
+/// data left out when it was handed over by a stream) with what was made
+/// of it.
+enum Batch<'a> {
+    /// Small chunks, made ready.
+    Small(Vec<(Cow<'a, ChunkSpec>, Result<Ready>)>),
     /// One large chunk, streamed by the placing thread.
-    Large(usize),
+    Large(Cow<'a, ChunkSpec>),
+    /// The stream of chunks failed.
+    Failed(pakrat_io::Error),
 }
 
 /// What the loop gives back to [`super::write()`].
@@ -50,6 +64,8 @@ pub(super) struct Totals {
     pub hashes: Vec<[u8; 32]>,
     pub input_bytes: u64,
     pub stored_blocks: u64,
+    /// The chunks handed over by a stream, in order, without their data.
+    pub streamed: Vec<ChunkSpec>,
 }
 
 /// Consecutive windows of small chunks, and each large chunk alone.
@@ -80,68 +96,143 @@ fn windows(chunks: &[ChunkSpec]) -> Vec<(std::ops::Range<usize>, bool)> {
     out
 }
 
+/// A chunk without its data (what the TOC needs of it).
+fn without_data(c: &ChunkSpec) -> ChunkSpec {
+    ChunkSpec {
+        id: c.id,
+        path: c.path.clone(),
+        data: super::Data::Bytes(Vec::new()),
+        size: c.size,
+        memory_mapped: c.memory_mapped,
+    }
+}
+
+/// The reading side: turns a group of chunks into batches for the placing
+/// thread. `first` is the container-wide index of the next block.
+struct Reader<'a, 'p> {
+    from: Option<&'a Container>,
+    o: &'a super::Options,
+    progress: &'p (dyn Fn(u64) + Sync),
+    first: u64,
+}
+
+impl<'a> Reader<'a, '_> {
+    /// Make every window of `group` ready and send it; false once the
+    /// placing side has stopped. `cow` gives the chunk a batch carries
+    /// (`data`: with its data, for a large chunk the placing thread reads).
+    fn send<'g>(
+        &mut self,
+        group: &'g [ChunkSpec],
+        cow: &dyn Fn(&'g ChunkSpec, bool) -> Cow<'a, ChunkSpec>,
+        tx: &SyncSender<Batch<'a>>,
+    ) -> bool {
+        let bs = u64::from(self.o.block_size);
+        for (range, large) in windows(group) {
+            let batch = if large {
+                let c = &group[range.start];
+                self.first += c.size.div_ceil(bs);
+                Batch::Large(cow(c, true))
+            } else {
+                let mut firsts = Vec::with_capacity(range.len());
+                for c in &group[range.clone()] {
+                    firsts.push(self.first);
+                    self.first += c.size.div_ceil(bs);
+                }
+                let (from, o, progress) = (self.from, self.o, self.progress);
+                let ready: Vec<Result<Ready>> = group[range.clone()]
+                    .par_iter()
+                    .zip(firsts)
+                    .map(|(spec, first)| prepare(spec, from, o, first, progress))
+                    .collect();
+                Batch::Small(
+                    group[range]
+                        .iter()
+                        .zip(ready)
+                        .map(|(c, r)| (cow(c, false), r))
+                        .collect(),
+                )
+            };
+            // A closed channel: the placing side stopped on an error.
+            if tx.send(batch).is_err() {
+                return false;
+            }
+        }
+        true
+    }
+}
+
 /// Place every chunk, in order: the hashes (20 bytes of BLAKE3, zero
 /// padded), the bytes read and the blocks stored uncompressed.
 pub(super) fn place_all(
-    chunks: &[ChunkSpec],
+    chunks: Chunks<'_>,
     from: Option<&Container>,
     o: &super::Options,
     placer: &mut Placer<'_>,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Totals> {
-    let bs = u64::from(o.block_size);
-    // The container-wide index of each chunk's first block.
-    let mut first_block = Vec::with_capacity(chunks.len());
-    let mut n = 0u64;
-    for c in chunks {
-        first_block.push(n);
-        n += c.size.div_ceil(bs);
-    }
-    let plan = windows(chunks);
     let mut t = Totals {
-        hashes: Vec::with_capacity(chunks.len()),
+        hashes: Vec::new(),
         input_bytes: 0,
         stored_blocks: 0,
+        streamed: Vec::new(),
     };
     std::thread::scope(|s| -> Result<()> {
         let (tx, rx) = sync_channel::<Batch>(AHEAD);
-        let first_block = &first_block;
         s.spawn(move || {
-            for (range, large) in plan {
-                let batch = if large {
-                    Batch::Large(range.start)
-                } else {
-                    let start = range.start;
-                    let ready = chunks[range]
-                        .par_iter()
-                        .enumerate()
-                        .map(|(k, spec)| prepare(spec, from, o, first_block[start + k], progress))
-                        .collect();
-                    Batch::Small(start, ready)
-                };
-                // A closed channel: the placing side stopped on an error.
-                if tx.send(batch).is_err() {
-                    return;
+            let mut reader = Reader {
+                from,
+                o,
+                progress,
+                first: 0,
+            };
+            match chunks {
+                Chunks::All(all) => {
+                    reader.send(all, &|c, _| Cow::Borrowed(c), &tx);
+                }
+                Chunks::Stream(next) => {
+                    // Batches of a stream own their chunks: a group is
+                    // dropped (its data freed) once it is made ready.
+                    let own = |c: &ChunkSpec, data: bool| {
+                        Cow::Owned(if data { c.clone() } else { without_data(c) })
+                    };
+                    while let Some(group) = next() {
+                        match group {
+                            Ok(g) => {
+                                if !reader.send(&g, &own, &tx) {
+                                    return;
+                                }
+                            }
+                            Err(e) => {
+                                let _ = tx.send(Batch::Failed(e));
+                                return;
+                            }
+                        }
+                    }
                 }
             }
         });
         for batch in rx {
             match batch {
-                Batch::Small(start, ready) => {
-                    for (k, r) in ready.into_iter().enumerate() {
-                        let spec = &chunks[start + k];
-                        let r = r.map_err(|e| in_chunk(e, spec))?;
-                        place_ready(r, spec, o, placer, &mut t)?;
+                Batch::Small(items) => {
+                    for (spec, r) in items {
+                        let r = r.map_err(|e| in_chunk(e, &spec))?;
+                        place_ready(r, &spec, o, placer, &mut t)?;
+                        if let Cow::Owned(c) = spec {
+                            t.streamed.push(c);
+                        }
                     }
                 }
-                Batch::Large(ci) => {
-                    let spec = &chunks[ci];
-                    let (hash, stored) = super::stream_one(spec, from, o, placer, progress)
-                        .map_err(|e| in_chunk(e, spec))?;
+                Batch::Large(spec) => {
+                    let (hash, stored) = super::stream_one(&spec, from, o, placer, progress)
+                        .map_err(|e| in_chunk(e, &spec))?;
                     t.hashes.push(hash);
                     t.input_bytes += spec.size;
                     t.stored_blocks += stored;
+                    if let Cow::Owned(c) = spec {
+                        t.streamed.push(without_data(&c));
+                    }
                 }
+                Batch::Failed(e) => return Err(e),
             }
         }
         Ok(())

@@ -651,3 +651,127 @@ fn from_legacy_into_writes_the_engines_container_format() {
         );
     }
 }
+
+/// The `.utoc`, `.ucas` and `.pak` beside `utoc`.
+fn container_bytes(utoc: &Path) -> Vec<Vec<u8>> {
+    ["utoc", "ucas", "pak"]
+        .iter()
+        .map(|e| std::fs::read(utoc.with_extension(e)).unwrap())
+        .collect()
+}
+
+#[test]
+fn from_legacy_into_converting_while_writing_gives_the_same_container() {
+    // `--into` converts a group of packages while the ones before are
+    // written (issue 31 item 18); `--registry` takes the path that converts
+    // every package first, then plans the folder. Both containers are the
+    // same, byte for byte, also when bulk data comes before its package in
+    // path order (`T_Streaming.ubulk` before `T_Streaming.umap`: a UE5
+    // package's name is its summary's, not its file's).
+    let Some(fx) = fixtures() else { return };
+    let f = fx
+        .iter()
+        .find(|f| f.label.ends_with("Unversioned") && f.engine == "5.8")
+        .unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let cook = tmp.path().join("cook");
+    extract(&f.legacy_pak, &cook);
+    let tex = walkdir(&cook)
+        .into_iter()
+        .find(|p| p.file_name().is_some_and(|n| n == "T_Streaming.uasset"))
+        .unwrap()
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    for ext in ["uasset", "uexp"] {
+        let from = tex.join(format!("T_Streaming.{ext}"));
+        let to = if ext == "uasset" { "umap" } else { ext };
+        std::fs::rename(&from, tex.join(format!("T_Streaming2.{to}"))).unwrap();
+    }
+    std::fs::rename(
+        tex.join("T_Streaming.ubulk"),
+        tex.join("T_Streaming2.ubulk"),
+    )
+    .unwrap();
+    let mut made = Vec::new();
+    for (n, extra) in [(0, None), (1, Some("--registry"))] {
+        let utoc = tmp.path().join(format!("mod{n}/Mod_P.utoc"));
+        let mut args = vec![
+            "zen",
+            "from-legacy",
+            s(&cook),
+            "--into",
+            s(&utoc),
+            "--ue-version",
+            "5.8",
+        ];
+        args.extend(extra);
+        pakrat().args(&args).assert().success();
+        made.push(container_bytes(&utoc));
+    }
+    assert!(
+        made[0] == made[1],
+        "the two paths wrote different containers"
+    );
+    // The bulk data is its package's (the chunk ids agree).
+    let utoc = tmp.path().join("mod0/Mod_P.utoc");
+    pakrat()
+        .args(["verify", s(&utoc)])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("OK"));
+
+    // Two packages that do not convert: both are listed, nothing is written.
+    let mut bad = Vec::new();
+    for entry in walkdir(&cook) {
+        if entry.extension().is_some_and(|e| e == "uexp") && bad.len() < 2 {
+            std::fs::write(&entry, b"short").unwrap();
+            bad.push(entry);
+        }
+    }
+    let utoc = tmp.path().join("mod2/Mod_P.utoc");
+    let out = pakrat()
+        .args([
+            "zen",
+            "from-legacy",
+            s(&cook),
+            "--into",
+            s(&utoc),
+            "--ue-version",
+            "5.8",
+        ])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("2 of 5 packages did not convert; no container was written"),
+        "{err}"
+    );
+    for b in &bad {
+        let stem = b.file_stem().unwrap().to_string_lossy();
+        assert!(err.contains(&*stem), "{stem} is not listed: {err}");
+    }
+    assert!(
+        !utoc.exists() && !utoc.with_extension("ucas").exists(),
+        "{err}"
+    );
+}
+
+/// Every file below `dir`, sorted.
+fn walkdir(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}

@@ -183,6 +183,15 @@ fn is_package_name(rel: &str) -> bool {
     l.ends_with(".uasset") || l.ends_with(".umap")
 }
 
+/// True for the files [`sort_legacy_folder`] and [`legacy_to_zen`] read
+/// whole (`.uasset`, `.umap`, `.uexp`): their sizes come from what is read,
+/// so a folder walk for them need not ask
+/// ([`pakrat_io::walk::walk_sizing`]); they are 0 until read.
+pub fn walked_unsized(rel: &str) -> bool {
+    let l = rel.to_ascii_lowercase();
+    l.ends_with(".uexp") || is_package_name(&l)
+}
+
 /// Sort a folder listing (from [`pakrat_io::walk::walk`]): a `.uasset`/`.umap`
 /// that starts with the package tag and a negative legacy version is a
 /// legacy package; its `.uexp` goes with it. A `.uexp` without its package
@@ -239,7 +248,7 @@ pub fn sort_legacy_folder(files: Vec<SourceFile>) -> Result<LegacyFolder> {
 /// `f` with its bytes in memory (read whole, once).
 fn with_bytes(mut f: SourceFile) -> Result<SourceFile> {
     if f.bytes.is_none() {
-        let b = pakrat_io::read_regular(&f.path)?;
+        let b = pakrat_io::read_walked(&f.path)?;
         f.size = b.len() as u64;
         f.bytes = Some(std::sync::Arc::new(b));
     }

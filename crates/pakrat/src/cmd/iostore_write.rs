@@ -142,6 +142,36 @@ pub fn write_out(
     quiet: bool,
     extra: Vec<Extra>,
 ) -> Result<(Written, Vec<PathBuf>)> {
+    let total: u64 = specs.iter().map(|s| s.size).sum();
+    write_out_with(
+        output,
+        force,
+        Some(total),
+        quiet,
+        extra,
+        &mut |open, progress| write::write(specs, from, o, open, progress),
+    )
+}
+
+/// Opens a partition of the container being written.
+pub type OpenPart<'a> = dyn FnMut(u32) -> pakrat_io::Result<std::fs::File> + 'a;
+
+/// Writes the container's partitions (given the opener and the progress
+/// callback), as [`write::write`] does.
+pub type RunWrite<'a> =
+    dyn FnMut(&mut OpenPart<'_>, &(dyn Fn(u64) + Sync)) -> pakrat_io::Result<Written> + 'a;
+
+/// [`write_out`] with the writing done by `run` (given the partition
+/// opener and the progress callback); `total` bytes for the progress bar,
+/// when known.
+pub fn write_out_with(
+    output: &Path,
+    force: bool,
+    total: Option<u64>,
+    quiet: bool,
+    extra: Vec<Extra>,
+    run: &mut RunWrite<'_>,
+) -> Result<(Written, Vec<PathBuf>)> {
     let name = stem(output)?;
     let dir = match output.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
@@ -150,8 +180,7 @@ pub fn write_out(
     let out = OutputDir::create(&dir, force)?;
     let staging = Staging::new(&out);
     let mut staged = Vec::new();
-    let total: u64 = specs.iter().map(|s| s.size).sum();
-    let bar = progress(total, quiet, "writing");
+    let bar = progress(total.unwrap_or(0), quiet || total.is_none(), "writing");
     let res = (|| -> Result<Written> {
         let utoc_name = format!("{name}.utoc");
         let mut open_part = |p: u32| -> pakrat_io::Result<std::fs::File> {
@@ -160,7 +189,7 @@ pub fn write_out(
             staged.push(s);
             Ok(f)
         };
-        let w = write::write(specs, from, o, &mut open_part, &|n| {
+        let w = run(&mut open_part, &|n| {
             if let Some(pb) = &bar {
                 pb.inc(n);
             }
@@ -452,7 +481,7 @@ pub fn create(a: &IostoreCreateArgs) -> Result<ExitCode> {
             a.output.display()
         );
     }
-    create_from(a, files)
+    create_from(a, files, Vec::new())
 }
 
 /// A UE4 container header chunk in the folder (`zen from-legacy -o` of UE
@@ -480,13 +509,20 @@ fn ue4_folder_version(
     Some(f.pak_version)
 }
 
-/// `iostore create` over a listing of `a.src` (which may hold files made
-/// in memory, as `zen from-legacy --into` does).
-pub fn create_from(
-    a: &IostoreCreateArgs,
-    files: Vec<pakrat_io::walk::SourceFile>,
-) -> Result<ExitCode> {
-    use pakrat_asset::build;
+/// What `iostore create` settles before it plans: the container's name,
+/// options and format, the base container and the plan settings.
+pub struct CreateSetup {
+    name: String,
+    o: Options,
+    base: Option<Container>,
+    engine: Option<&'static ContainerFormat>,
+    pak_version: Option<u32>,
+    /// Settings for the plan of the folder.
+    pub plan: pakrat_asset::build::PlanOptions,
+}
+
+/// The settings of `iostore create` (also `zen from-legacy --into`).
+pub fn create_setup(a: &IostoreCreateArgs) -> Result<CreateSetup> {
     let name = stem(&a.output)?;
     let ring = keyring(&a.keys)?;
     let base = match &a.base {
@@ -548,25 +584,48 @@ pub fn create_from(
         }
     }
     apply(&a.enc, &ring, &mut o)?;
-    let mount = mount_dir(&a.mount);
+    let plan = pakrat_asset::build::PlanOptions {
+        mount: mount_dir(&a.mount),
+        container_id: o.container_id,
+        toc_version: o.version,
+        form: if base.is_none() {
+            engine.map(|f| f.header)
+        } else {
+            None
+        },
+        reference,
+        order,
+    };
+    Ok(CreateSetup {
+        name,
+        o,
+        base,
+        engine,
+        pak_version,
+        plan,
+    })
+}
+
+/// `iostore create` over a listing of `a.src` (which may hold files made
+/// in memory, as `zen from-legacy --into` does, with the names and store
+/// entries of those packages in `known`, one per file or none).
+pub fn create_from(
+    a: &IostoreCreateArgs,
+    files: Vec<pakrat_io::walk::SourceFile>,
+    known: Vec<Option<pakrat_asset::build::Known>>,
+) -> Result<ExitCode> {
+    let CreateSetup {
+        name,
+        mut o,
+        base,
+        engine,
+        mut pak_version,
+        plan,
+    } = create_setup(a)?;
     if files.is_empty() {
         bail!("{}: no files; nothing was written", a.src.display());
     }
-    let plan = build::plan(
-        &files,
-        &build::PlanOptions {
-            mount,
-            container_id: o.container_id,
-            toc_version: o.version,
-            form: if base.is_none() {
-                engine.map(|f| f.header)
-            } else {
-                None
-            },
-            reference,
-            order,
-        },
-    )?;
+    let plan = pakrat_asset::build::plan_known(&files, known, &plan)?;
     if plan.chunks.is_empty() {
         bail!(
             "{}: no packages or chunks, only other files ({}); a container needs zen packages (.uasset/.umap) or _chunks files. Use `pakrat pak create` for a plain pak",
@@ -617,6 +676,53 @@ pub fn create_from(
             "{} packages, {} chunks; {pak_files} other file(s) in the companion pak",
             plan.packages,
             plan.chunks.len()
+        );
+    }
+    report(a.out.json, "created", &a.output, &w, &paths, secs)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `iostore create` of chunks made while the ones before them are written
+/// (`zen from-legacy --into`): `next` hands them over in layout order (the
+/// container header last), made with `c.plan`'s settings
+/// ([`pakrat_asset::build::StreamPlan`]); `pak_files` go into the
+/// companion pak and `packages` is the count to report. An error from
+/// `next` writes nothing.
+pub fn create_streamed(
+    a: &IostoreCreateArgs,
+    c: CreateSetup,
+    pak_files: Vec<pakrat_io::walk::SourceFile>,
+    packages: usize,
+    next: &mut write::NextChunks<'_>,
+) -> Result<ExitCode> {
+    let n_pak = pak_files.len();
+    let pak = companion_pak(
+        &c.name,
+        pak_files,
+        a.pak_version
+            .or(c.pak_version)
+            .unwrap_or_else(|| pak_version_for(c.o.version)),
+        c.o.key,
+        c.o.key_guid,
+    )?;
+    let start = std::time::Instant::now();
+    let mut chunks = 0;
+    let (w, paths) = write_out_with(
+        &a.output,
+        a.enc.force,
+        None,
+        a.out.json,
+        vec![pak],
+        &mut |open, progress| {
+            let (w, written) = write::write_stream(next, &c.o, open, progress)?;
+            chunks = written.len();
+            Ok(w)
+        },
+    )?;
+    let secs = start.elapsed().as_secs_f64();
+    if !a.out.json {
+        println!(
+            "{packages} packages, {chunks} chunks; {n_pak} other file(s) in the companion pak"
         );
     }
     report(a.out.json, "created", &a.output, &w, &paths, secs)?;

@@ -28,4 +28,5 @@ pub mod view;
 pub mod zen;
 pub mod zen_loose;
 pub mod zen_registry;
+pub mod zen_stream;
 pub mod zen_ue4;

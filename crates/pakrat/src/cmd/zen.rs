@@ -5,16 +5,19 @@ use std::sync::Arc;
 
 use anyhow::{bail, Result};
 
+use pakrat_asset::build::Known;
 use pakrat_asset::convert::files::{
     engine_of_container, legacy_layout, legacy_to_zen, package_file_path, package_to_legacy,
-    sibling, sort_legacy_folder, ZenFile,
+    sibling, sort_legacy_folder, walked_unsized, ZenFile,
 };
 use pakrat_asset::convert::Packages;
 use pakrat_asset::legacy::Layout;
 use pakrat_asset::zen::{load_script_objects, ContainerPackages, ObjectRef, PackageEntry};
+use pakrat_codec::names::package_id;
 use pakrat_io::fsutil::OutputDir;
 use pakrat_io::text::show;
 use pakrat_io::walk::SourceFile;
+use pakrat_iostore::container_header::StoreEntry;
 use rayon::prelude::*;
 use serde_json::json;
 
@@ -285,7 +288,9 @@ pub fn from_legacy(a: &ZenFromLegacyArgs) -> Result<ExitCode> {
     if a.output.is_none() && a.into.is_none() {
         bail!("say where the zen packages go: -o DIR (files) or --into MOD_P.utoc (a container)");
     }
-    let folder = sort_legacy_folder(pakrat_io::walk::walk(&a.src)?)?;
+    let folder = sort_legacy_folder(pakrat_io::walk::walk_sizing(&a.src, |rel| {
+        !walked_unsized(rel)
+    })?)?;
     if folder.packages.is_empty() {
         bail!(
             "{}: no legacy packages (a .uasset/.umap that starts with the package tag C1 83 2A 9E)",
@@ -298,6 +303,13 @@ pub fn from_legacy(a: &ZenFromLegacyArgs) -> Result<ExitCode> {
     };
     refuse_old_zen_layout(a.ue_version.as_deref())?;
     let layout = engine(a.ue_version.as_deref())?;
+    if let Some(utoc) = &a.into {
+        let create = create_args(a, utoc, a.ue_version.clone());
+        let streamed = crate::cmd::zen_stream::into(a, &create, &folder, layout, script.as_ref())?;
+        if let Some(code) = streamed {
+            return Ok(code);
+        }
+    }
     let start = std::time::Instant::now();
     let bar = crate::cmd::common::progress_count(
         folder.packages.len() as u64,
@@ -340,36 +352,39 @@ pub fn from_legacy(a: &ZenFromLegacyArgs) -> Result<ExitCode> {
         }
         let registry =
             crate::cmd::zen_registry::prepare(a, utoc, &folder.packages, &converted, layout)?;
-        // The converted packages stand where the legacy ones were; the
-        // other files (bulk data, anything else) are taken as they are.
-        let mut files: Vec<SourceFile> = results
+        // The converted packages stand where the legacy ones were, with the
+        // name and store entry the conversion knows (the container's plan
+        // need not parse them again); the other files (bulk data, anything
+        // else) are taken as they are.
+        let mut files: Vec<(SourceFile, Option<Known>)> = results
             .into_iter()
             .flatten()
             .map(|z| {
                 let path = a.src.join(&z.rel);
-                SourceFile {
+                let p = z.output.package;
+                let entry = StoreEntry {
+                    imported_packages: p
+                        .imported_package_names
+                        .iter()
+                        .map(|n| package_id(n))
+                        .collect(),
+                    ..StoreEntry::default()
+                };
+                let file = SourceFile {
                     rel: z.rel,
                     path,
                     size: z.output.chunk.len() as u64,
                     bytes: Some(Arc::new(z.output.chunk)),
-                }
+                };
+                (file, Some((p.name, entry)))
             })
             .collect();
-        files.extend(folder.others);
-        files.extend(store);
-        files.sort_by(|x, y| x.rel.cmp(&y.rel));
-        let create = IostoreCreateArgs {
-            src: a.src.clone(),
-            output: utoc.clone(),
-            base: a.base.clone(),
-            mount: a.mount.clone(),
-            ue_version,
-            pak_version: a.pak_version,
-            enc: a.enc.clone(),
-            keys: a.keys.clone(),
-            out: a.out.clone(),
-        };
-        let code = crate::cmd::iostore_write::create_from(&create, files)?;
+        files.extend(folder.others.into_iter().map(|f| (f, None)));
+        files.extend(store.map(|f| (f, None)));
+        files.sort_by(|x, y| x.0.rel.cmp(&y.0.rel));
+        let (files, known): (Vec<SourceFile>, Vec<Option<Known>>) = files.into_iter().unzip();
+        let create = create_args(a, utoc, ue_version);
+        let code = crate::cmd::iostore_write::create_from(&create, files, known)?;
         if let Some(r) = registry {
             if code == ExitCode::SUCCESS {
                 r.write(a.enc.force, a.out.json)?;
@@ -381,6 +396,25 @@ pub fn from_legacy(a: &ZenFromLegacyArgs) -> Result<ExitCode> {
         bail!("give -o DIR or --into MOD_P.utoc");
     };
     write_folder(a, dir, &folder, &converted, store.as_ref(), &errors, start)
+}
+
+/// The `iostore create` settings of `zen from-legacy --into UTOC`.
+fn create_args(
+    a: &ZenFromLegacyArgs,
+    utoc: &std::path::Path,
+    ue_version: Option<String>,
+) -> IostoreCreateArgs {
+    IostoreCreateArgs {
+        src: a.src.clone(),
+        output: utoc.to_path_buf(),
+        base: a.base.clone(),
+        mount: a.mount.clone(),
+        ue_version,
+        pak_version: a.pak_version,
+        enc: a.enc.clone(),
+        keys: a.keys.clone(),
+        out: a.out.clone(),
+    }
 }
 
 /// `zen from-legacy -o DIR`: the converted packages, the UE 4.27 store

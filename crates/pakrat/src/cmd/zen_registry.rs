@@ -49,7 +49,15 @@ fn entry(
     } else {
         ".uasset"
     };
-    let size = src.header.size + src.uexp.as_ref().map_or(0, |u| u.size);
+    // The folder walk leaves out the sizes of the files the conversion
+    // reads whole (`walked_unsized`): the `.uexp`'s is asked here.
+    let uexp = match &src.uexp {
+        Some(u) => std::fs::metadata(&u.path)
+            .map_err(|e| anyhow!("{}: {e}", u.path.display()))?
+            .len(),
+        None => 0,
+    };
+    let size = header.len() as u64 + uexp;
     Ok(build::entry_of(
         &pkg,
         &z.output.package.name,
