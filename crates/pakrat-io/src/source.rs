@@ -97,9 +97,22 @@ pub fn read_walked(path: &Path) -> Result<Vec<u8>> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt;
-        opts.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY);
+        // O_NOFOLLOW: a symbolic link put in the file's place since the
+        // walk (which refuses links) is not followed either.
+        opts.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_NOFOLLOW);
     }
-    let file = opts.open(path).map_err(|e| Error::io(path, e))?;
+    let file = opts.open(path).map_err(|e| {
+        #[cfg(unix)]
+        if e.raw_os_error() == Some(libc::ELOOP) {
+            return Error::io(
+                path,
+                std::io::Error::other(
+                    "is a symbolic link now (it was a file when the folder was walked); refused",
+                ),
+            );
+        }
+        Error::io(path, e)
+    })?;
     let meta = file.metadata().map_err(|e| Error::io(path, e))?;
     if !meta.is_file() {
         return Err(Error::io(
@@ -388,6 +401,11 @@ mod walked_tests {
         let e = read_walked(&fifo).unwrap_err().to_string();
         assert!(e.contains("a named pipe (FIFO)"), "{e}");
         assert!(read_walked(&dir.join("none")).is_err());
+        // A symbolic link put where the walk saw a file: not followed.
+        let link = dir.join("c.uexp");
+        std::os::unix::fs::symlink(&file, &link).unwrap();
+        let e = read_walked(&link).unwrap_err().to_string();
+        assert!(e.contains("is a symbolic link now"), "{e}");
         std::fs::remove_dir_all(&dir).ok();
     }
 }
