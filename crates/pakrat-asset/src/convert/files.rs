@@ -98,7 +98,7 @@ pub fn sibling(path: &str, ext: &str) -> String {
 }
 
 /// Convert one package of a container to legacy files: header and export
-/// data from [`to_legacy`], and its bulk data chunks (BulkData,
+/// data from [`to_legacy_bytes`], and its bulk data chunks (BulkData,
 /// OptionalBulkData, MemoryMappedBulkData), which are the `.ubulk`,
 /// `.uptnl` and `.m.ubulk` files byte for byte.
 pub fn package_to_legacy<'a>(
