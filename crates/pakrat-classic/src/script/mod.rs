@@ -35,6 +35,7 @@ pub mod natives;
 pub mod probes;
 pub mod read;
 pub mod repl;
+mod stmt;
 
 use pakrat_io::{Error, Result};
 

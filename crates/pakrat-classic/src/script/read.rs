@@ -27,6 +27,8 @@ use super::natives::{Natives, OpKind};
 use super::Ctx;
 use crate::package::ObjRef;
 
+pub use super::stmt::{Located, Stmt};
+
 /// The name written for a native function whose index no package given
 /// defines: `UnknownNative812(...)`.
 pub const UNKNOWN_NATIVE: &str = "UnknownNative";
@@ -98,48 +100,6 @@ impl Expr {
             self.text.clone()
         }
     }
-}
-
-/// One statement of the bytecode (a top-level token).
-#[derive(Clone, Debug, PartialEq)]
-pub enum Stmt {
-    /// An expression statement (assignment, call).
-    Expr(String),
-    /// `return x;` (`None`: `return;`).
-    Return(Option<String>),
-    /// Unconditional jump to a memory offset.
-    Jump(u16),
-    /// `if (!cond) jump`.
-    JumpIfNot(u16, String),
-    /// `switch (x)`.
-    Switch(String),
-    /// A `case x:` (next case at the offset) or `default:` (`None`).
-    Case(u16, Option<String>),
-    /// `foreach x` ending at the offset.
-    Iterator(String, u16),
-    /// End of a `foreach` body.
-    IteratorNext,
-    /// Leaves a `foreach` (before `return` or at its end).
-    IteratorPop,
-    /// `stop;`.
-    Stop,
-    /// `goto x;`.
-    Goto(String),
-    /// `assert(x);`.
-    Assert(String),
-    /// The label table of state code: (label, offset).
-    Labels(Vec<(String, u32)>),
-    /// A token that does nothing (`EX_Nothing`, debug info, end of script).
-    Nothing,
-}
-
-/// A statement and the memory offset of its first token.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Located {
-    /// Memory offset (what jumps point at).
-    pub at: u16,
-    /// The statement.
-    pub stmt: Stmt,
 }
 
 /// Reads a script's tokens.

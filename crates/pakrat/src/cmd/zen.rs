@@ -196,41 +196,17 @@ pub fn to_legacy(a: &ZenToLegacyArgs) -> Result<ExitCode> {
     let done: Vec<&(String, usize, u64)> = results.iter().filter_map(|r| r.as_ref().ok()).collect();
     let lib_done: Vec<&(String, usize, u64)> =
         libs.iter().filter_map(|r| r.as_ref().ok()).collect();
-    let files: usize = done.iter().chain(&lib_done).map(|d| d.1).sum();
-    let bytes: u64 = done.iter().chain(&lib_done).map(|d| d.2).sum();
-    if a.out.json {
-        print_json(&json!({
-            "file": a.file.display().to_string(),
-            "output": out.target().display().to_string(),
-            "selected": selected.len(),
-            "converted": done.len(),
-            "packages": done.iter().map(|d| &d.0).collect::<Vec<_>>(),
-            "shader_libraries": lib_done.iter().map(|d| &d.0).collect::<Vec<_>>(),
-            "files": files,
-            "bytes": bytes,
-            "seconds": secs,
-            "engine": a.ue_version.as_deref().or(told),
-            "errors": errors,
-            "notes": notes,
-        }))?;
-    } else {
-        for n in &notes {
-            eprintln!("pakrat: note: {}", show(n));
-        }
-        crate::cmd::common::print_errors(&errors);
-        // The result line prints under -q too (its help says so).
-        println!(
-            "converted {} of {} packages{} to legacy ({files} files, {}) in {} in {secs:.2}s",
-            done.len(),
-            selected.len(),
-            match lib_done.len() {
-                0 => String::new(),
-                n => format!(" and {n} shader librar{}", if n == 1 { "y" } else { "ies" }),
-            },
-            human_size(bytes),
-            out.target().display()
-        );
-    }
+    let report = ToLegacyReport {
+        output: out.target(),
+        selected: selected.len(),
+        done: &done,
+        lib_done: &lib_done,
+        secs,
+        engine: a.ue_version.as_deref().or(told),
+        errors: &errors,
+        notes: &notes,
+    };
+    report.print(a)?;
     // The process ends after this: its memory goes back whole, without
     // freeing thousands of package headers one by one on this thread
     // (issue 31 item 18).
@@ -238,6 +214,60 @@ pub fn to_legacy(a: &ZenToLegacyArgs) -> Result<ExitCode> {
     std::mem::forget(others);
     std::mem::forget(cp);
     Ok(exit_code(errors.is_empty()))
+}
+
+/// What `zen to-legacy` of a container did, as it is printed.
+struct ToLegacyReport<'a> {
+    output: &'a std::path::Path,
+    selected: usize,
+    done: &'a [&'a (String, usize, u64)],
+    lib_done: &'a [&'a (String, usize, u64)],
+    secs: f64,
+    engine: Option<&'a str>,
+    errors: &'a [&'a String],
+    notes: &'a [String],
+}
+
+impl ToLegacyReport<'_> {
+    /// The JSON object, or the notes, errors and the result line.
+    fn print(&self, a: &ZenToLegacyArgs) -> Result<()> {
+        let (done, lib_done, errors, secs) = (self.done, self.lib_done, self.errors, self.secs);
+        let files: usize = done.iter().chain(lib_done).map(|d| d.1).sum();
+        let bytes: u64 = done.iter().chain(lib_done).map(|d| d.2).sum();
+        if a.out.json {
+            return print_json(&json!({
+                "file": a.file.display().to_string(),
+                "output": self.output.display().to_string(),
+                "selected": self.selected,
+                "converted": done.len(),
+                "packages": done.iter().map(|d| &d.0).collect::<Vec<_>>(),
+                "shader_libraries": lib_done.iter().map(|d| &d.0).collect::<Vec<_>>(),
+                "files": files,
+                "bytes": bytes,
+                "seconds": secs,
+                "engine": self.engine,
+                "errors": errors,
+                "notes": self.notes,
+            }));
+        }
+        for n in self.notes {
+            eprintln!("pakrat: note: {}", show(n));
+        }
+        crate::cmd::common::print_errors(errors);
+        // The result line prints under -q too (its help says so).
+        println!(
+            "converted {} of {} packages{} to legacy ({files} files, {}) in {} in {secs:.2}s",
+            done.len(),
+            self.selected,
+            match lib_done.len() {
+                0 => String::new(),
+                n => format!(" and {n} shader librar{}", if n == 1 { "y" } else { "ies" }),
+            },
+            human_size(bytes),
+            self.output.display()
+        );
+        Ok(())
+    }
 }
 
 /// The container's shader libraries (those with a path, matching the
