@@ -191,6 +191,17 @@ fn to_legacy_one_package_by_glob() {
         "--json",
     ]);
     assert_eq!(v["converted"], 1);
+    // A new folder is filled out of sight and renamed into place: the
+    // result names the folder asked for, and no hidden folder is left.
+    assert_eq!(
+        v["output"].as_str().map(Path::new),
+        Some(std::fs::canonicalize(&out).unwrap().as_path())
+    );
+    let beside: Vec<_> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(beside, ["o"]);
     let names = common::file_names(&out);
     let want: Vec<String> = ["uasset", "ubulk", "uexp"]
         .iter()
