@@ -412,20 +412,7 @@ fn header_chunk(
         HeaderForm::Ue5(_) => Numbering::Ue5,
     };
     let header_type = ChunkType::ContainerHeader.to_raw(numbering).unwrap_or(6);
-    let mut h = ContainerHeader {
-        form,
-        container_id,
-        package_ids: Vec::new(),
-        store_entries: Vec::new(),
-        optional_package_ids: Vec::new(),
-        optional_store_entries: Vec::new(),
-        names: Vec::new(),
-        localized_packages: Vec::new(),
-        culture_packages: Vec::new(),
-        redirects: Vec::new(),
-        soft_references: None,
-        padding: 0,
-    };
+    let mut h = ContainerHeader::empty(form, container_id);
     for (id, (_, mut entry)) in packages {
         if let Some(r) = reference.and_then(|r| r.store_entry(id)) {
             // What a package does not tell: its shader maps.

@@ -91,7 +91,6 @@ pub fn open_regular(path: &Path) -> Result<File> {
 /// instead of two (`zen from-legacy` reads 18,000 this way; the lookups
 /// were 7 % of its CPU time, issue 31 item 18).
 pub fn read_walked(path: &Path) -> Result<Vec<u8>> {
-    use std::io::Read;
     let mut opts = std::fs::OpenOptions::new();
     opts.read(true);
     #[cfg(unix)]
@@ -123,19 +122,7 @@ pub fn read_walked(path: &Path) -> Result<Vec<u8>> {
             )),
         ));
     }
-    let len = meta.len();
-    let mut v = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
-    (&file)
-        .take(len.saturating_add(1))
-        .read_to_end(&mut v)
-        .map_err(|e| Error::io(path, e))?;
-    if v.len() as u64 > len {
-        return Err(Error::io(
-            path,
-            std::io::Error::other(format!("grew past its {len} bytes while it was read")),
-        ));
-    }
-    Ok(v)
+    read_open(&file, meta.len(), path)
 }
 
 /// Size caps of the small files pakrat reads whole (a regular file only, see
@@ -199,12 +186,17 @@ pub fn read_text_capped(path: &Path, cap: u64, what: &str) -> Result<String> {
 /// Read the whole of `path`, a regular file (see [`open_regular`]), as long
 /// as it was when opened: a data file. Refused if it grows while read.
 pub fn read_regular(path: &Path) -> Result<Vec<u8>> {
-    use std::io::Read;
     let file = open_regular(path)?;
     let len = file.metadata().map_err(|e| Error::io(path, e))?.len();
+    read_open(&file, len, path)
+}
+
+/// Read the whole of an open file of `len` bytes (when it was opened);
+/// refused if it holds more by the time it is read.
+fn read_open(file: &std::fs::File, len: u64, path: &Path) -> Result<Vec<u8>> {
+    use std::io::Read;
     let mut v = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
-    (&file)
-        .take(len.saturating_add(1))
+    file.take(len.saturating_add(1))
         .read_to_end(&mut v)
         .map_err(|e| Error::io(path, e))?;
     if v.len() as u64 > len {

@@ -35,18 +35,9 @@ pub fn ue4_store_header(container_id: u64, packages: &[(u64, StoreEntry)]) -> Co
         e.load_order = Some(r);
     }
     ContainerHeader {
-        form: HeaderForm::Ue4,
-        container_id,
         package_ids: sorted.iter().map(|p| p.0).collect(),
         store_entries: sorted.into_iter().map(|p| p.1).collect(),
-        optional_package_ids: Vec::new(),
-        optional_store_entries: Vec::new(),
-        names: Vec::new(),
-        localized_packages: Vec::new(),
-        culture_packages: Vec::new(),
-        redirects: Vec::new(),
-        soft_references: None,
-        padding: 0,
+        ..ContainerHeader::empty(HeaderForm::Ue4, container_id)
     }
 }
 

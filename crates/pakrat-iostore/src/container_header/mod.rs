@@ -176,6 +176,27 @@ pub struct ContainerHeader {
 }
 
 impl ContainerHeader {
+    /// A header of `form` for `container_id` with nothing in it: what a
+    /// writer fills (packages, store entries) before [`ContainerHeader::to_bytes`].
+    pub fn empty(form: HeaderForm, container_id: u64) -> ContainerHeader {
+        ContainerHeader {
+            form,
+            container_id,
+            package_ids: Vec::new(),
+            store_entries: Vec::new(),
+            optional_package_ids: Vec::new(),
+            optional_store_entries: Vec::new(),
+            names: Vec::new(),
+            localized_packages: Vec::new(),
+            culture_packages: Vec::new(),
+            redirects: Vec::new(),
+            soft_references: None,
+            padding: 0,
+        }
+    }
+}
+
+impl ContainerHeader {
     /// The size of the shader map hashes this header stores (20, or 8 in
     /// the UE 5.8 retail form), from its first hash; `None` without any.
     pub fn shader_map_hash_size(&self) -> Option<usize> {

@@ -38,20 +38,7 @@ pub fn needed(f: &ContainerFormat) -> bool {
 /// The container header chunk a companion holds: the release's form, no
 /// packages.
 fn empty_header(container_id: u64, form: HeaderForm) -> Result<Vec<u8>> {
-    let h = ContainerHeader {
-        form,
-        container_id,
-        package_ids: Vec::new(),
-        store_entries: Vec::new(),
-        optional_package_ids: Vec::new(),
-        optional_store_entries: Vec::new(),
-        names: Vec::new(),
-        localized_packages: Vec::new(),
-        culture_packages: Vec::new(),
-        redirects: Vec::new(),
-        soft_references: None,
-        padding: 0,
-    };
+    let h = ContainerHeader::empty(form, container_id);
     Ok(h.to_bytes()?)
 }
 
