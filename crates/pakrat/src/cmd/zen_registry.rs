@@ -86,9 +86,15 @@ pub fn prepare(
             path.display()
         );
     }
+    // Each converted package's source by its path: one look-up each, not a
+    // scan of every source (quadratic at thousands of packages).
+    let mut by_rel: std::collections::HashMap<&str, &LegacySource> = Default::default();
+    for s in sources {
+        by_rel.entry(s.header.rel.as_str()).or_insert(s);
+    }
     let mut entries = Vec::new();
     for z in converted {
-        let Some(src) = sources.iter().find(|s| s.header.rel == z.rel) else {
+        let Some(&src) = by_rel.get(z.rel.as_str()) else {
             continue;
         };
         entries.extend(entry(src, z, layout)?);
