@@ -31,7 +31,7 @@ pub use legacy_to_zen_ue4::from_legacy_ue4;
 pub use ue4_store::ue4_store_header;
 pub(crate) use zen_to_legacy::{import_paths, object_path};
 pub use zen_to_legacy::{layout_of, to_legacy, to_legacy_bytes, LegacyBytes, LegacyOutput};
-pub use zen_to_legacy_ue4::{to_legacy_ue4, to_legacy_ue4_bytes};
+pub use zen_to_legacy_ue4::to_legacy_ue4;
 
 /// `RF_Public`.
 const RF_PUBLIC: u32 = 0x1;

@@ -58,7 +58,7 @@ pub fn to_legacy_ue4(
 }
 
 /// [`to_legacy_ue4`] without reading the header back: the files' bytes.
-pub fn to_legacy_ue4_bytes<'a>(
+pub(super) fn to_legacy_ue4_bytes<'a>(
     zen: &ZenPackage,
     chunk: &'a [u8],
     imported: &[u64],

@@ -13,11 +13,9 @@ use pakrat_asset::convert::files::{
 use pakrat_asset::convert::Packages;
 use pakrat_asset::legacy::Layout;
 use pakrat_asset::zen::{load_script_objects, ContainerPackages, ObjectRef, PackageEntry};
-use pakrat_codec::names::package_id;
 use pakrat_io::fsutil::OutputDir;
 use pakrat_io::text::show;
 use pakrat_io::walk::SourceFile;
-use pakrat_iostore::container_header::StoreEntry;
 use rayon::prelude::*;
 use serde_json::json;
 
@@ -390,23 +388,14 @@ pub fn from_legacy(a: &ZenFromLegacyArgs) -> Result<ExitCode> {
             .into_iter()
             .flatten()
             .map(|z| {
-                let path = a.src.join(&z.rel);
-                let p = z.output.package;
-                let entry = StoreEntry {
-                    imported_packages: p
-                        .imported_package_names
-                        .iter()
-                        .map(|n| package_id(n))
-                        .collect(),
-                    ..StoreEntry::default()
-                };
+                let known = crate::cmd::zen_stream::known_of(&z);
                 let file = SourceFile {
+                    path: a.src.join(&z.rel),
                     rel: z.rel,
-                    path,
                     size: z.output.chunk.len() as u64,
                     bytes: Some(Arc::new(z.output.chunk)),
                 };
-                (file, Some((p.name, entry)))
+                (file, Some(known))
             })
             .collect();
         files.extend(folder.others.into_iter().map(|f| (f, None)));

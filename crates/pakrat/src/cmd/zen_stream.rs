@@ -74,7 +74,7 @@ struct Producer<'a> {
 
 /// A converted package's name and store entry (what the container header
 /// takes of it; UE 5.3+ packages tell their imports).
-fn known_of(z: &ZenFile) -> Known {
+pub(crate) fn known_of(z: &ZenFile) -> Known {
     let p = &z.output.package;
     let entry = StoreEntry {
         imported_packages: p
