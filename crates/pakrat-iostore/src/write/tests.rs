@@ -201,3 +201,49 @@ fn a_failing_stream_stops_the_writing() {
     let e = w.unwrap_err().to_string();
     assert!(e.contains("two chunks have the id"), "{e}");
 }
+
+/// A chunk read from a file (block by block, `cut_file`) gives the blocks
+/// and hash the same bytes give from memory; a file that is shorter or
+/// longer than it was when the list was made is refused, naming the file.
+#[test]
+fn a_file_chunk_is_cut_as_its_bytes_are_and_a_changed_file_is_refused() {
+    let t = tempfile::tempdir().unwrap();
+    let bs = 64 << 10;
+    for size in [0u64, 5, bs, bs + 1, 3 * bs + 17] {
+        let bytes: Vec<u8> = (0..size).map(|i| (i * 7 % 251) as u8).collect();
+        let p = t.path().join(format!("f{size}.ubulk"));
+        std::fs::write(&p, &bytes).unwrap();
+        let cut = |data: Data, size: u64| {
+            let s = ChunkSpec {
+                data,
+                size,
+                ..spec(1, 0)
+            };
+            let mut blocks = Vec::new();
+            let h = cut_chunk(&s, None, bs, &mut |j| {
+                blocks.push((j.first, j.last, j.raw));
+                Ok(())
+            });
+            h.map(|h| (h, blocks))
+        };
+        let from_file = cut(Data::File(p.clone()), size).unwrap();
+        let from_bytes = cut(Data::Bytes(bytes.clone()), size).unwrap();
+        assert_eq!(from_file, from_bytes, "{size} bytes");
+        // The file holds one byte more, or one less, than the list says.
+        let more = cut(Data::File(p.clone()), size.saturating_sub(1)).map(|_| ());
+        if size > 0 {
+            let e = more.unwrap_err().to_string();
+            assert!(
+                e.contains("gives more than") && e.contains(&format!("f{size}.ubulk")),
+                "{e}"
+            );
+        }
+        let e = cut(Data::File(p.clone()), size + 1)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("not the") && e.contains(&format!("f{size}.ubulk")),
+            "{e}"
+        );
+    }
+}
