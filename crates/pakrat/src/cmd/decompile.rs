@@ -123,3 +123,28 @@ pub fn options_for(
     }
     o
 }
+
+/// The built-in native tables the decompiled classes of `opts` used (a
+/// native index no package given defines, named from pakrat's table of
+/// that game's package), as `Game Package` for each.
+pub fn builtins_used(opts: &ExportOptions) -> Vec<String> {
+    let Some(t) = &opts.decompile else {
+        return Vec::new();
+    };
+    t.builtins_used()
+        .iter()
+        .map(|b| format!("{} {}", b.game, b.package))
+        .collect()
+}
+
+/// The line that says which built-in native tables named natives (none
+/// when none did).
+pub fn builtins_note(opts: &ExportOptions) -> Option<String> {
+    let used = builtins_used(opts);
+    (!used.is_empty()).then(|| {
+        format!(
+            "natives named from pakrat's built-in tables (no package given defines them): {}",
+            used.join(", ")
+        )
+    })
+}
