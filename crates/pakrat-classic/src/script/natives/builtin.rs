@@ -48,8 +48,13 @@ fn deus_ex(version: u16, _licensee: u16) -> bool {
 /// The Deus Ex packages whose reference marks a package as Deus Ex's.
 const DEUS_EX: &[&str] = &["Extension", "DeusEx"];
 
+/// How many built-in tables there are.
+const TABLES: usize = 5;
+// One bit each in `NativeTable`'s record of the tables used.
+const _: () = assert!(TABLES <= 32);
+
 /// Every built-in table.
-pub static BUILTINS: [Builtin; 5] = [
+pub static BUILTINS: [Builtin; TABLES] = [
     Builtin {
         game: "Unreal Tournament 2004",
         package: "XInterface",
