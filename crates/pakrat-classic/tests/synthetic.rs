@@ -465,3 +465,58 @@ fn a_class_s_int_constants_are_found_by_value_when_one_has_it() {
     assert_eq!(t.class_const("Win", 0), None);
     assert_eq!(t.class_const("Other", 64), None);
 }
+
+/// A package of version `v` that imports package `imported` (and Core).
+fn importing(v: u16, imported: &'static str) -> Vec<u8> {
+    let names: &[&str] = &["None", "Core", "Package", "Class", imported, "Win"];
+    // import 0: Core.Package Core; import 1: Core.Package <imported>.
+    let imports = [(1, 2, 0, 1), (1, 2, 0, 4)];
+    let exports: [Exp; 1] = [(0, 0, 0, 5, 0, b"")];
+    let mut data = build(names, &imports, &exports);
+    data[4..6].copy_from_slice(&v.to_le_bytes());
+    data
+}
+
+#[test]
+fn a_built_in_native_table_names_a_native_only_where_its_package_is_referenced() {
+    use pakrat_classic::script::natives::{builtin, NativeTable, Natives};
+    // Every table parses, without a row left out.
+    for b in &builtin::BUILTINS {
+        let t = b.parsed();
+        assert!(
+            t.errors.is_empty(),
+            "{} {}: {:?}",
+            b.game,
+            b.package,
+            t.errors
+        );
+        assert!(!t.by_index.is_empty(), "{} {}", b.game, b.package);
+    }
+    let table = |data: &[u8]| {
+        let p = Package::parse(data).unwrap();
+        let mut t = NativeTable::new();
+        t.add(&p);
+        t
+    };
+    // A Deus Ex (v68) package importing Extension: Window.NewChild, final,
+    // with its two parameters; GC's enums by value.
+    let t = table(&importing(68, "Extension"));
+    let n = t.native(1410).expect("Extension's native 1410");
+    assert_eq!(n.friendly, "NewChild");
+    assert_eq!(n.coerce.len(), 2);
+    assert!(!n.is_super_call());
+    assert_eq!(t.enum_value("EHAlign", 1).as_deref(), Some("HALIGN_Center"));
+    assert_eq!(t.builtins_used().len(), 1);
+    assert_eq!(t.builtins_used()[0].package, "Extension");
+    // Not referenced: the same package importing another package.
+    let t = table(&importing(68, "Editor"));
+    assert_eq!(t.native(1410), None);
+    assert_eq!(t.enum_value("EHAlign", 1), None);
+    assert!(t.builtins_used().is_empty());
+    // Another generation (v69, UT): no Deus Ex table, even if referenced.
+    let t = table(&importing(69, "Extension"));
+    assert_eq!(t.native(1410), None);
+    // Deus Ex's additions to Engine need a Deus Ex package beside Engine.
+    let t = table(&importing(68, "Engine"));
+    assert_eq!(t.native(720), None);
+}

@@ -70,8 +70,9 @@ pub struct ExportArgs {
     pub mips: bool,
     /// UE1/UE2 classes: write `Classes/<Class>.uc` decompiled from the
     /// bytecode (natives from the package, the `--natives` entries, the
-    /// packages it imports found beside it as `<Name>.u`, and a game
-    /// folder's `[Core.System] Paths`); kept source text then goes to
+    /// packages it imports found beside it as `<Name>.u`, a game folder's
+    /// `[Core.System] Paths`, then pakrat's built-in tables of UT2004's
+    /// XInterface and Deus Ex's packages); kept source text then goes to
     /// `KeptSource/Classes/<Class>.uc`.
     #[arg(long)]
     pub decompile: bool,

@@ -80,3 +80,47 @@ fn natives_from_option_and_game_paths() {
     let (_d, unknown) = decompile(&sys.join("XGame.u"), &[]);
     assert_eq!(unknown, 0, "natives found through [Core.System] Paths");
 }
+
+/// `export --decompile` of `pkg` with `natives`: its text output.
+fn decompile_output(pkg: &Path, natives: &[&Path]) -> (tempfile::TempDir, String) {
+    let out = tempfile::tempdir().unwrap();
+    let o = pakrat()
+        .args(["export", s(pkg), "--decompile", "--class", "script", "-o"])
+        .arg(out.path().join("o"))
+        .arg("--natives")
+        .args(natives)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    (out, String::from_utf8_lossy(&o.stdout).into_owned())
+}
+
+#[test]
+fn natives_of_a_package_not_given_come_from_a_built_in_table_and_are_reported() {
+    let Some(c) = pakrat_testkit::corpus_dir() else {
+        eprintln!("SKIP: corpus not found");
+        return;
+    };
+    let ue2 = c.join("ue2");
+    let (core, engine) = (ue2.join("ut2004_Core.u"), ue2.join("ut2004_Engine.u"));
+    // A UT2004 mod whose menus call XInterface's GUIComponent natives
+    // (PlayerOwner, ActualWidth...); XInterface.u is not in the corpus.
+    let (d, said) = decompile_output(&ue2.join("InvasionProv1_7.u"), &[&core, &engine]);
+    let note = "natives named from pakrat's built-in tables";
+    assert!(
+        said.contains(note) && said.contains("Unreal Tournament 2004 XInterface"),
+        "{said}"
+    );
+    let classes = d.path().join("o/Classes");
+    let mut player_owner = 0;
+    for e in std::fs::read_dir(&classes).unwrap() {
+        let t = std::fs::read_to_string(e.unwrap().path()).unwrap_or_default();
+        assert!(!t.contains("UnknownNative"), "{t}");
+        player_owner += t.matches("PlayerOwner()").count();
+    }
+    assert!(player_owner > 0, "PlayerOwner() named");
+    // A package that does not reference XInterface: no table used, none
+    // reported.
+    let (_d, said) = decompile_output(&ue2.join("XGame.u"), &[&core, &engine]);
+    assert!(!said.contains(note), "{said}");
+}

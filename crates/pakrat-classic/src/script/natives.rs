@@ -9,8 +9,15 @@
 //! `UFunction`). An operator's symbol is its `FriendlyName` (`+`, `==`);
 //! `FUNC_Operator` with two parameters is infix, with one it is prefix when
 //! `FUNC_PreOperator` is set, else postfix.
+//!
+//! A native index no package given defines may still be named from a
+//! built-in table ([`builtin`]) of the game's packages the corpus and most
+//! users lack (UT2004 `XInterface`, Deus Ex `Extension`...).
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+pub mod builtin;
 
 use crate::headers::model::{
     children, function_tail, struct_header, FieldKind, CPF_PARM, CPF_RETURN_PARM,
@@ -309,6 +316,14 @@ pub struct NativeTable {
     object_names: HashMap<String, usize>,
     /// The packages given by name (lower-case).
     named: std::collections::HashSet<String>,
+    /// The version and licensee of the first package added (the one
+    /// decompiled): which built-in tables may apply.
+    generation: Option<(u16, u16)>,
+    /// The packages the packages added import (lower-case): which built-in
+    /// tables may apply.
+    referenced: std::collections::HashSet<String>,
+    /// One bit per built-in table ([`builtin::BUILTINS`]) a lookup used.
+    builtin_used: AtomicU32,
 }
 
 /// Whether two functions of the same name take the same kinds of
@@ -372,6 +387,12 @@ impl NativeTable {
     /// Add the functions of `pkg` (earlier additions win).
     pub fn add(&mut self, pkg: &Package<'_>) {
         self.added += 1;
+        if self.generation.is_none() {
+            self.generation = Some((pkg.summary.version, pkg.summary.licensee));
+        }
+        for n in pkg.imported_packages() {
+            self.referenced.insert(n.to_lowercase());
+        }
         for (i, e) in pkg.exports.iter().enumerate() {
             if e.class.is_none() {
                 if let (false, Ok(sup)) = (e.super_.is_none(), pkg.object_name(e.super_)) {
@@ -446,9 +467,49 @@ impl NativeTable {
     }
 }
 
+impl NativeTable {
+    /// The built-in tables that may name what the packages added do not:
+    /// those of the decompiled package's generation whose package, and one
+    /// of whose markers, the packages added reference.
+    fn builtins(&self) -> impl Iterator<Item = (usize, &'static builtin::Builtin)> + '_ {
+        let gen = self.generation;
+        builtin::BUILTINS.iter().enumerate().filter(move |(_, b)| {
+            let refs = |n: &str| self.referenced.contains(&n.to_lowercase());
+            gen.is_some_and(|(v, l)| (b.generation)(v, l))
+                && refs(b.package)
+                && b.markers.iter().any(|m| refs(m))
+        })
+    }
+
+    /// The first applicable built-in table that `get` finds something in
+    /// (recorded as used).
+    fn in_builtins<T>(&self, get: impl Fn(&'static builtin::Parsed) -> Option<T>) -> Option<T> {
+        self.builtins().find_map(|(k, b)| {
+            let found = get(b.parsed())?;
+            self.builtin_used.fetch_or(1 << k, Ordering::Relaxed);
+            Some(found)
+        })
+    }
+
+    /// The built-in tables a lookup has used so far (see [`builtin`]): what
+    /// a caller reports once it has decompiled.
+    pub fn builtins_used(&self) -> Vec<&'static builtin::Builtin> {
+        let used = self.builtin_used.load(Ordering::Relaxed);
+        builtin::BUILTINS
+            .iter()
+            .enumerate()
+            .filter(|(k, _)| used & (1 << k) != 0)
+            .map(|(_, b)| b)
+            .collect()
+    }
+}
+
 impl Natives for NativeTable {
     fn native(&self, i: u16) -> Option<NativeInfo> {
-        self.by_index.get(&i).cloned()
+        if let Some(n) = self.by_index.get(&i) {
+            return Some(n.clone());
+        }
+        self.in_builtins(|t| t.by_index.get(&i).cloned())
     }
 
     fn function(&self, pkg: &Package<'_>, f: ObjRef) -> Option<NativeInfo> {
@@ -458,7 +519,11 @@ impl Natives for NativeTable {
                 let imp = &pkg.imports[i];
                 let owner = pkg.object_name(imp.outer).ok()?.to_lowercase();
                 let name = pkg.name(imp.object_name).to_lowercase();
-                self.by_path.get(&(owner, name)).cloned()
+                let key = (owner, name);
+                if let Some(f) = self.by_path.get(&key) {
+                    return Some(f.clone());
+                }
+                self.in_builtins(|t| t.by_path.get(&key).cloned())
             }
             Target::None => None,
         }
@@ -490,10 +555,11 @@ impl Natives for NativeTable {
     }
 
     fn enum_value(&self, name: &str, v: u8) -> Option<String> {
-        self.enums
-            .get(&name.to_lowercase())?
-            .get(usize::from(v))
-            .cloned()
+        let name = name.to_lowercase();
+        match self.enums.get(&name) {
+            Some(values) => values.get(usize::from(v)).cloned(),
+            None => self.in_builtins(|t| t.enums.get(&name)?.get(usize::from(v)).cloned()),
+        }
     }
 
     fn super_of(&self, name: &str) -> Option<String> {

@@ -1,6 +1,7 @@
 //! `export --decompile`: the natives a package's bytecode calls, from the
 //! package itself, the files and folders given with `--natives`, the
-//! packages it imports found beside it, and a game folder's `Paths`.
+//! packages it imports found beside it, a game folder's `Paths`, and
+//! (for an index none of them defines) the built-in native tables.
 
 use std::path::{Path, PathBuf};
 
@@ -21,8 +22,10 @@ use crate::args_export::ExportArgs;
 ///    beside one), each import resolved the way `deps` does, through the
 ///    ini's `[Core.System] Paths`.
 ///
-/// A package not found leaves its natives unknown: a call to one is
-/// written `UnknownNative<index>(...)`.
+/// A package not found leaves its natives unknown, unless a built-in table
+/// of that package applies (UT2004's XInterface, Deus Ex's packages:
+/// `pakrat_classic::script::natives::builtin`): a call to one is written
+/// `UnknownNative<index>(...)`.
 pub fn natives_for(pkg: &Package<'_>, path: &Path, extra: &[PathBuf]) -> NativeTable {
     let mut t = NativeTable::new();
     // Each package under its file name, as the engine names packages (what
@@ -122,4 +125,29 @@ pub fn options_for(
         o.decompile = Some(std::sync::Arc::new(natives_for(pkg, path, &a.natives)));
     }
     o
+}
+
+/// The built-in native tables the decompiled classes of `opts` used (a
+/// native index no package given defines, named from pakrat's table of
+/// that game's package), as `Game Package` for each.
+pub fn builtins_used(opts: &ExportOptions) -> Vec<String> {
+    let Some(t) = &opts.decompile else {
+        return Vec::new();
+    };
+    t.builtins_used()
+        .iter()
+        .map(|b| format!("{} {}", b.game, b.package))
+        .collect()
+}
+
+/// The line that says which built-in native tables named natives (none
+/// when none did).
+pub fn builtins_note(opts: &ExportOptions) -> Option<String> {
+    let used = builtins_used(opts);
+    (!used.is_empty()).then(|| {
+        format!(
+            "natives named from pakrat's built-in tables (no package given defines them): {}",
+            used.join(", ")
+        )
+    })
 }

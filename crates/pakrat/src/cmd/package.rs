@@ -616,6 +616,7 @@ pub fn export(a: &ExportArgs) -> Result<ExitCode> {
             "package": a.package.display().to_string(),
             "output": out.root().display().to_string(),
             "objects": reports,
+            "builtin_natives": crate::cmd::decompile::builtins_used(&opts),
         }))?;
     } else {
         for r in &reports {
@@ -656,6 +657,9 @@ pub fn export(a: &ExportArgs) -> Result<ExitCode> {
         }
         if t.filtered > 0 {
             outln!(o, "skipped by --class: {}", t.filtered);
+        }
+        if let Some(note) = crate::cmd::decompile::builtins_note(&opts) {
+            outln!(o, "{note}");
         }
         outln!(
             o,
@@ -774,7 +778,11 @@ fn export_folder(a: &ExportArgs) -> Result<ExitCode> {
                         outln!(o, "  {:<10} {} FAILED: {}", r.class, r.object, error);
                     }
                 }
-                json!({"package": name, "output": dir.root().display().to_string(), "objects": reports})
+                if let Some(note) = crate::cmd::decompile::builtins_note(&popts) {
+                    outln!(o, "  {note}");
+                }
+                let used = crate::cmd::decompile::builtins_used(&popts);
+                json!({"package": name, "output": dir.root().display().to_string(), "objects": reports, "builtin_natives": used})
             }
         };
         json_rows.push(row);

@@ -1,0 +1,214 @@
+//! Built-in native tables: the natives of packages a decompiled package
+//! calls but that are often not at hand (UT2004's `XInterface`, Deus Ex's
+//! `Extension`, `DeusEx` and its additions to `Engine` and `Core`), as
+//! facts (index, name, kind, flags, parameters) read from the games' public
+//! UnrealScript sources. Each table is a tab-separated file beside this one
+//! whose header names the game, the package and the source.
+//!
+//! A table is only a fallback: [`NativeTable`](super::NativeTable) uses it
+//! for a native index no package given defines, when the package decompiled
+//! has the table's generation and it or a package given beside references
+//! the table's package (and the table's game, see [`Builtin::markers`]).
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use super::{NativeInfo, OpKind, FUNC_FINAL, FUNC_OPERATOR, FUNC_PRE_OPERATOR, FUNC_STATIC};
+
+/// One built-in table.
+#[derive(Debug)]
+pub struct Builtin {
+    /// The game, for messages (`Deus Ex`).
+    pub game: &'static str,
+    /// The package whose natives the table gives (`Extension`).
+    pub package: &'static str,
+    /// The table is used only when one of these packages is referenced
+    /// (`Engine` is referenced by every UE1 package: Deus Ex's additions
+    /// to it apply only beside a Deus Ex package).
+    pub markers: &'static [&'static str],
+    /// Whether a package of this version and licensee is of the game.
+    pub generation: fn(u16, u16) -> bool,
+    /// The table's text.
+    text: &'static str,
+    /// Its rows, parsed on first use.
+    parsed: OnceLock<Parsed>,
+}
+
+/// UT2004: v128, licensee 29 (every UT2004 package of the corpus).
+fn ut2004(version: u16, licensee: u16) -> bool {
+    version == 128 && licensee == 29
+}
+
+/// Deus Ex: v68 (licensee 0, or a mod's own; the corpus's Deus Ex packages
+/// are v68 with licensee 0 or 32).
+fn deus_ex(version: u16, _licensee: u16) -> bool {
+    version == 68
+}
+
+/// The Deus Ex packages whose reference marks a package as Deus Ex's.
+const DEUS_EX: &[&str] = &["Extension", "DeusEx"];
+
+/// How many built-in tables there are.
+const TABLES: usize = 5;
+// One bit each in `NativeTable`'s record of the tables used.
+const _: () = assert!(TABLES <= 32);
+
+/// Every built-in table.
+pub static BUILTINS: [Builtin; TABLES] = [
+    Builtin {
+        game: "Unreal Tournament 2004",
+        package: "XInterface",
+        markers: &["XInterface"],
+        generation: ut2004,
+        parsed: OnceLock::new(),
+        text: include_str!("ut2004-XInterface.tsv"),
+    },
+    Builtin {
+        game: "Deus Ex",
+        package: "Extension",
+        markers: &["Extension"],
+        generation: deus_ex,
+        parsed: OnceLock::new(),
+        text: include_str!("deusex-Extension.tsv"),
+    },
+    Builtin {
+        game: "Deus Ex",
+        package: "DeusEx",
+        markers: &["DeusEx"],
+        generation: deus_ex,
+        parsed: OnceLock::new(),
+        text: include_str!("deusex-DeusEx.tsv"),
+    },
+    Builtin {
+        game: "Deus Ex",
+        package: "Engine",
+        markers: DEUS_EX,
+        generation: deus_ex,
+        parsed: OnceLock::new(),
+        text: include_str!("deusex-Engine.tsv"),
+    },
+    Builtin {
+        game: "Deus Ex",
+        package: "Core",
+        markers: DEUS_EX,
+        generation: deus_ex,
+        parsed: OnceLock::new(),
+        text: include_str!("deusex-Core.tsv"),
+    },
+];
+
+/// A table's rows.
+#[derive(Debug, Default)]
+pub struct Parsed {
+    /// Native index → its function.
+    pub by_index: HashMap<u16, NativeInfo>,
+    /// (class, function) lower-case → its info.
+    pub by_path: HashMap<(String, String), NativeInfo>,
+    /// Enum name lower-case → its values.
+    pub enums: HashMap<String, Vec<String>>,
+    /// The rows that did not parse (line number, why).
+    pub errors: Vec<(usize, String)>,
+}
+
+impl Builtin {
+    /// The table's rows (parsed once).
+    pub fn parsed(&self) -> &Parsed {
+        self.parsed.get_or_init(|| parse(self.text))
+    }
+}
+
+/// Parse a table's text (see the header of any table for its columns).
+pub fn parse(text: &str) -> Parsed {
+    let mut out = Parsed::default();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim_end_matches('\r');
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let cols: Vec<&str> = line.split('\t').collect();
+        if cols.first() == Some(&"enum") {
+            match cols.as_slice() {
+                [_, name, values] => {
+                    let v = values.split(',').map(str::to_string).collect();
+                    out.enums.insert(name.to_lowercase(), v);
+                }
+                _ => out.errors.push((n + 1, "an enum row has 3 columns".into())),
+            }
+            continue;
+        }
+        match row(&cols) {
+            Ok((class, info)) => {
+                let key = (class.to_lowercase(), info.friendly.to_lowercase());
+                out.by_path.insert(key, info.clone());
+                if out.by_index.insert(info.native, info).is_some() {
+                    out.errors
+                        .push((n + 1, "a native index given twice".into()));
+                }
+            }
+            Err(e) => out.errors.push((n + 1, e)),
+        }
+    }
+    out
+}
+
+/// One native's row: its class and info.
+fn row<'a>(cols: &[&'a str]) -> Result<(&'a str, NativeInfo), String> {
+    let [index, class, name, kind, flags, params, ret] = cols else {
+        return Err(format!("{} columns, expected 7", cols.len()));
+    };
+    let native: u16 = index
+        .parse()
+        .map_err(|_| format!("index {index:?} is not a number"))?;
+    if native == 0 || name.is_empty() || class.is_empty() {
+        return Err("an index, a class and a name are needed".into());
+    }
+    let mut f = 0u32;
+    for flag in flags.split(',').filter(|x| *x != "-") {
+        f |= match flag {
+            "final" => FUNC_FINAL,
+            "static" => FUNC_STATIC,
+            _ => return Err(format!("unknown flag {flag:?}")),
+        };
+    }
+    let (mut coerce, mut enums) = (Vec::new(), Vec::new());
+    for p in params.split(',').filter(|x| *x != ".") {
+        coerce.push(p == "c");
+        enums.push((p != "c" && p != "-" && !p.is_empty()).then(|| p.to_string()));
+    }
+    let kind = match *kind {
+        "call" => OpKind::Call,
+        "pre" => OpKind::Pre,
+        "post" => OpKind::Post,
+        k => {
+            let prec = k
+                .strip_prefix("binary(")
+                .and_then(|k| k.strip_suffix(')'))
+                .and_then(|p| p.parse().ok())
+                .ok_or_else(|| format!("unknown kind {k:?}"))?;
+            OpKind::Binary(prec)
+        }
+    };
+    match kind {
+        OpKind::Call => {}
+        OpKind::Pre => f |= FUNC_OPERATOR | FUNC_PRE_OPERATOR,
+        OpKind::Post | OpKind::Binary(_) => f |= FUNC_OPERATOR,
+    }
+    let want = match kind {
+        OpKind::Call => coerce.len(),
+        OpKind::Pre | OpKind::Post => 1,
+        OpKind::Binary(_) => 2,
+    };
+    if coerce.len() != want {
+        return Err(format!("{} parameters for a {kind:?}", coerce.len()));
+    }
+    let info = NativeInfo {
+        friendly: name.to_string(),
+        kind,
+        flags: f,
+        native,
+        coerce,
+        enums,
+        ret: (*ret != "-").then(|| ret.to_string()),
+    };
+    Ok((class, info))
+}
