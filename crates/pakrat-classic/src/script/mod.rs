@@ -36,6 +36,7 @@ pub mod probes;
 pub mod read;
 pub mod repl;
 mod stmt;
+mod v469;
 
 use pakrat_io::{Error, Result};
 
