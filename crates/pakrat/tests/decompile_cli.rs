@@ -106,7 +106,7 @@ fn natives_of_a_package_not_given_come_from_a_built_in_table_and_are_reported() 
     // A UT2004 mod whose menus call XInterface's GUIComponent natives
     // (PlayerOwner, ActualWidth...); XInterface.u is not in the corpus.
     let (d, said) = decompile_output(&ue2.join("InvasionProv1_7.u"), &[&core, &engine]);
-    let note = "natives named from pakrat's built-in tables";
+    let note = "named from pakrat's built-in tables";
     assert!(
         said.contains(note) && said.contains("Unreal Tournament 2004 XInterface"),
         "{said}"

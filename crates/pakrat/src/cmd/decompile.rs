@@ -127,26 +127,31 @@ pub fn options_for(
     o
 }
 
-/// The built-in native tables the decompiled classes of `opts` used (a
-/// native index no package given defines, named from pakrat's table of
-/// that game's package), as `Game Package` for each.
+/// The built-in tables the decompiled classes of `opts` used (a native
+/// index, or a class, property, function or enum no package given
+/// defines, named from pakrat's table of that game's package), as `Game
+/// Package` for a native table and `Game Package (types)` for a type
+/// table.
 pub fn builtins_used(opts: &ExportOptions) -> Vec<String> {
     let Some(t) = &opts.decompile else {
         return Vec::new();
     };
     t.builtins_used()
         .iter()
-        .map(|b| format!("{} {}", b.game, b.package))
+        .map(|b| {
+            let kind = if b.types { " (types)" } else { "" };
+            format!("{} {}{kind}", b.game, b.package)
+        })
         .collect()
 }
 
-/// The line that says which built-in native tables named natives (none
+/// The line that says which built-in tables named natives or types (none
 /// when none did).
 pub fn builtins_note(opts: &ExportOptions) -> Option<String> {
     let used = builtins_used(opts);
     (!used.is_empty()).then(|| {
         format!(
-            "natives named from pakrat's built-in tables (no package given defines them): {}",
+            "natives and types named from pakrat's built-in tables (no package given defines them): {}",
             used.join(", ")
         )
     })
