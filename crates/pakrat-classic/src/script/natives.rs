@@ -350,7 +350,7 @@ pub struct NativeTable {
 
 /// Whether two functions of the same name take the same kinds of
 /// parameters (what a call through an unknown class may rely on).
-fn same_params(a: &NativeInfo, b: &NativeInfo) -> bool {
+pub(crate) fn same_params(a: &NativeInfo, b: &NativeInfo) -> bool {
     a.coerce == b.coerce && a.enums == b.enums && a.ret == b.ret && a.kind == b.kind
 }
 
@@ -620,7 +620,27 @@ impl Natives for NativeTable {
     }
 
     fn by_name(&self, f: &str) -> Option<NativeInfo> {
-        self.names.get(&f.to_lowercase())?.clone()
+        let f = f.to_lowercase();
+        if let Some(found) = self.names.get(&f) {
+            return found.clone();
+        }
+        // No package given has a function of that name: the applicable
+        // built-in tables' functions of that name, when all agree.
+        let mut found: Option<(usize, NativeInfo)> = None;
+        for (k, b) in self.builtins() {
+            match b.parsed().names.get(&f) {
+                None => {}
+                Some(None) => return None,
+                Some(Some(i)) => match &found {
+                    Some((_, g)) if !same_params(g, i) => return None,
+                    Some(_) => {}
+                    None => found = Some((k, i.clone())),
+                },
+            }
+        }
+        let (k, info) = found?;
+        self.builtin_used.fetch_or(1 << k, Ordering::Relaxed);
+        Some(info)
     }
 
     fn objects_in(&self, package: &str, name: &str) -> Option<usize> {

@@ -213,6 +213,9 @@ pub struct Parsed {
     /// it is a byte with one (type tables: every property of a class, and
     /// the members of its structs that have an enum).
     pub props: HashMap<(String, String), Option<String>>,
+    /// Function name lower-case → its info when every function of that
+    /// name in the table takes the same parameters, else `None`.
+    pub names: HashMap<String, Option<NativeInfo>>,
     /// The rows that did not parse (line number, why).
     pub errors: Vec<(usize, String)>,
 }
@@ -259,6 +262,16 @@ pub fn parse(text: &str) -> Parsed {
             _ => match row(&cols) {
                 Ok((class, info)) => {
                     let key = (class.to_lowercase(), info.friendly.to_lowercase());
+                    match out.names.get_mut(&key.1) {
+                        None => {
+                            out.names.insert(key.1.clone(), Some(info.clone()));
+                        }
+                        Some(slot) => {
+                            if slot.as_ref().is_some_and(|s| !super::same_params(s, &info)) {
+                                *slot = None;
+                            }
+                        }
+                    }
                     out.by_path.insert(key, info.clone());
                     // A function that is not native (index `-`) is known
                     // by its class only.
