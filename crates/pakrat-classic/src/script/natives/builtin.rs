@@ -6,7 +6,7 @@
 //!   facts (index, name, kind, flags, parameters);
 //! - type tables (`types`): for the classes of UT2004's `XInterface`,
 //!   `GUI2K4`, `UnrealGame`, `Onslaught`, `XWeapons`, `XPickups`,
-//!   `XEffects` and Deus Ex's `DeusEx` and `Extension` that the corpus's
+//!   `XEffects`, `IpDrv`, `UWeb`, `xWebAdmin`, `XAdmin` and Deus Ex's `DeusEx` and `Extension` that the corpus's
 //!   packages name (and the classes above them), each class's super, its
 //!   properties (with the enum of a byte that has one), its functions
 //!   (flags, `coerce` and enum parameters, enum return) and the package's
@@ -64,7 +64,7 @@ fn deus_ex(version: u16, _licensee: u16) -> bool {
 const DEUS_EX: &[&str] = &["Extension", "DeusEx"];
 
 /// How many built-in tables there are.
-const TABLES: usize = 14;
+const TABLES: usize = 18;
 // One bit each in `NativeTable`'s record of the tables used.
 const _: () = assert!(TABLES <= 32);
 
@@ -177,6 +177,42 @@ pub static BUILTINS: [Builtin; TABLES] = [
         generation: ut2004,
         parsed: OnceLock::new(),
         text: include_str!("ut2004-XEffects-types.tsv"),
+    },
+    Builtin {
+        game: "Unreal Tournament 2004",
+        types: true,
+        package: "IpDrv",
+        markers: &["IpDrv"],
+        generation: ut2004,
+        parsed: OnceLock::new(),
+        text: include_str!("ut2004-IpDrv-types.tsv"),
+    },
+    Builtin {
+        game: "Unreal Tournament 2004",
+        types: true,
+        package: "UWeb",
+        markers: &["UWeb"],
+        generation: ut2004,
+        parsed: OnceLock::new(),
+        text: include_str!("ut2004-UWeb-types.tsv"),
+    },
+    Builtin {
+        game: "Unreal Tournament 2004",
+        types: true,
+        package: "xWebAdmin",
+        markers: &["xWebAdmin"],
+        generation: ut2004,
+        parsed: OnceLock::new(),
+        text: include_str!("ut2004-xWebAdmin-types.tsv"),
+    },
+    Builtin {
+        game: "Unreal Tournament 2004",
+        types: true,
+        package: "XAdmin",
+        markers: &["XAdmin"],
+        generation: ut2004,
+        parsed: OnceLock::new(),
+        text: include_str!("ut2004-XAdmin-types.tsv"),
     },
     Builtin {
         game: "Deus Ex",
