@@ -6,7 +6,9 @@
 //!   facts (index, name, kind, flags, parameters);
 //! - type tables (`types`): for the classes of UT2004's `XInterface`,
 //!   `GUI2K4`, `UnrealGame`, `Onslaught`, `XWeapons`, `XPickups`,
-//!   `XEffects`, `IpDrv`, `UWeb`, `xWebAdmin`, `XAdmin` and Deus Ex's `DeusEx` and `Extension` that the corpus's
+//!   `XEffects`, `IpDrv`, `UWeb`, `xWebAdmin`, `XAdmin`, UT's (UE1)
+//!   `UnrealShare`, `UnrealI`, `UTMenu`, `UBrowser`, `IpServer`,
+//!   `UTServerAdmin`, `UWeb` and Deus Ex's `DeusEx` and `Extension` that the corpus's
 //!   packages name (and the classes above them), each class's super, its
 //!   properties (with the enum of a byte that has one), its functions
 //!   (flags, `coerce` and enum parameters, enum return) and the package's
@@ -54,6 +56,12 @@ fn ut2004(version: u16, licensee: u16) -> bool {
     version == 128 && licensee == 29
 }
 
+/// Unreal Tournament (UE1): v68 (432) and v69 (436 to 469), licensee 0
+/// (Deus Ex, v68 too, references none of these tables' packages).
+fn ut99(version: u16, licensee: u16) -> bool {
+    (68..=69).contains(&version) && licensee == 0
+}
+
 /// Deus Ex: v68 (licensee 0, or a mod's own; the corpus's Deus Ex packages
 /// are v68 with licensee 0 or 32).
 fn deus_ex(version: u16, _licensee: u16) -> bool {
@@ -64,7 +72,7 @@ fn deus_ex(version: u16, _licensee: u16) -> bool {
 const DEUS_EX: &[&str] = &["Extension", "DeusEx"];
 
 /// How many built-in tables there are.
-const TABLES: usize = 18;
+const TABLES: usize = 25;
 // One bit each in `NativeTable`'s record of the tables used.
 const _: () = assert!(TABLES <= 32);
 
@@ -231,6 +239,69 @@ pub static BUILTINS: [Builtin; TABLES] = [
         generation: deus_ex,
         parsed: OnceLock::new(),
         text: include_str!("deusex-Extension-types.tsv"),
+    },
+    Builtin {
+        game: "Unreal Tournament",
+        types: true,
+        package: "UnrealShare",
+        markers: &["UnrealShare"],
+        generation: ut99,
+        parsed: OnceLock::new(),
+        text: include_str!("ut99-UnrealShare-types.tsv"),
+    },
+    Builtin {
+        game: "Unreal Tournament",
+        types: true,
+        package: "UnrealI",
+        markers: &["UnrealI"],
+        generation: ut99,
+        parsed: OnceLock::new(),
+        text: include_str!("ut99-UnrealI-types.tsv"),
+    },
+    Builtin {
+        game: "Unreal Tournament",
+        types: true,
+        package: "UTMenu",
+        markers: &["UTMenu"],
+        generation: ut99,
+        parsed: OnceLock::new(),
+        text: include_str!("ut99-UTMenu-types.tsv"),
+    },
+    Builtin {
+        game: "Unreal Tournament",
+        types: true,
+        package: "UBrowser",
+        markers: &["UBrowser"],
+        generation: ut99,
+        parsed: OnceLock::new(),
+        text: include_str!("ut99-UBrowser-types.tsv"),
+    },
+    Builtin {
+        game: "Unreal Tournament",
+        types: true,
+        package: "IpServer",
+        markers: &["IpServer"],
+        generation: ut99,
+        parsed: OnceLock::new(),
+        text: include_str!("ut99-IpServer-types.tsv"),
+    },
+    Builtin {
+        game: "Unreal Tournament",
+        types: true,
+        package: "UTServerAdmin",
+        markers: &["UTServerAdmin"],
+        generation: ut99,
+        parsed: OnceLock::new(),
+        text: include_str!("ut99-UTServerAdmin-types.tsv"),
+    },
+    Builtin {
+        game: "Unreal Tournament",
+        types: true,
+        package: "UWeb",
+        markers: &["UWeb"],
+        generation: ut99,
+        parsed: OnceLock::new(),
+        text: include_str!("ut99-UWeb-types.tsv"),
     },
 ];
 
