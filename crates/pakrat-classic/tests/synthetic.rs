@@ -558,6 +558,12 @@ fn a_built_in_type_table_gives_supers_properties_and_functions_only_where_its_pa
         Some(&Some("eMenuState".to_string()))
     );
     assert!(p.by_index.is_empty());
+    // Rows of the wrong shape are reported by line, not taken.
+    let bad = builtin::parse("class\tA\nvar\tA\tb\nclass\tB\tA\nclass\tB\tC\n-\tB\tF\tcall\t-\t-\n0\tB\tG\tcall\t-\t.\t-\n");
+    let lines: Vec<usize> = bad.errors.iter().map(|(n, _)| *n).collect();
+    assert_eq!(lines, vec![1, 2, 4, 5, 6], "{:?}", bad.errors);
+    assert_eq!(bad.supers.get("b").map(String::as_str), Some("c"));
+    assert!(bad.by_path.is_empty() && bad.props.is_empty());
     // A UT2004 package (v128, licensee 29) importing XInterface.
     let t = table(&importing_as(128, 29, "XInterface", "MyPage"));
     assert_eq!(t.super_of("GUIPage").as_deref(), Some("guimulticomponent"));
