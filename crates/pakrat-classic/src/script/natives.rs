@@ -508,11 +508,22 @@ impl NativeTable {
     /// The first applicable built-in table that `get` finds something in
     /// (recorded as used).
     fn in_builtins<T>(&self, get: impl Fn(&'static builtin::Parsed) -> Option<T>) -> Option<T> {
-        self.builtins().find_map(|(k, b)| {
-            let found = get(b.parsed())?;
-            self.builtin_used.fetch_or(1 << k, Ordering::Relaxed);
-            Some(found)
-        })
+        self.in_builtins_if(|_| true, get)
+    }
+
+    /// The same among the applicable tables `which` keeps.
+    fn in_builtins_if<T>(
+        &self,
+        which: impl Fn(&builtin::Builtin) -> bool,
+        get: impl Fn(&'static builtin::Parsed) -> Option<T>,
+    ) -> Option<T> {
+        self.builtins()
+            .filter(|(_, b)| which(b))
+            .find_map(|(k, b)| {
+                let found = get(b.parsed())?;
+                self.builtin_used.fetch_or(1 << k, Ordering::Relaxed);
+                Some(found)
+            })
     }
 
     /// The built-in tables a lookup has used so far (see [`builtin`]): what
@@ -548,10 +559,11 @@ impl Natives for NativeTable {
                 if let Some(f) = self.by_path.get(&key) {
                     return Some(f.clone());
                 }
-                if self.classes.contains(&key.0) {
-                    return None;
-                }
-                self.in_builtins(|t| t.by_path.get(&key).cloned())
+                // A class of a package given is not taken from a type
+                // table (a native table still names its natives, as
+                // Deus Ex's additions to Engine's Actor).
+                let known = self.classes.contains(&key.0);
+                self.in_builtins_if(|b| !(known && b.types), |t| t.by_path.get(&key).cloned())
             }
             Target::None => None,
         }
