@@ -1,7 +1,8 @@
 //! `export --decompile`: the natives a package's bytecode calls, from the
 //! package itself, the files and folders given with `--natives`, the
 //! packages it imports found beside it, a game folder's `Paths`, and
-//! (for an index none of them defines) the built-in native tables.
+//! (for an index or a class none of them defines) the built-in native
+//! and type tables.
 
 use std::path::{Path, PathBuf};
 
@@ -25,7 +26,8 @@ use crate::args_export::ExportArgs;
 /// A package not found leaves its natives unknown, unless a built-in table
 /// of that package applies (UT2004's XInterface, Deus Ex's packages:
 /// `pakrat_classic::script::natives::builtin`): a call to one is written
-/// `UnknownNative<index>(...)`.
+/// `UnknownNative<index>(...)`. Its classes (supers, properties,
+/// functions, enums) come from a built-in type table when one applies.
 pub fn natives_for(pkg: &Package<'_>, path: &Path, extra: &[PathBuf]) -> NativeTable {
     let mut t = NativeTable::new();
     // Each package under its file name, as the engine names packages (what
