@@ -468,12 +468,18 @@ fn a_class_s_int_constants_are_found_by_value_when_one_has_it() {
 
 /// A package of version `v` that imports package `imported` (and Core).
 fn importing(v: u16, imported: &'static str) -> Vec<u8> {
-    let names: &[&str] = &["None", "Core", "Package", "Class", imported, "Win"];
+    importing_as(v, 0, imported, "Win")
+}
+
+/// The same, of licensee `lic`, its one class named `class`.
+fn importing_as(v: u16, lic: u16, imported: &'static str, class: &'static str) -> Vec<u8> {
+    let names: &[&str] = &["None", "Core", "Package", "Class", imported, class];
     // import 0: Core.Package Core; import 1: Core.Package <imported>.
     let imports = [(1, 2, 0, 1), (1, 2, 0, 4)];
     let exports: [Exp; 1] = [(0, 0, 0, 5, 0, b"")];
     let mut data = build(names, &imports, &exports);
     data[4..6].copy_from_slice(&v.to_le_bytes());
+    data[6..8].copy_from_slice(&lic.to_le_bytes());
     data
 }
 
@@ -490,7 +496,11 @@ fn a_built_in_native_table_names_a_native_only_where_its_package_is_referenced()
             b.package,
             t.errors
         );
-        assert!(!t.by_index.is_empty(), "{} {}", b.game, b.package);
+        if b.types {
+            assert!(!t.supers.is_empty(), "{} {}", b.game, b.package);
+        } else {
+            assert!(!t.by_index.is_empty(), "{} {}", b.game, b.package);
+        }
     }
     let table = |data: &[u8]| {
         let p = Package::parse(data).unwrap();
@@ -519,4 +529,72 @@ fn a_built_in_native_table_names_a_native_only_where_its_package_is_referenced()
     // Deus Ex's additions to Engine need a Deus Ex package beside Engine.
     let t = table(&importing(68, "Engine"));
     assert_eq!(t.native(720), None);
+}
+
+#[test]
+fn a_built_in_type_table_gives_supers_properties_and_functions_only_where_its_package_is_referenced(
+) {
+    use pakrat_classic::script::natives::{builtin, NativeTable, Natives};
+    let table = |data: &[u8]| {
+        let p = Package::parse(data).unwrap();
+        let mut t = NativeTable::new();
+        t.add(&p);
+        t
+    };
+    // The rows parse: a class's super, a property's enum, a function that
+    // is not native (no index) with its enum parameter.
+    let x = builtin::BUILTINS
+        .iter()
+        .find(|b| b.types && b.package == "XInterface")
+        .expect("XInterface's type table");
+    let p = x.parsed();
+    assert!(p.errors.is_empty(), "{:?}", p.errors);
+    assert_eq!(
+        p.supers.get("guicomponent").map(String::as_str),
+        Some("gui")
+    );
+    assert_eq!(
+        p.props.get(&("guicomponent".into(), "menustate".into())),
+        Some(&Some("eMenuState".to_string()))
+    );
+    assert!(p.by_index.is_empty());
+    // Rows of the wrong shape are reported by line, not taken.
+    let bad = builtin::parse("class\tA\nvar\tA\tb\nclass\tB\tA\nclass\tB\tC\n-\tB\tF\tcall\t-\t-\n0\tB\tG\tcall\t-\t.\t-\n");
+    let lines: Vec<usize> = bad.errors.iter().map(|(n, _)| *n).collect();
+    assert_eq!(lines, vec![1, 2, 4, 5, 6], "{:?}", bad.errors);
+    assert_eq!(bad.supers.get("b").map(String::as_str), Some("c"));
+    assert!(bad.by_path.is_empty() && bad.props.is_empty());
+    // A UT2004 package (v128, licensee 29) importing XInterface.
+    let t = table(&importing_as(128, 29, "XInterface", "MyPage"));
+    assert_eq!(t.super_of("GUIPage").as_deref(), Some("guimulticomponent"));
+    let (class, f) = t.lookup("GUIPage", "MenuStateChange").expect("found above");
+    assert_eq!(class, "guicomponent");
+    assert_eq!(f.native, 0);
+    assert_eq!(f.enums, vec![Some("eMenuState".to_string())]);
+    // A function that is not final is reached by a super call.
+    assert!(f.is_super_call());
+    assert_eq!(
+        t.enum_value("eMenuState", 4).as_deref(),
+        Some("MSAT_Disabled")
+    );
+    assert!(t.has_property("GUIPage", "MenuState"));
+    assert!(!t.has_property("GUIPage", "NoSuchProperty"));
+    assert!(t.builtins_used().iter().any(|b| b.types));
+    // Not referenced, or another generation (licensee 0): nothing.
+    for data in [
+        importing_as(128, 29, "Editor", "MyPage"),
+        importing_as(128, 0, "XInterface", "MyPage"),
+    ] {
+        let t = table(&data);
+        assert_eq!(t.super_of("GUIPage"), None);
+        assert_eq!(t.lookup("GUIPage", "MenuStateChange"), None);
+        assert!(!t.has_property("GUIPage", "MenuState"));
+        assert!(t.builtins_used().is_empty());
+    }
+    // A class of a package given wins over the table: the package's
+    // `GUIPage` has no super and no functions.
+    let t = table(&importing_as(128, 29, "XInterface", "GUIPage"));
+    assert_eq!(t.super_of("GUIPage"), None);
+    assert_eq!(t.lookup("GUIPage", "MenuStateChange"), None);
+    assert!(!t.has_property("GUIPage", "MenuState"));
 }

@@ -71,8 +71,10 @@ pub struct ExportArgs {
     /// UE1/UE2 classes: write `Classes/<Class>.uc` decompiled from the
     /// bytecode (natives from the package, the `--natives` entries, the
     /// packages it imports found beside it as `<Name>.u`, a game folder's
-    /// `[Core.System] Paths`, then pakrat's built-in tables of UT2004's
-    /// XInterface and Deus Ex's packages); kept source text then goes to
+    /// `[Core.System] Paths`, then pakrat's built-in tables: natives of
+    /// UT2004's XInterface and Deus Ex's packages, types (classes,
+    /// properties, functions, enums) of UT2004's, UT's and Deus Ex's
+    /// packages the corpus lacks); kept source text then goes to
     /// `KeptSource/Classes/<Class>.uc`.
     #[arg(long)]
     pub decompile: bool,

@@ -106,7 +106,7 @@ fn natives_of_a_package_not_given_come_from_a_built_in_table_and_are_reported() 
     // A UT2004 mod whose menus call XInterface's GUIComponent natives
     // (PlayerOwner, ActualWidth...); XInterface.u is not in the corpus.
     let (d, said) = decompile_output(&ue2.join("InvasionProv1_7.u"), &[&core, &engine]);
-    let note = "natives named from pakrat's built-in tables";
+    let note = "named from pakrat's built-in tables";
     assert!(
         said.contains(note) && said.contains("Unreal Tournament 2004 XInterface"),
         "{said}"
@@ -119,8 +119,17 @@ fn natives_of_a_package_not_given_come_from_a_built_in_table_and_are_reported() 
         player_owner += t.matches("PlayerOwner()").count();
     }
     assert!(player_owner > 0, "PlayerOwner() named");
-    // A package that does not reference XInterface: no table used, none
-    // reported.
+    // A package that does not reference XInterface: XInterface's tables
+    // are not used; the type tables of the packages it does reference
+    // (UnrealGame) are, and are reported as types.
     let (_d, said) = decompile_output(&ue2.join("XGame.u"), &[&core, &engine]);
+    assert!(!said.contains("2004 XInterface"), "{said}");
+    assert!(
+        said.contains(note) && said.contains("Unreal Tournament 2004 UnrealGame (types)"),
+        "{said}"
+    );
+    // Nor any table when the package does not reference theirs (a UT2004
+    // package importing only Core and Engine).
+    let (_d, said) = decompile_output(&ue2.join("wUtils105.u"), &[&core, &engine]);
     assert!(!said.contains(note), "{said}");
 }

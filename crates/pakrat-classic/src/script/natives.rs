@@ -220,6 +220,22 @@ fn byte_enum(pkg: &Package<'_>, k: usize) -> Option<String> {
     }
 }
 
+/// The key of a function's outer `o` (lower-case): its class, or for a
+/// state's function `Class.State` (a state may be named as a class is,
+/// `Pickup`'s `auto state Pickup`: its functions are not the class's).
+fn function_owner(pkg: &Package<'_>, o: ObjRef) -> String {
+    let (class, outer) = match pkg.check_ref(o) {
+        Ok(Target::Export(k)) => (pkg.export_class_name(k).unwrap_or(""), pkg.exports[k].outer),
+        Ok(Target::Import(k)) => (pkg.name(pkg.imports[k].class_name), pkg.imports[k].outer),
+        _ => return String::new(),
+    };
+    if class == "State" {
+        format!("{}.{}", outer_name(pkg, outer), outer_name(pkg, o))
+    } else {
+        outer_name(pkg, o)
+    }
+}
+
 fn outer_name(pkg: &Package<'_>, o: ObjRef) -> String {
     pkg.object_name(o).unwrap_or("").to_lowercase()
 }
@@ -296,6 +312,12 @@ pub struct NativeTable {
     enums: HashMap<String, Vec<String>>,
     /// Class lower-case → its super class lower-case.
     supers: HashMap<String, String>,
+    /// Every class of the packages added (lower-case): what the built-in
+    /// type tables are not asked about.
+    classes: std::collections::HashSet<String>,
+    /// Every class and struct holding a property in the packages added
+    /// (lower-case): the same for properties.
+    owners: std::collections::HashSet<String>,
     /// Class lower-case → its int constants (name, value).
     consts: HashMap<String, Vec<(String, i32)>>,
     /// Class lower-case → the number of the addition that gave its
@@ -328,7 +350,7 @@ pub struct NativeTable {
 
 /// Whether two functions of the same name take the same kinds of
 /// parameters (what a call through an unknown class may rely on).
-fn same_params(a: &NativeInfo, b: &NativeInfo) -> bool {
+pub(crate) fn same_params(a: &NativeInfo, b: &NativeInfo) -> bool {
     a.coerce == b.coerce && a.enums == b.enums && a.ret == b.ret && a.kind == b.kind
 }
 
@@ -395,6 +417,7 @@ impl NativeTable {
         }
         for (i, e) in pkg.exports.iter().enumerate() {
             if e.class.is_none() {
+                self.classes.insert(pkg.name(e.object_name).to_lowercase());
                 if let (false, Ok(sup)) = (e.super_.is_none(), pkg.object_name(e.super_)) {
                     self.supers
                         .entry(pkg.name(e.object_name).to_lowercase())
@@ -417,6 +440,7 @@ impl NativeTable {
                     continue;
                 }
                 c if c.ends_with("Property") => {
+                    self.owners.insert(outer_name(pkg, e.outer));
                     if let Ok(Target::Export(k)) = pkg.check_ref(e.outer) {
                         if pkg.exports[k].class.is_none() {
                             self.props.insert((
@@ -443,7 +467,7 @@ impl NativeTable {
                 continue;
             };
             let owner = match pkg.check_ref(e.outer) {
-                Ok(Target::Export(k)) => pkg.name(pkg.exports[k].object_name).to_lowercase(),
+                Ok(Target::Export(_)) => function_owner(pkg, e.outer),
                 _ => String::new(),
             };
             let fname = pkg.name(e.object_name).to_lowercase();
@@ -484,11 +508,22 @@ impl NativeTable {
     /// The first applicable built-in table that `get` finds something in
     /// (recorded as used).
     fn in_builtins<T>(&self, get: impl Fn(&'static builtin::Parsed) -> Option<T>) -> Option<T> {
-        self.builtins().find_map(|(k, b)| {
-            let found = get(b.parsed())?;
-            self.builtin_used.fetch_or(1 << k, Ordering::Relaxed);
-            Some(found)
-        })
+        self.in_builtins_if(|_| true, get)
+    }
+
+    /// The same among the applicable tables `which` keeps.
+    fn in_builtins_if<T>(
+        &self,
+        which: impl Fn(&builtin::Builtin) -> bool,
+        get: impl Fn(&'static builtin::Parsed) -> Option<T>,
+    ) -> Option<T> {
+        self.builtins()
+            .filter(|(_, b)| which(b))
+            .find_map(|(k, b)| {
+                let found = get(b.parsed())?;
+                self.builtin_used.fetch_or(1 << k, Ordering::Relaxed);
+                Some(found)
+            })
     }
 
     /// The built-in tables a lookup has used so far (see [`builtin`]): what
@@ -517,13 +552,18 @@ impl Natives for NativeTable {
             Target::Export(i) => function_info(pkg, i),
             Target::Import(i) => {
                 let imp = &pkg.imports[i];
-                let owner = pkg.object_name(imp.outer).ok()?.to_lowercase();
+                pkg.object_name(imp.outer).ok()?;
+                let owner = function_owner(pkg, imp.outer);
                 let name = pkg.name(imp.object_name).to_lowercase();
                 let key = (owner, name);
                 if let Some(f) = self.by_path.get(&key) {
                     return Some(f.clone());
                 }
-                self.in_builtins(|t| t.by_path.get(&key).cloned())
+                // A class of a package given is not taken from a type
+                // table (a native table still names its natives, as
+                // Deus Ex's additions to Engine's Actor).
+                let known = self.classes.contains(&key.0);
+                self.in_builtins_if(|b| !(known && b.types), |t| t.by_path.get(&key).cloned())
             }
             Target::None => None,
         }
@@ -538,7 +578,10 @@ impl Natives for NativeTable {
                     outer_name(pkg, imp.outer),
                     pkg.name(imp.object_name).to_lowercase(),
                 );
-                self.prop_enums.get(&key).cloned()
+                if self.owners.contains(&key.0) {
+                    return self.prop_enums.get(&key).cloned();
+                }
+                self.in_builtins(|t| t.props.get(&key).cloned().flatten())
             }
             Target::None => None,
         }
@@ -563,23 +606,53 @@ impl Natives for NativeTable {
     }
 
     fn super_of(&self, name: &str) -> Option<String> {
-        self.supers.get(&name.to_lowercase()).cloned()
+        let name = name.to_lowercase();
+        if self.classes.contains(&name) {
+            return self.supers.get(&name).cloned();
+        }
+        self.in_builtins(|t| t.supers.get(&name).cloned())
     }
 
     fn lookup(&self, class: &str, f: &str) -> Option<(String, NativeInfo)> {
         let f = f.to_lowercase();
         let mut c = class.to_lowercase();
         for _ in 0..crate::arrays::MAX_SUPER_DEPTH {
-            if let Some(i) = self.by_path.get(&(c.clone(), f.clone())) {
-                return Some((c, i.clone()));
+            let key = (c, f.clone());
+            let found = if self.classes.contains(&key.0) {
+                self.by_path.get(&key).cloned()
+            } else {
+                self.in_builtins(|t| t.by_path.get(&key).cloned())
+            };
+            if let Some(i) = found {
+                return Some((key.0, i));
             }
-            c = self.supers.get(&c)?.clone();
+            c = self.super_of(&key.0)?;
         }
         None
     }
 
     fn by_name(&self, f: &str) -> Option<NativeInfo> {
-        self.names.get(&f.to_lowercase())?.clone()
+        let f = f.to_lowercase();
+        if let Some(found) = self.names.get(&f) {
+            return found.clone();
+        }
+        // No package given has a function of that name: the applicable
+        // built-in tables' functions of that name, when all agree.
+        let mut found: Option<(usize, NativeInfo)> = None;
+        for (k, b) in self.builtins() {
+            match b.parsed().names.get(&f) {
+                None => {}
+                Some(None) => return None,
+                Some(Some(i)) => match &found {
+                    Some((_, g)) if !same_params(g, i) => return None,
+                    Some(_) => {}
+                    None => found = Some((k, i.clone())),
+                },
+            }
+        }
+        let (k, info) = found?;
+        self.builtin_used.fetch_or(1 << k, Ordering::Relaxed);
+        Some(info)
     }
 
     fn objects_in(&self, package: &str, name: &str) -> Option<usize> {
@@ -606,11 +679,18 @@ impl Natives for NativeTable {
         let p = p.to_lowercase();
         let mut c = class.to_lowercase();
         for _ in 0..crate::arrays::MAX_SUPER_DEPTH {
-            if self.props.contains(&(c.clone(), p.clone())) {
+            let key = (c, p.clone());
+            let found = if self.classes.contains(&key.0) {
+                self.props.contains(&key)
+            } else {
+                self.in_builtins(|t| t.props.contains_key(&key).then_some(()))
+                    .is_some()
+            };
+            if found {
                 return true;
             }
-            match self.supers.get(&c) {
-                Some(s) => c = s.clone(),
+            match self.super_of(&key.0) {
+                Some(s) => c = s,
                 None => return false,
             }
         }

@@ -1,7 +1,8 @@
 //! `export --decompile`: the natives a package's bytecode calls, from the
 //! package itself, the files and folders given with `--natives`, the
 //! packages it imports found beside it, a game folder's `Paths`, and
-//! (for an index none of them defines) the built-in native tables.
+//! (for an index or a class none of them defines) the built-in native
+//! and type tables.
 
 use std::path::{Path, PathBuf};
 
@@ -25,7 +26,8 @@ use crate::args_export::ExportArgs;
 /// A package not found leaves its natives unknown, unless a built-in table
 /// of that package applies (UT2004's XInterface, Deus Ex's packages:
 /// `pakrat_classic::script::natives::builtin`): a call to one is written
-/// `UnknownNative<index>(...)`.
+/// `UnknownNative<index>(...)`. Its classes (supers, properties,
+/// functions, enums) come from a built-in type table when one applies.
 pub fn natives_for(pkg: &Package<'_>, path: &Path, extra: &[PathBuf]) -> NativeTable {
     let mut t = NativeTable::new();
     // Each package under its file name, as the engine names packages (what
@@ -127,26 +129,31 @@ pub fn options_for(
     o
 }
 
-/// The built-in native tables the decompiled classes of `opts` used (a
-/// native index no package given defines, named from pakrat's table of
-/// that game's package), as `Game Package` for each.
+/// The built-in tables the decompiled classes of `opts` used (a native
+/// index, or a class, property, function or enum no package given
+/// defines, named from pakrat's table of that game's package), as `Game
+/// Package` for a native table and `Game Package (types)` for a type
+/// table.
 pub fn builtins_used(opts: &ExportOptions) -> Vec<String> {
     let Some(t) = &opts.decompile else {
         return Vec::new();
     };
     t.builtins_used()
         .iter()
-        .map(|b| format!("{} {}", b.game, b.package))
+        .map(|b| {
+            let kind = if b.types { " (types)" } else { "" };
+            format!("{} {}{kind}", b.game, b.package)
+        })
         .collect()
 }
 
-/// The line that says which built-in native tables named natives (none
+/// The line that says which built-in tables named natives or types (none
 /// when none did).
 pub fn builtins_note(opts: &ExportOptions) -> Option<String> {
     let used = builtins_used(opts);
     (!used.is_empty()).then(|| {
         format!(
-            "natives named from pakrat's built-in tables (no package given defines them): {}",
+            "natives and types named from pakrat's built-in tables (no package given defines them): {}",
             used.join(", ")
         )
     })

@@ -1,14 +1,28 @@
-//! Built-in native tables: the natives of packages a decompiled package
-//! calls but that are often not at hand (UT2004's `XInterface`, Deus Ex's
-//! `Extension`, `DeusEx` and its additions to `Engine` and `Core`), as
-//! facts (index, name, kind, flags, parameters) read from the games' public
-//! UnrealScript sources. Each table is a tab-separated file beside this one
-//! whose header names the game, the package and the source.
+//! Built-in tables of packages a decompiled package uses but that are
+//! often not at hand, read from the games' public UnrealScript sources:
+//!
+//! - native tables: the natives of UT2004's `XInterface`, Deus Ex's
+//!   `Extension`, `DeusEx` and its additions to `Engine` and `Core`, as
+//!   facts (index, name, kind, flags, parameters);
+//! - type tables (`types`): for the classes of UT2004's `XInterface`,
+//!   `GUI2K4`, `UnrealGame`, `Onslaught`, `XWeapons`, `XPickups`,
+//!   `XEffects`, `IpDrv`, `UWeb`, `xWebAdmin`, `XAdmin`, UT's (UE1)
+//!   `UnrealShare`, `UnrealI`, `UTMenu`, `UBrowser`, `IpServer`,
+//!   `UTServerAdmin`, `UWeb` and Deus Ex's `DeusEx` and `Extension` that the corpus's
+//!   packages name (and the classes above them), each class's super, its
+//!   properties (with the enum of a byte that has one), its functions
+//!   (flags, `coerce` and enum parameters, enum return) and the package's
+//!   enums: what a super call's class, an enum value's name and a `within`
+//!   class's `Outer.` need.
+//!
+//! Each table is a tab-separated file beside this one whose header names
+//! the game, the package and the source.
 //!
 //! A table is only a fallback: [`NativeTable`](super::NativeTable) uses it
-//! for a native index no package given defines, when the package decompiled
-//! has the table's generation and it or a package given beside references
-//! the table's package (and the table's game, see [`Builtin::markers`]).
+//! for a native index, or a class (with its properties and functions), that
+//! no package given defines, when the package decompiled has the table's
+//! generation and it or a package given beside references the table's
+//! package (and the table's game, see [`Builtin::markers`]).
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -20,8 +34,11 @@ use super::{NativeInfo, OpKind, FUNC_FINAL, FUNC_OPERATOR, FUNC_PRE_OPERATOR, FU
 pub struct Builtin {
     /// The game, for messages (`Deus Ex`).
     pub game: &'static str,
-    /// The package whose natives the table gives (`Extension`).
+    /// The package whose natives (or types) the table gives (`Extension`).
     pub package: &'static str,
+    /// Whether the table gives the package's types (classes, properties,
+    /// functions, enums) rather than its natives.
+    pub types: bool,
     /// The table is used only when one of these packages is referenced
     /// (`Engine` is referenced by every UE1 package: Deus Ex's additions
     /// to it apply only beside a Deus Ex package).
@@ -39,6 +56,12 @@ fn ut2004(version: u16, licensee: u16) -> bool {
     version == 128 && licensee == 29
 }
 
+/// Unreal Tournament (UE1): v68 (432) and v69 (436 to 469), licensee 0
+/// (Deus Ex, v68 too, references none of these tables' packages).
+fn ut99(version: u16, licensee: u16) -> bool {
+    (68..=69).contains(&version) && licensee == 0
+}
+
 /// Deus Ex: v68 (licensee 0, or a mod's own; the corpus's Deus Ex packages
 /// are v68 with licensee 0 or 32).
 fn deus_ex(version: u16, _licensee: u16) -> bool {
@@ -49,7 +72,7 @@ fn deus_ex(version: u16, _licensee: u16) -> bool {
 const DEUS_EX: &[&str] = &["Extension", "DeusEx"];
 
 /// How many built-in tables there are.
-const TABLES: usize = 5;
+const TABLES: usize = 25;
 // One bit each in `NativeTable`'s record of the tables used.
 const _: () = assert!(TABLES <= 32);
 
@@ -57,6 +80,7 @@ const _: () = assert!(TABLES <= 32);
 pub static BUILTINS: [Builtin; TABLES] = [
     Builtin {
         game: "Unreal Tournament 2004",
+        types: false,
         package: "XInterface",
         markers: &["XInterface"],
         generation: ut2004,
@@ -65,6 +89,7 @@ pub static BUILTINS: [Builtin; TABLES] = [
     },
     Builtin {
         game: "Deus Ex",
+        types: false,
         package: "Extension",
         markers: &["Extension"],
         generation: deus_ex,
@@ -73,6 +98,7 @@ pub static BUILTINS: [Builtin; TABLES] = [
     },
     Builtin {
         game: "Deus Ex",
+        types: false,
         package: "DeusEx",
         markers: &["DeusEx"],
         generation: deus_ex,
@@ -81,6 +107,7 @@ pub static BUILTINS: [Builtin; TABLES] = [
     },
     Builtin {
         game: "Deus Ex",
+        types: false,
         package: "Engine",
         markers: DEUS_EX,
         generation: deus_ex,
@@ -89,11 +116,192 @@ pub static BUILTINS: [Builtin; TABLES] = [
     },
     Builtin {
         game: "Deus Ex",
+        types: false,
         package: "Core",
         markers: DEUS_EX,
         generation: deus_ex,
         parsed: OnceLock::new(),
         text: include_str!("deusex-Core.tsv"),
+    },
+    Builtin {
+        game: "Unreal Tournament 2004",
+        types: true,
+        package: "XInterface",
+        markers: &["XInterface"],
+        generation: ut2004,
+        parsed: OnceLock::new(),
+        text: include_str!("ut2004-XInterface-types.tsv"),
+    },
+    Builtin {
+        game: "Unreal Tournament 2004",
+        types: true,
+        package: "GUI2K4",
+        markers: &["GUI2K4"],
+        generation: ut2004,
+        parsed: OnceLock::new(),
+        text: include_str!("ut2004-GUI2K4-types.tsv"),
+    },
+    Builtin {
+        game: "Unreal Tournament 2004",
+        types: true,
+        package: "UnrealGame",
+        markers: &["UnrealGame"],
+        generation: ut2004,
+        parsed: OnceLock::new(),
+        text: include_str!("ut2004-UnrealGame-types.tsv"),
+    },
+    Builtin {
+        game: "Unreal Tournament 2004",
+        types: true,
+        package: "Onslaught",
+        markers: &["Onslaught"],
+        generation: ut2004,
+        parsed: OnceLock::new(),
+        text: include_str!("ut2004-Onslaught-types.tsv"),
+    },
+    Builtin {
+        game: "Unreal Tournament 2004",
+        types: true,
+        package: "XWeapons",
+        markers: &["XWeapons"],
+        generation: ut2004,
+        parsed: OnceLock::new(),
+        text: include_str!("ut2004-XWeapons-types.tsv"),
+    },
+    Builtin {
+        game: "Unreal Tournament 2004",
+        types: true,
+        package: "XPickups",
+        markers: &["XPickups"],
+        generation: ut2004,
+        parsed: OnceLock::new(),
+        text: include_str!("ut2004-XPickups-types.tsv"),
+    },
+    Builtin {
+        game: "Unreal Tournament 2004",
+        types: true,
+        package: "XEffects",
+        markers: &["XEffects"],
+        generation: ut2004,
+        parsed: OnceLock::new(),
+        text: include_str!("ut2004-XEffects-types.tsv"),
+    },
+    Builtin {
+        game: "Unreal Tournament 2004",
+        types: true,
+        package: "IpDrv",
+        markers: &["IpDrv"],
+        generation: ut2004,
+        parsed: OnceLock::new(),
+        text: include_str!("ut2004-IpDrv-types.tsv"),
+    },
+    Builtin {
+        game: "Unreal Tournament 2004",
+        types: true,
+        package: "UWeb",
+        markers: &["UWeb"],
+        generation: ut2004,
+        parsed: OnceLock::new(),
+        text: include_str!("ut2004-UWeb-types.tsv"),
+    },
+    Builtin {
+        game: "Unreal Tournament 2004",
+        types: true,
+        package: "xWebAdmin",
+        markers: &["xWebAdmin"],
+        generation: ut2004,
+        parsed: OnceLock::new(),
+        text: include_str!("ut2004-xWebAdmin-types.tsv"),
+    },
+    Builtin {
+        game: "Unreal Tournament 2004",
+        types: true,
+        package: "XAdmin",
+        markers: &["XAdmin"],
+        generation: ut2004,
+        parsed: OnceLock::new(),
+        text: include_str!("ut2004-XAdmin-types.tsv"),
+    },
+    Builtin {
+        game: "Deus Ex",
+        types: true,
+        package: "DeusEx",
+        markers: &["DeusEx"],
+        generation: deus_ex,
+        parsed: OnceLock::new(),
+        text: include_str!("deusex-DeusEx-types.tsv"),
+    },
+    Builtin {
+        game: "Deus Ex",
+        types: true,
+        package: "Extension",
+        markers: &["Extension"],
+        generation: deus_ex,
+        parsed: OnceLock::new(),
+        text: include_str!("deusex-Extension-types.tsv"),
+    },
+    Builtin {
+        game: "Unreal Tournament",
+        types: true,
+        package: "UnrealShare",
+        markers: &["UnrealShare"],
+        generation: ut99,
+        parsed: OnceLock::new(),
+        text: include_str!("ut99-UnrealShare-types.tsv"),
+    },
+    Builtin {
+        game: "Unreal Tournament",
+        types: true,
+        package: "UnrealI",
+        markers: &["UnrealI"],
+        generation: ut99,
+        parsed: OnceLock::new(),
+        text: include_str!("ut99-UnrealI-types.tsv"),
+    },
+    Builtin {
+        game: "Unreal Tournament",
+        types: true,
+        package: "UTMenu",
+        markers: &["UTMenu"],
+        generation: ut99,
+        parsed: OnceLock::new(),
+        text: include_str!("ut99-UTMenu-types.tsv"),
+    },
+    Builtin {
+        game: "Unreal Tournament",
+        types: true,
+        package: "UBrowser",
+        markers: &["UBrowser"],
+        generation: ut99,
+        parsed: OnceLock::new(),
+        text: include_str!("ut99-UBrowser-types.tsv"),
+    },
+    Builtin {
+        game: "Unreal Tournament",
+        types: true,
+        package: "IpServer",
+        markers: &["IpServer"],
+        generation: ut99,
+        parsed: OnceLock::new(),
+        text: include_str!("ut99-IpServer-types.tsv"),
+    },
+    Builtin {
+        game: "Unreal Tournament",
+        types: true,
+        package: "UTServerAdmin",
+        markers: &["UTServerAdmin"],
+        generation: ut99,
+        parsed: OnceLock::new(),
+        text: include_str!("ut99-UTServerAdmin-types.tsv"),
+    },
+    Builtin {
+        game: "Unreal Tournament",
+        types: true,
+        package: "UWeb",
+        markers: &["UWeb"],
+        generation: ut99,
+        parsed: OnceLock::new(),
+        text: include_str!("ut99-UWeb-types.tsv"),
     },
 ];
 
@@ -106,6 +314,15 @@ pub struct Parsed {
     pub by_path: HashMap<(String, String), NativeInfo>,
     /// Enum name lower-case → its values.
     pub enums: HashMap<String, Vec<String>>,
+    /// Class lower-case → its super class lower-case (type tables).
+    pub supers: HashMap<String, String>,
+    /// (class or struct, property) lower-case → the property's enum, when
+    /// it is a byte with one (type tables: every property of a class, and
+    /// the members of its structs that have an enum).
+    pub props: HashMap<(String, String), Option<String>>,
+    /// Function name lower-case → its info when every function of that
+    /// name in the table takes the same parameters, else `None`.
+    pub names: HashMap<String, Option<NativeInfo>>,
     /// The rows that did not parse (line number, why).
     pub errors: Vec<(usize, String)>,
 }
@@ -126,26 +343,52 @@ pub fn parse(text: &str) -> Parsed {
             continue;
         }
         let cols: Vec<&str> = line.split('\t').collect();
-        if cols.first() == Some(&"enum") {
-            match cols.as_slice() {
-                [_, name, values] => {
-                    let v = values.split(',').map(str::to_string).collect();
-                    out.enums.insert(name.to_lowercase(), v);
-                }
-                _ => out.errors.push((n + 1, "an enum row has 3 columns".into())),
+        match cols.as_slice() {
+            ["enum", name, values] => {
+                let v = values.split(',').map(str::to_string).collect();
+                out.enums.insert(name.to_lowercase(), v);
             }
-            continue;
-        }
-        match row(&cols) {
-            Ok((class, info)) => {
-                let key = (class.to_lowercase(), info.friendly.to_lowercase());
-                out.by_path.insert(key, info.clone());
-                if out.by_index.insert(info.native, info).is_some() {
-                    out.errors
-                        .push((n + 1, "a native index given twice".into()));
+            ["enum", ..] => out.errors.push((n + 1, "an enum row has 3 columns".into())),
+            ["class", class, sup] => {
+                let sup = (*sup != "-").then(|| sup.to_lowercase());
+                if out.supers.contains_key(&class.to_lowercase()) {
+                    out.errors.push((n + 1, "a class given twice".into()));
+                }
+                // `-`: no super (Object); the type tables hold none.
+                if let Some(sup) = sup {
+                    out.supers.insert(class.to_lowercase(), sup);
                 }
             }
-            Err(e) => out.errors.push((n + 1, e)),
+            ["class", ..] => out.errors.push((n + 1, "a class row has 3 columns".into())),
+            ["var", owner, name, en] => {
+                let en = (*en != "-").then(|| en.to_string());
+                let key = (owner.to_lowercase(), name.to_lowercase());
+                out.props.insert(key, en);
+            }
+            ["var", ..] => out.errors.push((n + 1, "a var row has 4 columns".into())),
+            _ => match row(&cols) {
+                Ok((class, info)) => {
+                    let key = (class.to_lowercase(), info.friendly.to_lowercase());
+                    match out.names.get_mut(&key.1) {
+                        None => {
+                            out.names.insert(key.1.clone(), Some(info.clone()));
+                        }
+                        Some(slot) => {
+                            if slot.as_ref().is_some_and(|s| !super::same_params(s, &info)) {
+                                *slot = None;
+                            }
+                        }
+                    }
+                    out.by_path.insert(key, info.clone());
+                    // A function that is not native (index `-`) is known
+                    // by its class only.
+                    if info.native != 0 && out.by_index.insert(info.native, info).is_some() {
+                        out.errors
+                            .push((n + 1, "a native index given twice".into()));
+                    }
+                }
+                Err(e) => out.errors.push((n + 1, e)),
+            },
         }
     }
     out
@@ -156,10 +399,15 @@ fn row<'a>(cols: &[&'a str]) -> Result<(&'a str, NativeInfo), String> {
     let [index, class, name, kind, flags, params, ret] = cols else {
         return Err(format!("{} columns, expected 7", cols.len()));
     };
-    let native: u16 = index
-        .parse()
-        .map_err(|_| format!("index {index:?} is not a number"))?;
-    if native == 0 || name.is_empty() || class.is_empty() {
+    // `-`: a function that is not native (type tables).
+    let native: u16 = match *index {
+        "-" => 0,
+        i => match i.parse() {
+            Ok(0) | Err(_) => return Err(format!("index {index:?} is not a number above 0")),
+            Ok(v) => v,
+        },
+    };
+    if name.is_empty() || class.is_empty() {
         return Err("an index, a class and a name are needed".into());
     }
     let mut f = 0u32;
