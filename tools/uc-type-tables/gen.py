@@ -2,22 +2,19 @@
 """Write pakrat's built-in type tables (crates/pakrat-classic/src/script/
 natives/PREFIX-PKG-types.tsv) from ucfacts.py's output.
 
-gen.py FACTS.json PREFIX NATIVES_DIR NAMES HEADER PKG=DIR...
+gen.py FACTS.json PREFIX NATIVES_DIR HEADER PKG=DIR...
 
-NAMES: the names the corpus's packages hold, one a line (a class is written
-when its name is among them, with the classes above it in the packages
-given); HEADER: the table's header, {PKG} and {DIR} replaced. The enums
+Every class of each package named is written. HEADER: the table's header, {PKG} and {DIR} replaced. The enums
 of every directory in FACTS.json are known (Core's and Engine's too)."""
 import json, re, sys
 
 facts = json.load(open(sys.argv[1]))
 prefix = sys.argv[2]
 natdir = sys.argv[3]
-names = set(l.strip().lower() for l in open(sys.argv[4]) if l.strip())
-srcfmt = sys.argv[5]  # the header file
+srcfmt = sys.argv[4]  # the header file
 pkgs = []
 src = {}
-for a in sys.argv[6:]:
+for a in sys.argv[5:]:
     # PKG=DIR, or PKG=DIR=PATH when the source's path is not DIR.
     p, d, *path = a.split("=")
     pkgs.append((p, d))
@@ -36,14 +33,8 @@ for p, d in pkgs:
     for n, c in facts[d].items():
         owner.setdefault(n.lower(), (p, c))
 
-# classes used: named in the corpus, and their ancestors among those packages
-want = set()
-for n in owner:
-    if n in names:
-        k = n
-        while k in owner and k not in want:
-            want.add(k)
-            k = (owner[k][1]["super"] or "").lower()
+# every class of the packages written
+want = set(owner)
 
 
 def enum_of(ty):
