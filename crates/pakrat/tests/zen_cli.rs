@@ -6,7 +6,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{files, fixtures, json_ok, pakrat, s};
+use common::{file_names, files, fixtures, json_ok, pakrat, s};
 use predicates::prelude::*;
 
 /// The five packages cooked both ways, below the legacy pak's mount point.
@@ -688,7 +688,6 @@ fn from_legacy_into_converting_while_writing_gives_the_same_container() {
     let cook = tmp.path().join("cook");
     extract(&f.legacy_pak, &cook);
     let tex = walkdir(&cook)
-        .into_iter()
         .find(|p| p.file_name().is_some_and(|n| n == "T_Streaming.uasset"))
         .unwrap()
         .parent()
@@ -769,20 +768,7 @@ fn from_legacy_into_converting_while_writing_gives_the_same_container() {
     );
 }
 
-/// Every file below `dir`, sorted.
-fn walkdir(dir: &Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
+/// Every file below `dir`, sorted (the shared [`file_names`], as paths).
+fn walkdir(dir: &Path) -> impl Iterator<Item = std::path::PathBuf> + '_ {
+    file_names(dir).into_iter().map(move |r| dir.join(r))
 }

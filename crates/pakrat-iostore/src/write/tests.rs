@@ -59,33 +59,19 @@ fn what_no_container_can_hold_is_refused_before_writing() {
 fn alignment_and_partitions_follow_the_engine() {
     // Two small chunks share a 2048-byte window; a third that would
     // cross it starts on the next boundary.
-    let dir = std::env::temp_dir().join(format!("pakrat-write-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
     let chunks = [spec(1, 100), spec(2, 200), spec(3, 1900), spec(4, 70_000)];
-    let mut files = Vec::new();
-    let mut open = |p: u32| -> Result<File> {
-        let path = dir.join(format!("p{p}"));
-        files.push(path.clone());
-        File::options()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .open(&path)
-            .map_err(|e| Error::io(&path, e))
-    };
     let o = Options {
         partition_size: Some(128 * 1024),
         ..Options::default()
     };
-    let w = write(&chunks, None, &o, &mut open, &|_| {}).unwrap();
+    let (w, _) = written("align", &mut |open| write(&chunks, None, &o, open, &|_| {}));
+    let w = w.unwrap();
     let offs: Vec<u64> = w.toc.blocks.iter().map(|b| b.offset).collect();
     // 100 → 112 bytes at 0; 200 → 208 at 112; 1900 would end past 2048:
     // 2048; 70 000 = two blocks from the next 2048 boundary (4096), the
     // second (4464 bytes) still fits in partition 0.
     assert_eq!(offs, vec![0, 112, 2048, 4096, 4096 + 65536]);
     assert_eq!(w.toc.header.partition_count, 1);
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 /// Writes with the partition opener it is given.
