@@ -598,3 +598,35 @@ fn a_built_in_type_table_gives_supers_properties_and_functions_only_where_its_pa
     assert_eq!(t.lookup("GUIPage", "MenuStateChange"), None);
     assert!(!t.has_property("GUIPage", "MenuState"));
 }
+
+#[test]
+fn empty_parameters_the_bytecode_stores_are_written_back_trailing_ones_too() {
+    use pakrat_classic::script::{natives::NativeTable, read::TokenReader, Ctx};
+    let data = importing(128, "Engine");
+    let pkg = Package::parse(&data).unwrap();
+    let natives = NativeTable::new();
+    let ctx = Ctx {
+        pkg: &pkg,
+        package: "Win".into(),
+        class: 0,
+    };
+    // Native 128 (an index no table names), then its parameters up to
+    // EX_EndFunctionParms (0x16): IntZero 0x25, IntOne 0x26, EX_Nothing 0x0B.
+    let text = |code: &[u8]| {
+        let mut r = TokenReader::new(code, 0, &ctx, &natives);
+        r.expr().map(|e| e.text).unwrap()
+    };
+    // `F(0, 1)`: nothing stored after the last parameter given.
+    assert_eq!(text(&[0x80, 0x25, 0x26, 0x16]), "UnknownNative128(0, 1)");
+    // `F(0, , 1)`: a skipped parameter between two.
+    assert_eq!(
+        text(&[0x80, 0x25, 0x0B, 0x26, 0x16]),
+        "UnknownNative128(0, , 1)"
+    );
+    // `F(0, 1,,,)`: the compiler stores one `Nothing` per comma followed by
+    // another comma; the one before `)` stores none and is written back.
+    assert_eq!(
+        text(&[0x80, 0x25, 0x26, 0x0B, 0x0B, 0x16]),
+        "UnknownNative128(0, 1, , , )"
+    );
+}

@@ -826,8 +826,12 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
                 return Err(bad(off, "more than 255 arguments"));
             }
         }
-        while args.last().is_some_and(|a| a.text.is_empty()) {
-            args.pop();
+        // The compiler stores an empty parameter only where the source wrote
+        // one before a comma: `Spawn(C, P,,,)` is `C, P, Nothing, Nothing`,
+        // where `Spawn(C, P)` stores no `Nothing` at all. Trailing ones are
+        // written back with the empty parameter before the `)`.
+        if args.last().is_some_and(|a| a.text.is_empty()) {
+            args.push(Expr::atom(""));
         }
         Ok(args)
     }
