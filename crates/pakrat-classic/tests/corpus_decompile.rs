@@ -174,9 +174,12 @@ fn int_text(v: i64) -> String {
     }
 }
 
-/// The function bodies of a source text, by lower-case name (the text
-/// between the braces after `function|event|operator ... Name(...)`).
-fn source_bodies(src: &str) -> BTreeMap<String, Vec<String>> {
+/// The function bodies of a source text, by lower-case (scope, name): the
+/// scope is `""` for the class's own functions and the lower-case state
+/// name for a function declared inside `state Name { … }` (a state may
+/// declare a function of the same name as the class's, and the text may
+/// give the state's first).
+fn source_bodies(src: &str) -> BTreeMap<(String, String), Vec<String>> {
     let mut map = BTreeMap::new();
     let t = tokens_keep_braces(src);
     let mut i = 0;
@@ -188,6 +191,11 @@ fn source_bodies(src: &str) -> BTreeMap<String, Vec<String>> {
         "postoperator",
         "delegate",
     ];
+    // Brace depth outside function bodies, the state being read and the
+    // depth its block opened at, and a state named but not yet opened.
+    let mut depth = 0usize;
+    let mut state: Option<(String, usize)> = None;
+    let mut pending: Option<String> = None;
     while i < t.len() {
         if kw.contains(&t[i].as_str()) {
             // The name is the token before the first '('.
@@ -204,26 +212,40 @@ fn source_bodies(src: &str) -> BTreeMap<String, Vec<String>> {
                 k += 1;
             }
             if k < t.len() && t[k] == "{" {
-                let mut depth = 0;
-                let start = k;
-                while k < t.len() {
-                    if t[k] == "{" {
-                        depth += 1;
-                    } else if t[k] == "}" {
-                        depth -= 1;
-                        if depth == 0 {
-                            break;
-                        }
-                    }
-                    k += 1;
-                }
-                let body: Vec<String> = t[start + 1..k.min(t.len())].to_vec();
-                map.entry(name).or_insert(body);
+                let end = close_of(&t, k);
+                let body: Vec<String> = t[k + 1..end.saturating_sub(1).max(k + 1)].to_vec();
+                let scope = state.as_ref().map(|s| s.0.clone()).unwrap_or_default();
+                map.entry((scope, name)).or_insert(body);
+                k = end.saturating_sub(1);
             }
             i = k + 1;
-        } else {
-            i += 1;
+            continue;
         }
+        match t[i].as_str() {
+            "state" if depth == 0 => {
+                // `state [()] Name [extends X] {`
+                let mut k = i + 1;
+                while k < t.len() && (t[k] == "(" || t[k] == ")") {
+                    k += 1;
+                }
+                pending = t.get(k).cloned();
+            }
+            "{" => {
+                if let (Some(name), 0) = (pending.take(), depth) {
+                    state = Some((name, depth));
+                }
+                depth += 1;
+            }
+            "}" => {
+                depth = depth.saturating_sub(1);
+                if state.as_ref().is_some_and(|s| s.1 == depth) {
+                    state = None;
+                }
+            }
+            ";" if depth == 0 => pending = None,
+            _ => {}
+        }
+        i += 1;
     }
     map
 }
@@ -318,7 +340,11 @@ fn for_to_while(t: &[String]) -> Vec<String> {
             let parts: Vec<&[String]> = inner.split(|x| x == ";").collect();
             if parts.len() == 3 {
                 let body_end = stmt_end(t, close);
-                let body = for_to_while(&t[close..body_end]);
+                // An empty body (`for (…; …; …);`) is an empty statement.
+                let body = match &t[close..body_end] {
+                    [x] if x == ";" => Vec::new(),
+                    b => for_to_while(b),
+                };
                 out.extend(parts[0].iter().cloned());
                 out.push(";".into());
                 out.push("while".into());
@@ -332,6 +358,34 @@ fn for_to_while(t: &[String]) -> Vec<String> {
         }
         out.push(t[i].clone());
         i += 1;
+    }
+    out
+}
+
+/// Empty statements dropped: a `;` after `;`, `{` or `}` (`x = 0;;`,
+/// `until (c);`'s `;` after a `do` block's `until (c)` included), which
+/// the compiler reads as nothing; whether a source writes one is
+/// punctuation, like a redundant parenthesis.
+fn drop_empty_statements(t: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::with_capacity(t.len());
+    // Where each open parenthesis of `out` is, to find what a `)` closes.
+    let mut opens = Vec::new();
+    let mut closed_until = false;
+    for x in t {
+        let after_until = std::mem::take(&mut closed_until);
+        match x.as_str() {
+            ";" if after_until || out.last().is_some_and(|p| p == ";" || p == "{" || p == "}") => {
+                continue
+            }
+            "(" => opens.push(out.len()),
+            ")" => {
+                if let Some(o) = opens.pop() {
+                    closed_until = o > 0 && out[o - 1] == "until";
+                }
+            }
+            _ => {}
+        }
+        out.push(x.clone());
     }
     out
 }
@@ -544,7 +598,7 @@ fn normalise_set(body: &[String], known: &Known, set: &[Level], source: bool) ->
             t.remove(k - 1);
         }
     }
-    let t = for_to_while(&t);
+    let t = drop_empty_statements(&for_to_while(&t));
     let mut out: Vec<String> = t
         .into_iter()
         .filter(|x| x != "(" && x != ")" && x != "{" && x != "}")
@@ -738,6 +792,7 @@ fn every_corpus_class_decompiles() {
     let Tally {
         compared,
         exact,
+        states,
         matched,
         kinds,
         repl_blocks,
@@ -790,6 +845,14 @@ fn every_corpus_class_decompiles() {
         "functions compared {compared}, tokens match {exact} ({:.1}%) plainly, {matched} ({:.1}%) with the recorded normalisations",
         pct(exact),
         pct(matched)
+    );
+    let (class_fns, class_exact) = (compared - states.0, exact - states.1);
+    eprintln!(
+        "  of which the classes' own {class_fns}, plainly {class_exact} ({:.1}%); the states' {}, plainly {} ({:.1}%)",
+        class_exact as f64 * 100.0 / class_fns.max(1) as f64,
+        states.0,
+        states.1,
+        states.1 as f64 * 100.0 / states.0.max(1) as f64
     );
     for (k, n) in &kinds {
         eprintln!("  {n:5}  {k}");
@@ -852,6 +915,8 @@ struct Tally {
     compared: usize,
     /// Equal after the plain normalisation.
     exact: usize,
+    /// Of those, the functions states declare: compared / equal plainly.
+    states: (usize, usize),
     /// Equal after the plain or a recorded normalisation.
     matched: usize,
     kinds: BTreeMap<&'static str, usize>,
@@ -915,13 +980,13 @@ fn compare_class(
     compare_replication(ctx, table, known, class, &text.text, tally);
     compare_ignores(ctx, table, class, &text.text, tally);
     let orig = source_bodies(&text.text);
-    for f in pakrat_classic::headers::model::children(pkg, class) {
-        if pkg.export_class_name(f).ok() != Some("Function") {
-            continue;
-        }
+    for (scope, f) in functions_by_scope(pkg, class) {
         let name = pkg.name(pkg.exports[f].object_name).to_lowercase();
-        let Some(o) = orig.get(&name) else { continue };
+        let Some(o) = orig.get(&(scope.clone(), name.clone())) else {
+            continue;
+        };
         tally.compared += 1;
+        tally.states.0 += usize::from(!scope.is_empty());
         let Ok(lines) = script::body_lines(ctx, table, f) else {
             *tally.kinds.entry("decompile error").or_default() += 1;
             continue;
@@ -984,11 +1049,12 @@ fn compare_class(
             let class_name = pkg.name(pkg.exports[class].object_name);
             tally
                 .ids
-                .push(format!("{}.{class_name}.{name}", ctx.package));
+                .push(format!("{}.{class_name}.{scope}.{name}", ctx.package));
         }
         match equal_at {
             Some(Level::Plain) => {
                 tally.exact += 1;
+                tally.states.1 += usize::from(!scope.is_empty());
                 tally.matched += 1;
             }
             Some(l) => {
@@ -1018,6 +1084,28 @@ fn compare_class(
             }
         }
     }
+}
+
+/// The functions of a class with their scope: `""` for the class's own,
+/// the lower-case state name for those a state of the class declares.
+fn functions_by_scope(pkg: &Package<'_>, class: usize) -> Vec<(String, usize)> {
+    use pakrat_classic::headers::model::children;
+    let mut out = Vec::new();
+    for c in children(pkg, class) {
+        match pkg.export_class_name(c).ok() {
+            Some("Function") => out.push((String::new(), c)),
+            Some("State") => {
+                let state = pkg.name(pkg.exports[c].object_name).to_lowercase();
+                for f in children(pkg, c) {
+                    if pkg.export_class_name(f).ok() == Some("Function") {
+                        out.push((state.clone(), f));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out
 }
 
 /// One `if` of a kept source's `replication` block: (reliable, condition
