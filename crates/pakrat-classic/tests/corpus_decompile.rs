@@ -533,41 +533,41 @@ fn same_objects(known: &Known, src: &[String], dec: &[String]) -> bool {
 
 /// Normalise a body's tokens: locals dropped, `for` rewritten as `while`,
 /// parentheses and braces dropped, the trailing `return;` dropped; then the
-/// normalisations of `level` (`source`: the kept source's side).
-fn normalise(body: &[String], known: &Known, level: Level, source: bool) -> Vec<String> {
+/// normalisations of `level`.
+fn normalise(body: &[String], known: &Known, level: Level) -> Vec<String> {
     let set: Vec<Level> = LEVELS.iter().copied().filter(|&l| l <= level).collect();
-    normalise_set(body, known, &set, source)
+    normalise_set(body, known, &set)
 }
 
 /// [`normalise`] with exactly the normalisations of `set` (not cumulative:
 /// the test's `DECOMP_ALONE` counts what each one alone makes equal).
-fn normalise_set(body: &[String], known: &Known, set: &[Level], source: bool) -> Vec<String> {
+fn normalise_set(body: &[String], known: &Known, set: &[Level]) -> Vec<String> {
     let has = |l: Level| set.contains(&l);
     let mut t: Vec<String> = body.to_vec();
-    // Locals.
-    while t.first().is_some_and(|x| x == "local") {
-        match t.iter().position(|x| x == ";") {
-            Some(p) => {
+    // The leading declarations: locals, function-local `const X = V;`
+    // (dropped, their values substituted at the constants level like the
+    // class's) and stray `;`, in any order.
+    let mut local = Known::default();
+    loop {
+        match t.first().map(String::as_str) {
+            Some(";") => {
+                t.remove(0);
+            }
+            Some("local") | Some("const") => {
+                let Some(p) = t.iter().position(|x| x == ";") else {
+                    break;
+                };
+                if t[0] == "const" && t.get(2).is_some_and(|x| x == "=") {
+                    local.consts.insert(t[1].clone(), Some(t[3..p].to_vec()));
+                }
                 t.drain(..=p);
             }
-            None => break,
+            _ => break,
         }
     }
-    if has(Level::Consts) && !source {
-        // The decompiler's constant names, read as their values too.
-        t = substitute_consts(&t, known);
-    }
-    if has(Level::Consts) && source {
-        // Function-local `const X = V;` declarations: dropped, their
-        // values substituted like the class's.
-        let mut local = Known::default();
-        while t.first().is_some_and(|x| x == "const") && t.get(2).is_some_and(|x| x == "=") {
-            let Some(p) = t.iter().position(|x| x == ";") else {
-                break;
-            };
-            local.consts.insert(t[1].clone(), Some(t[3..p].to_vec()));
-            t.drain(..=p);
-        }
+    if has(Level::Consts) {
+        // Both sides: the decompiler's constant names read as their values
+        // too.
         t = substitute_consts(&substitute_consts(&t, &local), known);
     }
     if has(Level::NumericCasts) || has(Level::StringCasts) {
@@ -998,19 +998,19 @@ fn compare_class(
         let dec = tokens_keep_braces(&text);
         count_names(
             known,
-            &normalise(o, known, Level::Plain, true),
-            &normalise(&dec, known, Level::Plain, false),
+            &normalise(o, known, Level::Plain),
+            &normalise(&dec, known, Level::Plain),
             tally,
         );
         let mut equal_at = None;
         let (mut a, mut b) = (Vec::new(), Vec::new());
         for level in LEVELS {
-            a = normalise(o, known, level, true);
-            b = normalise(&dec, known, level, false);
+            a = normalise(o, known, level);
+            b = normalise(&dec, known, level);
             if a == b {
                 let objects_ok = level < Level::ObjectPaths || {
-                    let sa = normalise(o, known, Level::NumericCasts, true);
-                    let sb = normalise(&dec, known, Level::NumericCasts, false);
+                    let sa = normalise(o, known, Level::NumericCasts);
+                    let sb = normalise(&dec, known, Level::NumericCasts);
                     same_objects(known, &sa, &sb)
                 };
                 if objects_ok {
@@ -1023,8 +1023,7 @@ fn compare_class(
             // Which single normalisation (without the constants) makes the
             // body equal: what writing that form would gain plainly.
             for l in &LEVELS[1..] {
-                if normalise_set(o, known, &[*l], true) == normalise_set(&dec, known, &[*l], false)
-                {
+                if normalise_set(o, known, &[*l]) == normalise_set(&dec, known, &[*l]) {
                     *tally.alone.entry(level_kind(*l)).or_default() += 1;
                 }
             }
@@ -1059,8 +1058,8 @@ fn compare_class(
             }
             Some(l) => {
                 if std::env::var_os("DECOMP_LEVEL").is_some() {
-                    let pa = normalise(o, known, Level::Plain, true);
-                    let pb = normalise(&dec, known, Level::Plain, false);
+                    let pa = normalise(o, known, Level::Plain);
+                    let pb = normalise(&dec, known, Level::Plain);
                     eprintln!(
                         "=== {:?} {name}\n{}\n+++\n{}",
                         l,
@@ -1074,8 +1073,21 @@ fn compare_class(
             None => {
                 *tally.kinds.entry(classify(&a, &b)).or_default() += 1;
                 if std::env::var_os("DECOMP_DIFF").is_some() {
+                    let class_name = pkg.name(pkg.exports[class].object_name);
+                    // Where the two differ plainly.
+                    let (pa, pb) = (
+                        normalise(o, known, Level::Plain),
+                        normalise(&dec, known, Level::Plain),
+                    );
+                    let k = pa.iter().zip(&pb).take_while(|(x, y)| x == y).count();
                     eprintln!(
-                        "--- {name} [{}]\n{}\n+++\n{}",
+                        "plainly at {k}: {} | {}",
+                        pa[k.saturating_sub(3)..(k + 6).min(pa.len())].join(" "),
+                        pb[k.saturating_sub(3)..(k + 6).min(pb.len())].join(" ")
+                    );
+                    eprintln!(
+                        "--- {}.{class_name}.{scope}.{name} [{}]\n{}\n+++\n{}",
+                        ctx.package,
                         classify(&a, &b),
                         a.join(" "),
                         b.join(" ")
@@ -1190,7 +1202,7 @@ fn compare_replication(
                 let dc = tokens_keep_braces(&g.condition);
                 let same = [Level::Plain, Level::Consts]
                     .iter()
-                    .any(|&l| normalise(cond, known, l, true) == normalise(&dc, known, l, false));
+                    .any(|&l| normalise(cond, known, l) == normalise(&dc, known, l));
                 if !same {
                     if std::env::var_os("DECOMP_DIFF").is_some() {
                         eprintln!("repl: {} | {}", cond.join(" "), g.condition);

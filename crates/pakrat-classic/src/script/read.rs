@@ -109,8 +109,10 @@ pub struct TokenReader<'r, 'a, 'p> {
     ctx: &'r Ctx<'p, 'a>,
     natives: &'r dyn Natives,
     depth: u32,
-    /// The enum of the last `switch` expression (its cases name values).
-    switch_enum: Option<ByteInfo>,
+    /// The enums of the `switch` expressions whose cases are being read,
+    /// innermost last (their cases name values); bounded by the bytecode's
+    /// size (a `switch` token is at least two bytes).
+    switch_enum: Vec<Option<ByteInfo>>,
     /// The name of the function read (a final call to a function of this
     /// name in another class is a super call).
     pub func: String,
@@ -168,7 +170,7 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
             ctx,
             natives,
             depth: 0,
-            switch_enum: None,
+            switch_enum: Vec::new(),
             func: String::new(),
             in_context: false,
             ret_enum: None,
@@ -276,7 +278,7 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
             0x05 => {
                 self.u8("switch property size")?;
                 let e = self.expr()?;
-                self.switch_enum = e.byte.clone();
+                self.switch_enum.push(e.byte.clone());
                 Stmt::Switch(explicit_text(&e, false))
             }
             0x06 => Stmt::Jump(self.u16("jump offset")?),
@@ -292,11 +294,15 @@ impl<'r, 'a, 'p> TokenReader<'r, 'a, 'p> {
             0x0A => {
                 let next = self.u16("case offset")?;
                 if next == 0xFFFF {
+                    // Every switch ends its cases with one `default` token
+                    // (the compiler writes one when the source does not):
+                    // the cases after it are an enclosing switch's.
+                    self.switch_enum.pop();
                     Stmt::Case(next, None)
                 } else {
                     let v = self.expr()?;
                     let other = Expr {
-                        byte: self.switch_enum.clone(),
+                        byte: self.switch_enum.last().cloned().flatten(),
                         ..Expr::atom("")
                     };
                     let t = self.enum_literal(&v, &other).unwrap_or(v.text);
