@@ -99,6 +99,8 @@ fn tokens(src: &str) -> Vec<String> {
             // 'None' and '' are the same name.
             out.push(if lit == "'none'" {
                 "''".to_string()
+            } else if c == b'"' {
+                string_value(&lit)
             } else {
                 lit
             });
@@ -162,6 +164,32 @@ fn tokens(src: &str) -> Vec<String> {
         }
     }
     out.retain(|t| t != "(" && t != ")" && t != "{" && t != "}");
+    out
+}
+
+/// A string literal as the value the compiler stores, quoted again: a
+/// backslash keeps the character after it (`"can\'t"` is `"can't"`; the
+/// UE1 compiler stores `"\n"` as `n`), then `"` and `\` escaped, so two
+/// spellings of one string compare equal (as `0x10` and `16` do).
+fn string_value(lit: &str) -> String {
+    let inner = lit
+        .strip_prefix('"')
+        .map(|x| x.strip_suffix('"').unwrap_or(x))
+        .unwrap_or(lit);
+    let mut out = String::from('"');
+    let mut chars = inner.chars();
+    while let Some(c) = chars.next() {
+        let c = if c == '\\' {
+            chars.next().unwrap_or(c)
+        } else {
+            c
+        };
+        if c == '"' || c == '\\' {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out.push('"');
     out
 }
 
