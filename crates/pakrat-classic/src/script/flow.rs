@@ -383,10 +383,15 @@ impl Builder<'_> {
             self.index_of(t, from, to)
                 .or_else(|| (t == self.end_at(to)).then_some(to))
         };
+        // A jump to the loop's `continue` target is a `break` too when it
+        // lands at the end of the block the switch ends (a switch closing
+        // a `while` body: both compile to the same jump, and a case's
+        // `break` is what sources write there).
+        let block_end = self.end_at(to);
         let past = |j: usize, t: u16| {
             t > self.s[last_case].at
                 && at_or_end(t, j).is_some()
-                && !lp.is_some_and(|x| x.brk == t || x.is_cont(t))
+                && !lp.is_some_and(|x| x.brk == t || (x.is_cont(t) && t != block_end))
         };
         let jumps = |r: std::ops::Range<usize>| {
             r.filter_map(|j| match self.s[j].stmt {
@@ -491,6 +496,29 @@ mod tests {
         assert!(!out.contains("goto"), "{out}");
         let want = "    switch (x)\n    {\n      case 3:\n        A();\n        break;\n      default:\n        B();\n        break;\n    }\n  }\n  return;\n";
         assert!(out.ends_with(want), "{out}");
+    }
+
+    #[test]
+    fn a_switch_closing_a_while_body_breaks_to_the_loop_s_jump_back() {
+        // while (w) { switch (x) { case 1: A(); break; default: return; } }
+        // (the case's `break` lands on the loop's closing jump back, where
+        // a `continue` would land too).
+        let s = [
+            at(0, Stmt::JumpIfNot(30, "w".into())),
+            at(4, Stmt::Switch("x".into())),
+            at(6, Stmt::Case(16, Some("1".into()))),
+            at(9, Stmt::Expr("A()".into())),
+            at(13, Stmt::Jump(27)),
+            at(16, Stmt::Case(0xFFFF, None)),
+            at(19, Stmt::Return(None)),
+            at(27, Stmt::Jump(0)),
+            at(30, Stmt::Return(None)),
+        ];
+        let out = text(&structure(&s, &[]));
+        assert!(!out.contains("continue"), "{out}");
+        assert!(!out.contains("goto"), "{out}");
+        let want = "      case 1:\n        A();\n        break;\n      default:\n        return;\n    }\n  }\n";
+        assert!(out.contains(want), "{out}");
     }
 
     #[test]
