@@ -1,15 +1,17 @@
 //! The UnrealScript decompiler over the corpus: every class of every UE1,
 //! UE2 and licensee script package and map decompiles (failures counted by
-//! reason), and where a package keeps its source text each function body is
-//! compared with the original after normalising (see `normalise`; the
+//! reason), and where a package keeps its source text each function body
+//! (the class's own and its states') is compared with the original after
+//! normalising (see `normalise`; the
 //! recorded normalisations are `Level`s, each counted as a kind), as are
 //! the `replication` block and UE1 states' `ignores`.
 //!
 //! Figures: docs/decompile.md. Run with `--nocapture` to see them.
-//! `DECOMP_DIFF=1` prints each differing body, `DECOMP_LEVEL=1` each body a
+//! `DECOMP_DIFF=1` prints each differing body (`package.Class.state.function`,
+//! where it first differs plainly), `DECOMP_LEVEL=1` each body a
 //! recorded normalisation makes equal, `DECOMP_ALONE=1` how many bodies
 //! each normalisation alone would make equal, `DECOMP_LIST=FILE` writes the
-//! `package.class.function` of every body equal plainly (to compare two
+//! `package.Class.state.function` of every body equal plainly (to compare two
 //! runs), `DECOMP_FN=name` prints the decompiled bodies of that name,
 //! `DECOMP_OBJ=1` each object literal of the source beside the decompiled
 //! one, `DECOMP_NAMES=1` each constant name the decompiled bodies write
