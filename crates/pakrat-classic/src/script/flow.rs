@@ -278,6 +278,28 @@ impl Builder<'_> {
                 }
                 self.plain_if(i, target, ind, c, lp, sw)
             }
+            // An empty `else`: the compiler's jump over it lands where the
+            // condition's does (`if (c) { A } else { }`). A jump there that
+            // a loop or switch explains stays `continue`/`break`, and so
+            // does one of a `switch` inside the branch (its last `break`).
+            Some((l, j))
+                if j == t
+                    && !lp.is_some_and(|x| x.brk == j || x.is_cont(j))
+                    && sw != Some(j)
+                    && !self.s[i + 1..l].iter().any(|x| {
+                        matches!(x.stmt, Stmt::Switch(_))
+                            || matches!(x.stmt, Stmt::Jump(k) | Stmt::JumpIfNot(k, _) if k == t)
+                    }) =>
+            {
+                self.line(ind, format!("if ({c})"));
+                self.line(ind, "{".into());
+                self.block(i + 1, l, ind + 1, lp, sw);
+                self.line(ind, "}".into());
+                self.line(ind, "else".into());
+                self.line(ind, "{".into());
+                self.line(ind, "}".into());
+                target
+            }
             _ => self.plain_if(i, target, ind, c, lp, sw),
         }
     }
@@ -496,6 +518,37 @@ mod tests {
         assert!(!out.contains("goto"), "{out}");
         let want = "    switch (x)\n    {\n      case 3:\n        A();\n        break;\n      default:\n        B();\n        break;\n    }\n  }\n  return;\n";
         assert!(out.ends_with(want), "{out}");
+    }
+
+    #[test]
+    fn a_jump_over_an_empty_else_is_written_as_the_else() {
+        // if (c) { A(); } else { } B(); (the compiler's jump over the empty
+        // else lands where the condition's does); and the last `break` of a
+        // switch ending an `if` branch is not read as one.
+        let s = [
+            at(0, Stmt::JumpIfNot(10, "c".into())),
+            at(4, Stmt::Expr("A()".into())),
+            at(7, Stmt::Jump(10)),
+            at(10, Stmt::Expr("B()".into())),
+            at(14, Stmt::Return(None)),
+        ];
+        let out = text(&structure(&s, &[]));
+        assert_eq!(
+            out,
+            "  if (c)\n  {\n    A();\n  }\n  else\n  {\n  }\n  B();\n  return;\n"
+        );
+        let s = [
+            at(0, Stmt::JumpIfNot(20, "m".into())),
+            at(4, Stmt::Switch("x".into())),
+            at(6, Stmt::Case(14, Some("3".into()))),
+            at(9, Stmt::Expr("A()".into())),
+            at(11, Stmt::Jump(20)),
+            at(14, Stmt::Case(0xFFFF, None)),
+            at(17, Stmt::Jump(20)),
+            at(20, Stmt::Return(None)),
+        ];
+        let out = text(&structure(&s, &[]));
+        assert!(!out.contains("else") && !out.contains("goto"), "{out}");
     }
 
     #[test]
