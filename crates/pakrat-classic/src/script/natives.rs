@@ -15,7 +15,7 @@
 //! users lack (UT2004 `XInterface`, Deus Ex `Extension`...).
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 pub mod builtin;
 
@@ -108,8 +108,11 @@ pub fn unknown_is_super(ctx: &Ctx<'_, '_>, f: ObjRef) -> bool {
 
 /// The prefix of a super call to `f`: `Super.` when the nearest
 /// definition of `f`'s name above the class's direct super is `f` itself
-/// (what `Super.F()` compiles to), else `Super(Owner).` naming the class
-/// that defines `f` (the source skipped a level). `Super.` when the
+/// (what `Super.F()` compiles to), else `Super(Class).` naming the class
+/// right above the last definition skipped (the source skipped a level:
+/// `Super(Class).F()` calls the nearest `F` from `Class` upwards, so any
+/// class from there up to `f`'s own compiles the same), or `f`'s own class
+/// when the classes between are not all known. `Super.` when the
 /// hierarchy is not known (a package not given).
 pub fn super_prefix(ctx: &Ctx<'_, '_>, natives: &dyn Natives, f: ObjRef) -> String {
     let pkg = ctx.pkg;
@@ -138,8 +141,29 @@ pub fn super_prefix(ctx: &Ctx<'_, '_>, natives: &dyn Natives, f: ObjRef) -> Stri
     let Some(sup) = natives.super_of(class) else {
         return plain();
     };
-    match natives.lookup(&sup, pkg.name(fname)) {
-        Some((found, _)) if !found.eq_ignore_ascii_case(owner) => format!("Super({owner})."),
+    let f = pkg.name(fname);
+    match natives.lookup(&sup, f) {
+        Some((found, _)) if !found.eq_ignore_ascii_case(owner) => {
+            // The definitions skipped: from the nearest one up to `owner`'s;
+            // the class right above the last of them is the nearest that
+            // finds `owner`'s (any class from there up to `owner` compiles
+            // the same; the corpus's sources name this one more often).
+            let mut last = found;
+            for _ in 0..64 {
+                let Some(up) = natives.super_of(&last) else {
+                    break;
+                };
+                match natives.lookup(&up, f) {
+                    Some((next, _)) if !next.eq_ignore_ascii_case(owner) => last = next,
+                    Some(_) => {
+                        let name = natives.class_name(&up).unwrap_or(up);
+                        return format!("Super({name}).");
+                    }
+                    None => break,
+                }
+            }
+            format!("Super({owner}).")
+        }
         _ => plain(),
     }
 }
@@ -162,6 +186,10 @@ pub trait Natives {
     fn enum_value(&self, name: &str, v: u8) -> Option<String>;
     /// The direct super class of class `name` (lower-case), when known.
     fn super_of(&self, _name: &str) -> Option<String> {
+        None
+    }
+    /// Class `name` (any case) as its package declares it, when known.
+    fn class_name(&self, _name: &str) -> Option<String> {
         None
     }
     /// Function `f` looked up from class `class` upwards: the (lower-case)
@@ -312,6 +340,8 @@ pub struct NativeTable {
     enums: HashMap<String, Vec<String>>,
     /// Class lower-case → its super class lower-case.
     supers: HashMap<String, String>,
+    /// Class lower-case → its name as its package declares it.
+    class_names: HashMap<String, String>,
     /// Every class of the packages added (lower-case): what the built-in
     /// type tables are not asked about.
     classes: std::collections::HashSet<String>,
@@ -345,7 +375,7 @@ pub struct NativeTable {
     /// tables may apply.
     referenced: std::collections::HashSet<String>,
     /// One bit per built-in table ([`builtin::BUILTINS`]) a lookup used.
-    builtin_used: AtomicU32,
+    builtin_used: AtomicU64,
 }
 
 /// Whether two functions of the same name take the same kinds of
@@ -418,6 +448,9 @@ impl NativeTable {
         for (i, e) in pkg.exports.iter().enumerate() {
             if e.class.is_none() {
                 self.classes.insert(pkg.name(e.object_name).to_lowercase());
+                self.class_names
+                    .entry(pkg.name(e.object_name).to_lowercase())
+                    .or_insert_with(|| pkg.name(e.object_name).to_string());
                 if let (false, Ok(sup)) = (e.super_.is_none(), pkg.object_name(e.super_)) {
                     self.supers
                         .entry(pkg.name(e.object_name).to_lowercase())
@@ -521,7 +554,7 @@ impl NativeTable {
             .filter(|(_, b)| which(b))
             .find_map(|(k, b)| {
                 let found = get(b.parsed())?;
-                self.builtin_used.fetch_or(1 << k, Ordering::Relaxed);
+                self.builtin_used.fetch_or(1u64 << k, Ordering::Relaxed);
                 Some(found)
             })
     }
@@ -533,7 +566,7 @@ impl NativeTable {
         builtin::BUILTINS
             .iter()
             .enumerate()
-            .filter(|(k, _)| used & (1 << k) != 0)
+            .filter(|(k, _)| used & (1u64 << k) != 0)
             .map(|(_, b)| b)
             .collect()
     }
@@ -613,6 +646,14 @@ impl Natives for NativeTable {
         self.in_builtins(|t| t.supers.get(&name).cloned())
     }
 
+    fn class_name(&self, name: &str) -> Option<String> {
+        let name = name.to_lowercase();
+        if self.classes.contains(&name) {
+            return self.class_names.get(&name).cloned();
+        }
+        self.in_builtins(|t| t.class_names.get(&name).cloned())
+    }
+
     fn lookup(&self, class: &str, f: &str) -> Option<(String, NativeInfo)> {
         let f = f.to_lowercase();
         let mut c = class.to_lowercase();
@@ -651,7 +692,7 @@ impl Natives for NativeTable {
             }
         }
         let (k, info) = found?;
-        self.builtin_used.fetch_or(1 << k, Ordering::Relaxed);
+        self.builtin_used.fetch_or(1u64 << k, Ordering::Relaxed);
         Some(info)
     }
 
