@@ -8,18 +8,10 @@ use std::path::Path;
 
 use common::{pakrat, s};
 
-/// Decompile `pkg` into a temporary folder with `extra` arguments; returns
+/// Decompile `pkg` into a temporary folder with `extra` natives; returns
 /// the folder and how many classes call a native that was not found.
 fn decompile(pkg: &Path, extra: &[&Path]) -> (tempfile::TempDir, usize) {
-    let out = tempfile::tempdir().unwrap();
-    let mut cmd = pakrat();
-    cmd.args(["export", s(pkg), "--decompile", "--class", "script", "-o"])
-        .arg(out.path().join("o"));
-    if !extra.is_empty() {
-        cmd.arg("--natives").args(extra);
-    }
-    let o = cmd.output().unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let (out, _) = decompile_output(pkg, extra);
     let classes = out.path().join("o").join("Classes");
     let unknown = std::fs::read_dir(&classes)
         .unwrap()
@@ -81,16 +73,17 @@ fn natives_from_option_and_game_paths() {
     assert_eq!(unknown, 0, "natives found through [Core.System] Paths");
 }
 
-/// `export --decompile` of `pkg` with `natives`: its text output.
+/// `export --decompile` of `pkg` with `natives` (none: `--natives` not
+/// given): the folder and its text output.
 fn decompile_output(pkg: &Path, natives: &[&Path]) -> (tempfile::TempDir, String) {
     let out = tempfile::tempdir().unwrap();
-    let o = pakrat()
-        .args(["export", s(pkg), "--decompile", "--class", "script", "-o"])
-        .arg(out.path().join("o"))
-        .arg("--natives")
-        .args(natives)
-        .output()
-        .unwrap();
+    let mut cmd = pakrat();
+    cmd.args(["export", s(pkg), "--decompile", "--class", "script", "-o"])
+        .arg(out.path().join("o"));
+    if !natives.is_empty() {
+        cmd.arg("--natives").args(natives);
+    }
+    let o = cmd.output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     (out, String::from_utf8_lossy(&o.stdout).into_owned())
 }

@@ -340,11 +340,10 @@ pub struct NativeTable {
     enums: HashMap<String, Vec<String>>,
     /// Class lower-case → its super class lower-case.
     supers: HashMap<String, String>,
-    /// Class lower-case → its name as its package declares it.
-    class_names: HashMap<String, String>,
-    /// Every class of the packages added (lower-case): what the built-in
-    /// type tables are not asked about.
-    classes: std::collections::HashSet<String>,
+    /// Every class of the packages added, lower-case → its name as its
+    /// package declares it: the classes the built-in type tables are not
+    /// asked about.
+    classes: HashMap<String, String>,
     /// Every class and struct holding a property in the packages added
     /// (lower-case): the same for properties.
     owners: std::collections::HashSet<String>,
@@ -447,8 +446,7 @@ impl NativeTable {
         }
         for (i, e) in pkg.exports.iter().enumerate() {
             if e.class.is_none() {
-                self.classes.insert(pkg.name(e.object_name).to_lowercase());
-                self.class_names
+                self.classes
                     .entry(pkg.name(e.object_name).to_lowercase())
                     .or_insert_with(|| pkg.name(e.object_name).to_string());
                 if let (false, Ok(sup)) = (e.super_.is_none(), pkg.object_name(e.super_)) {
@@ -595,7 +593,7 @@ impl Natives for NativeTable {
                 // A class of a package given is not taken from a type
                 // table (a native table still names its natives, as
                 // Deus Ex's additions to Engine's Actor).
-                let known = self.classes.contains(&key.0);
+                let known = self.classes.contains_key(&key.0);
                 self.in_builtins_if(|b| !(known && b.types), |t| t.by_path.get(&key).cloned())
             }
             Target::None => None,
@@ -640,7 +638,7 @@ impl Natives for NativeTable {
 
     fn super_of(&self, name: &str) -> Option<String> {
         let name = name.to_lowercase();
-        if self.classes.contains(&name) {
+        if self.classes.contains_key(&name) {
             return self.supers.get(&name).cloned();
         }
         self.in_builtins(|t| t.supers.get(&name).cloned())
@@ -648,8 +646,8 @@ impl Natives for NativeTable {
 
     fn class_name(&self, name: &str) -> Option<String> {
         let name = name.to_lowercase();
-        if self.classes.contains(&name) {
-            return self.class_names.get(&name).cloned();
+        if let Some(n) = self.classes.get(&name) {
+            return Some(n.clone());
         }
         self.in_builtins(|t| t.class_names.get(&name).cloned())
     }
@@ -659,7 +657,7 @@ impl Natives for NativeTable {
         let mut c = class.to_lowercase();
         for _ in 0..crate::arrays::MAX_SUPER_DEPTH {
             let key = (c, f.clone());
-            let found = if self.classes.contains(&key.0) {
+            let found = if self.classes.contains_key(&key.0) {
                 self.by_path.get(&key).cloned()
             } else {
                 self.in_builtins(|t| t.by_path.get(&key).cloned())
@@ -721,7 +719,7 @@ impl Natives for NativeTable {
         let mut c = class.to_lowercase();
         for _ in 0..crate::arrays::MAX_SUPER_DEPTH {
             let key = (c, p.clone());
-            let found = if self.classes.contains(&key.0) {
+            let found = if self.classes.contains_key(&key.0) {
                 self.props.contains(&key)
             } else {
                 self.in_builtins(|t| t.props.contains_key(&key).then_some(()))
